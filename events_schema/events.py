@@ -1,0 +1,450 @@
+"""Event payloads: frozen, past-tense, one class per stable type name.
+
+`event_type` is the stable name stored in the envelope's `type` (never a Python path);
+`schema_version` is the current version of the payload. Older stored versions are brought up
+to date by the upcasters in `events_schema.upcasters` when an event is decoded.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, ClassVar, Literal
+from uuid import UUID
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from events_schema.ids import GameId, PlayerId, StreamId
+
+Game = Literal["chess", "go"]
+Colour = Literal["white", "black"]
+# PGN-style results; "0-0" is a double loss (e.g. both players forfeited or both sanctioned).
+Result = Literal["1-0", "0-1", "1/2-1/2", "0-0"]
+Termination = Literal[
+    "checkmate",
+    "resignation",
+    "time_forfeit",  # TCEC Swiss 5.2 / Leagues 9: loss on time is a loss, never replayed
+    "illegal_move",  # TCEC Swiss 6.d: a game is won by the opponent's illegal move
+    "stalemate",
+    "threefold_repetition",
+    "fifty_move_rule",
+    "insufficient_material",
+    "agreement",
+    "tablebase",  # TCEC Swiss 6.c: Syzygy adjudication
+    "tcec_draw_rule",  # TCEC Swiss 6.b
+    "adjudication",  # an AdjudicationIssued event decided it
+    "engine_crash",  # TCEC Swiss 7.a: crashes are counted as losses
+    "forfeit",  # not played: no-show, late arrival (LGC), sanction
+    "counting",  # Go: territory scoring after the final passes (LGC Scoring)
+    "arbiter_decision",
+    "armageddon",  # GCT 2.5.2: a drawn Armageddon game is a win for Black
+    "other",
+]
+
+
+class Event(BaseModel):
+    """Base of all payloads: immutable, strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_type: ClassVar[str]
+    schema_version: ClassVar[int] = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration carried by the creation events
+# ---------------------------------------------------------------------------------------------
+
+
+class Scoring(BaseModel):
+    """Points in half-points (integers), so scores are exact. Default 1/½/0 = 2/1/0."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    win: int = Field(default=2, ge=0)
+    draw: int = Field(default=1, ge=0)
+    loss: int = Field(default=0, ge=0)
+    bye: int = Field(default=2, ge=0, description="pairing-allocated bye")
+    half_bye: int = Field(default=1, ge=0)
+    zero_bye: int = Field(default=0, ge=0)
+    forfeit_win: int = Field(default=2, ge=0)
+    forfeit_loss: int = Field(default=0, ge=0)
+    armageddon: bool = Field(
+        default=False, description="GCT 2.5.2: a drawn game counts as a win for Black"
+    )
+
+
+class TiebreakSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class TimeControl(BaseModel):
+    """A named time control: base time plus increment, or Go overtime (LGC Timing rules)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    base_seconds: int = Field(ge=0)
+    increment_seconds: int = Field(default=0, ge=0)
+    increment_from_move: int = Field(default=1, ge=1, description="GCT 2.5.1: +2 s from move 61")
+    white_base_seconds: int | None = Field(
+        default=None, ge=0, description="asymmetric clocks: GCT 2.5.1 Armageddon White 5 min"
+    )
+    black_base_seconds: int | None = Field(default=None, ge=0)
+    overtime: Literal["none", "fischer", "canadian", "byo_yomi"] = "none"
+    overtime_seconds: int = Field(default=0, ge=0)
+    overtime_stones: int = Field(default=0, ge=0)
+    overtime_periods: int = Field(default=0, ge=0)
+
+
+class Prize(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    place: int = Field(ge=1)
+    amount: Decimal = Field(ge=0, max_digits=14, decimal_places=2)
+
+
+class PrizeTable(BaseModel):
+    """Money is Decimal with at most 2 places (exact cents)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    prizes: list[Prize] = Field(default_factory=list)
+    winner_premium: Decimal | None = Field(
+        default=None, ge=0, description="GCT 2.6: $5,000 (R&B) / 3.6: $10,000 (classical)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Creation and registration
+# ---------------------------------------------------------------------------------------------
+
+
+class SeriesCreated(Event):
+    """A series groups tournaments (the GCT tour, a Czech club series)."""
+
+    event_type: ClassVar[str] = "SeriesCreated"
+
+    name: str = Field(min_length=1, max_length=200)
+    kind: Literal["gct-tour", "czech-series", "other"] = "other"
+    points_table: list[Decimal] = Field(default_factory=list)
+    bonus: PrizeTable | None = None
+
+
+class TournamentCreated(Event):
+    event_type: ClassVar[str] = "TournamentCreated"
+
+    name: str = Field(min_length=1, max_length=200)
+    game: Game = "chess"
+    format: Literal[
+        "swiss",
+        "round_robin",
+        "knockout",
+        "cup",
+        "league",
+        "match",
+        "playoff",
+        "mcmahon",
+        "porous_swiss",
+    ]
+    cycles: int = Field(default=1, ge=1, description="n×(double) round robin: TCEC Leagues")
+    rounds: int | None = Field(default=None, ge=1)
+    rules_preset: str | None = Field(default=None, max_length=64)
+    scoring: Scoring = Field(default_factory=Scoring)
+    tiebreaks: list[TiebreakSpec] = Field(default_factory=list)
+    time_controls: list[TimeControl] = Field(default_factory=list)
+    prize_table: PrizeTable | None = None
+    points_table: list[Decimal] = Field(default_factory=list, description="tour points/place")
+    series_id: StreamId | None = None
+    board_size: int = Field(default=19, ge=5, le=25, description="Go only")
+    komi: Decimal = Field(default=Decimal("7.5"), description="LGC Scoring: 7.5 even game")
+
+
+class PlayerRegistered(Event):
+    """v2: `kind` replaces the v1 boolean `engine` (see upcasters.upcast_v1_v2_player)."""
+
+    event_type: ClassVar[str] = "PlayerRegistered"
+    schema_version: ClassVar[int] = 2
+
+    player_id: PlayerId
+    name: str = Field(min_length=1, max_length=200)
+    kind: Literal["human", "engine"] = "human"
+    rating: int | None = Field(default=None, ge=0, le=4000)
+    federation: str | None = Field(default=None, max_length=8)
+    title: str | None = Field(default=None, max_length=8)
+    engine_version: str | None = Field(default=None, max_length=64)
+    seed: int | None = Field(default=None, ge=1)
+
+
+class PlayerWithdrew(Event):
+    event_type: ClassVar[str] = "PlayerWithdrew"
+
+    player_id: PlayerId
+    from_round: int | None = Field(default=None, ge=1)
+    reason: str = Field(default="", max_length=2000)
+
+
+class LotDrawn(Event):
+    """Every random choice is an event carrying its outcome (rules/README "Lots").
+
+    `candidates` is what was drawn from, `outcome` what came out (an order, or the chosen
+    entries), `seed` the generator seed if a seeded generator produced it.
+    """
+
+    event_type: ClassVar[str] = "LotDrawn"
+
+    purpose: Literal[
+        "pairing_numbers", "bye", "colours", "engine_order", "bracket", "coin_toss", "other"
+    ]
+    subject: str = Field(default="", max_length=200, description="stage/round/game it is for")
+    candidates: list[str] = Field(min_length=1)
+    outcome: list[str] = Field(min_length=1)
+    seed: str | None = Field(default=None, max_length=200)
+    method: str | None = Field(default=None, max_length=200)
+
+
+class Pairing(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    board: int | None = Field(default=None, ge=1)
+    time_control: str | None = None
+    opening: str | None = Field(default=None, max_length=500, description="book exit / opening")
+    pair_id: str | None = Field(default=None, max_length=64, description="TCEC game pair")
+
+
+class Bye(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    player_id: PlayerId
+    kind: Literal["pairing_allocated", "half", "zero", "advance"] = "pairing_allocated"
+
+
+class RoundScheduled(Event):
+    """A round (or a playoff/knockout stage) with its pairings, colours and byes."""
+
+    event_type: ClassVar[str] = "RoundScheduled"
+
+    round: int = Field(ge=1)
+    stage: str = Field(default="main", min_length=1, max_length=64)
+    pairings: list[Pairing] = Field(default_factory=list)
+    byes: list[Bye] = Field(default_factory=list)
+    scheduled_at: AwareDatetime | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Play
+# ---------------------------------------------------------------------------------------------
+
+
+class GameStarted(Event):
+    event_type: ClassVar[str] = "GameStarted"
+
+    game_id: GameId
+    fen: str | None = Field(default=None, max_length=100, description="chess: non-standard start")
+    handicap: int = Field(default=0, ge=0, le=9, description="Go handicap stones")
+
+
+class MovePlayed(Event):
+    """One move. Chess: `uci` (and `san`, checked against the position). Go: `point` as a GTP
+    vertex such as "D4", or "pass" (LGC Game protocol: a move is a stone or a pass)."""
+
+    event_type: ClassVar[str] = "MovePlayed"
+
+    game_id: GameId
+    ply: int = Field(ge=1, description="1-based half-move number, for order and turn checks")
+    colour: Colour
+    uci: str | None = Field(default=None, pattern=r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+    san: str | None = Field(default=None, max_length=16)
+    point: str | None = Field(default=None, max_length=8)
+    clock_ms: int | None = Field(default=None, ge=0, description="mover's clock after the move")
+    move_time_ms: int | None = Field(default=None, ge=0)
+    eval_cp: int | None = Field(default=None, description="engine eval, centipawns, White POV")
+    mate_in: int | None = None
+    depth: int | None = Field(default=None, ge=0)
+    nodes: int | None = Field(default=None, ge=0)
+
+
+class ClockReported(Event):
+    event_type: ClassVar[str] = "ClockReported"
+
+    game_id: GameId
+    white_ms: int = Field(ge=0)
+    black_ms: int = Field(ge=0)
+    white_periods: int | None = Field(default=None, ge=0, description="Go overtime left")
+    black_periods: int | None = Field(default=None, ge=0)
+
+
+class GoScore(BaseModel):
+    """LGC Scoring: territory + prisoners, komi to White."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    black_territory: int
+    white_territory: int
+    black_prisoners: int = Field(ge=0)
+    white_prisoners: int = Field(ge=0)
+    komi: Decimal
+
+
+class GameEnded(Event):
+    event_type: ClassVar[str] = "GameEnded"
+
+    game_id: GameId
+    result: Result
+    termination: Termination
+    detail: str = Field(default="", max_length=2000)
+    go_score: GoScore | None = None
+
+
+class EngineCrashed(Event):
+    """TCEC Swiss 7.a: an engine crash is counted as a loss (the GameEnded follows)."""
+
+    event_type: ClassVar[str] = "EngineCrashed"
+
+    game_id: GameId
+    player_id: PlayerId
+    ply: int | None = Field(default=None, ge=0)
+    detail: str = Field(default="", max_length=2000)
+
+
+class ServerInterrupted(Event):
+    """TCEC Swiss 7.b: what the adjudication of an interruption needs to know."""
+
+    event_type: ClassVar[str] = "ServerInterrupted"
+
+    game_id: GameId
+    ply: int = Field(ge=0)
+    moves_completed: int = Field(ge=0, description="full moves both engines completed")
+    white_eval_cp: int | None = None
+    black_eval_cp: int | None = None
+    pieces_on_board: int = Field(ge=2, le=32)
+    detail: str = Field(default="", max_length=2000)
+
+
+class AdjudicationIssued(Event):
+    """An adjudication with the rule applied, e.g. "TCEC Swiss 7.b.iii"."""
+
+    event_type: ClassVar[str] = "AdjudicationIssued"
+
+    game_id: GameId
+    rule: str = Field(min_length=1, max_length=200)
+    outcome: Literal["1-0", "0-1", "1/2-1/2", "restart"]
+    restart_from_ply: int | None = Field(default=None, ge=0)
+    basis: str = Field(default="", max_length=2000)
+
+
+class SanctionIssued(Event):
+    """LGC Sanctions: advice, warning (two in one game = forfeit), game forfeit, …"""
+
+    event_type: ClassVar[str] = "SanctionIssued"
+
+    player_id: PlayerId
+    game_id: GameId | None = None
+    level: Literal[
+        "advice", "warning", "game_forfeit", "time_penalty", "removal_from_round", "expulsion"
+    ]
+    rule: str = Field(min_length=1, max_length=200)
+    text: str = Field(default="", max_length=4000)
+
+
+class AppealFiled(Event):
+    event_type: ClassVar[str] = "AppealFiled"
+
+    appeal_id: str = Field(min_length=1, max_length=64)
+    filed_by: PlayerId
+    against_event_id: UUID | None = None
+    grounds: str = Field(min_length=1, max_length=4000)
+
+
+class AppealDecided(Event):
+    """LGC Arbitration: the appeals committee decision is final."""
+
+    event_type: ClassVar[str] = "AppealDecided"
+
+    appeal_id: str = Field(min_length=1, max_length=64)
+    decision: Literal["upheld", "rejected", "partially_upheld"]
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class RulingIssued(Event):
+    """An arbiter's or organiser's decision with its text, e.g. GCT 4.12 or TCEC 0.0.
+
+    `decision` holds structured data the projections may use (e.g. {"order": [...]} to resolve
+    a tie the rules leave to the organisers).
+    """
+
+    event_type: ClassVar[str] = "RulingIssued"
+
+    ruling_id: str = Field(min_length=1, max_length=64)
+    by: str = Field(min_length=1, max_length=200)
+    subject: str = Field(min_length=1, max_length=200)
+    rule: str = Field(default="", max_length=200)
+    text: str = Field(min_length=1, max_length=8000)
+    decision: dict[str, Any] = Field(default_factory=dict)
+
+
+class TournamentPaused(Event):
+    """TCEC Swiss 7.d: on a system crash the tournament should pause."""
+
+    event_type: ClassVar[str] = "TournamentPaused"
+
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class TournamentResumed(Event):
+    event_type: ClassVar[str] = "TournamentResumed"
+
+    reason: str = Field(default="", max_length=2000)
+
+
+# ---------------------------------------------------------------------------------------------
+# Corrections: history is never rewritten; these reference the event they correct.
+# ---------------------------------------------------------------------------------------------
+
+
+class ResultCorrected(Event):
+    event_type: ClassVar[str] = "ResultCorrected"
+
+    corrects_event_id: UUID
+    game_id: GameId
+    result: Result
+    termination: Termination
+    reason: str = Field(min_length=1, max_length=4000)
+
+
+class EventRetracted(Event):
+    event_type: ClassVar[str] = "EventRetracted"
+
+    retracted_event_id: UUID
+    reason: str = Field(min_length=1, max_length=4000)
+
+
+EVENT_CLASSES: tuple[type[Event], ...] = (
+    SeriesCreated,
+    TournamentCreated,
+    PlayerRegistered,
+    PlayerWithdrew,
+    LotDrawn,
+    RoundScheduled,
+    GameStarted,
+    MovePlayed,
+    ClockReported,
+    GameEnded,
+    EngineCrashed,
+    ServerInterrupted,
+    AdjudicationIssued,
+    SanctionIssued,
+    AppealFiled,
+    AppealDecided,
+    RulingIssued,
+    TournamentPaused,
+    TournamentResumed,
+    ResultCorrected,
+    EventRetracted,
+)

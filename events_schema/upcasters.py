@@ -1,0 +1,37 @@
+"""Upcasters: stored payloads of an old `schema_version` are brought to the current one at
+decode time (`upcast_vN_vN+1`). Stored bytes are never rewritten, so the hash chain holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Payload = dict[str, Any]
+Upcaster = Callable[[Payload], Payload]
+
+
+def upcast_v1_v2_player_registered(payload: Payload) -> Payload:
+    """PlayerRegistered v1 had `engine: bool` and `version`; v2 has `kind` and
+    `engine_version`."""
+    out = {k: v for k, v in payload.items() if k not in ("engine", "version")}
+    out["kind"] = "engine" if payload.get("engine") else "human"
+    if payload.get("version") is not None:
+        out["engine_version"] = payload["version"]
+    return out
+
+
+#: (type, from_version) -> upcaster to from_version + 1
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
+}
+
+
+def upcast(type_name: str, version: int, payload: Payload, target: int) -> Payload:
+    """Apply upcasters from `version` up to `target`; a missing step is an error."""
+    while version < target:
+        step = UPCASTERS.get((type_name, version))
+        if step is None:
+            raise LookupError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
+        payload = step(payload)
+        version += 1
+    return payload

@@ -1,0 +1,445 @@
+"""The decider: validate a proposed event against the tournament's state.
+
+`decide(state, proposed)` returns the events to append (usually the proposed one, sometimes
+with consequences the rules attach to it) or raises `Rejected` naming the rule and the field.
+It never mutates the state.
+"""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+import chess
+from sgfmill import common as sgf_common
+
+from events_schema import events as ev
+from projections.rejection import Rejected
+from projections.tournament.state import GameState, TournamentState
+
+_CREATION = (ev.TournamentCreated, ev.SeriesCreated)
+# Events a series stream may hold besides its creation.
+_SERIES_EVENTS = (ev.RulingIssued, ev.LotDrawn, ev.EventRetracted)
+
+
+def decide(state: TournamentState, proposed: ev.Event) -> list[ev.Event]:
+    if state.kind == "none" and not isinstance(proposed, _CREATION):
+        raise Rejected(
+            "stream.not_created",
+            "type",
+            f"{proposed.event_type} before TournamentCreated/SeriesCreated: create the "
+            "tournament first",
+        )
+    if state.kind == "series" and not isinstance(proposed, _SERIES_EVENTS):
+        raise Rejected(
+            "series.event_not_allowed",
+            "type",
+            f"a series stream holds only rulings, lots and retractions, not {proposed.event_type}",
+        )
+    return _decide(proposed, state)
+
+
+@singledispatch
+def _decide(proposed: ev.Event, state: TournamentState) -> list[ev.Event]:
+    return [proposed]
+
+
+# --- creation and registration ---------------------------------------------------------------
+
+
+def _refuse_recreation(state: TournamentState) -> None:
+    if state.kind != "none":
+        raise Rejected("stream.already_created", "type", f"{state.stream_id} already exists")
+
+
+@_decide.register
+def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
+    _refuse_recreation(state)
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.SeriesCreated, state: TournamentState) -> list[ev.Event]:
+    _refuse_recreation(state)
+    return [proposed]
+
+
+def _known_player(state: TournamentState, player_id: str, field: str) -> None:
+    if player_id not in state.players:
+        raise Rejected("player.unknown", field, f"no player {player_id!r} is registered")
+
+
+@_decide.register
+def _(proposed: ev.PlayerRegistered, state: TournamentState) -> list[ev.Event]:
+    if proposed.player_id in state.players:
+        raise Rejected(
+            "player.duplicate", "payload.player_id", f"{proposed.player_id!r} already registered"
+        )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.PlayerWithdrew, state: TournamentState) -> list[ev.Event]:
+    _known_player(state, proposed.player_id, "payload.player_id")
+    if state.players[proposed.player_id].withdrawn:
+        raise Rejected("player.withdrawn", "payload.player_id", "already withdrawn")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.LotDrawn, state: TournamentState) -> list[ev.Event]:
+    # Lots (rules/README "Lots"): the outcome must come from the candidates drawn from.
+    unknown = [o for o in proposed.outcome if o not in proposed.candidates]
+    if unknown:
+        raise Rejected(
+            "lot.outcome_not_a_candidate",
+            "payload.outcome",
+            f"{unknown} not among the candidates {proposed.candidates}",
+        )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.RoundScheduled, state: TournamentState) -> list[ev.Event]:
+    key = (proposed.stage, proposed.round)
+    if key in state.rounds:
+        raise Rejected(
+            "round.duplicate",
+            "payload.round",
+            f"round {proposed.round} of stage {proposed.stage!r} is already scheduled",
+        )
+    seen: set[str] = set()
+    for i, p in enumerate(proposed.pairings):
+        where = f"payload.pairings[{i}]"
+        if p.game_id in state.games:
+            raise Rejected("game.duplicate_id", f"{where}.game_id", f"{p.game_id!r} exists")
+        if p.white == p.black:
+            raise Rejected("pairing.self", f"{where}.black", "a player cannot play themself")
+        for side in ("white", "black"):
+            pid = getattr(p, side)
+            _known_player(state, pid, f"{where}.{side}")
+            if state.players[pid].withdrawn:
+                raise Rejected("player.withdrawn", f"{where}.{side}", f"{pid!r} has withdrawn")
+            if pid in seen:
+                raise Rejected("pairing.player_twice", f"{where}.{side}", f"{pid!r} twice")
+            seen.add(pid)
+    game_ids = [p.game_id for p in proposed.pairings]
+    if len(set(game_ids)) != len(game_ids):
+        raise Rejected("game.duplicate_id", "payload.pairings", "a game id is used twice")
+    for i, b in enumerate(proposed.byes):
+        _known_player(state, b.player_id, f"payload.byes[{i}].player_id")
+        if b.player_id in seen:
+            raise Rejected(
+                "pairing.player_twice", f"payload.byes[{i}].player_id", "paired and given a bye"
+            )
+        seen.add(b.player_id)
+    return [proposed]
+
+
+# --- play -------------------------------------------------------------------------------------
+
+
+def _game(state: TournamentState, game_id: str) -> GameState:
+    game = state.games.get(game_id)
+    if game is None:
+        raise Rejected("game.unknown", "payload.game_id", f"no game {game_id!r} is scheduled")
+    return game
+
+
+def _not_paused(state: TournamentState, what: str) -> None:
+    # TCEC Swiss 7.d: after a system crash or server disconnect the tournament is paused.
+    if state.paused:
+        raise Rejected("tournament.paused", "type", f"the tournament is paused: no {what}")
+
+
+@_decide.register
+def _(proposed: ev.GameStarted, state: TournamentState) -> list[ev.Event]:
+    game = _game(state, proposed.game_id)
+    _not_paused(state, "game starts")
+    if game.status != "scheduled":
+        raise Rejected(
+            "game.already_started", "payload.game_id", f"{game.game_id} is {game.status}"
+        )
+    if proposed.fen is not None:
+        if state.game_kind != "chess":
+            raise Rejected("game.wrong_kind", "payload.fen", "a FEN is for chess games")
+        try:
+            chess.Board(proposed.fen)
+        except ValueError as exc:
+            raise Rejected("game.bad_fen", "payload.fen", str(exc)) from None
+    if proposed.handicap and state.game_kind != "go":
+        raise Rejected("game.wrong_kind", "payload.handicap", "handicap stones are for Go")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
+    game = _game(state, proposed.game_id)
+    _not_paused(state, "moves")
+    if game.status == "ended":
+        raise Rejected(
+            "move.after_end", "payload.game_id", f"{game.game_id} has ended ({game.result})"
+        )
+    expected_ply = len(game.moves) + 1
+    if proposed.ply != expected_ply:
+        raise Rejected(
+            "move.out_of_order", "payload.ply", f"expected ply {expected_ply}, got {proposed.ply}"
+        )
+    if proposed.colour != game.next_colour:
+        raise Rejected(
+            "move.out_of_turn",
+            "payload.colour",
+            f"{game.next_colour} is to move, not {proposed.colour}",
+        )
+    if state.game_kind == "chess":
+        return [_chess_move(game, proposed)]
+    return [_go_move(state, proposed)]
+
+
+def _chess_move(game: GameState, proposed: ev.MovePlayed) -> ev.MovePlayed:
+    if proposed.uci is None or proposed.point is not None:
+        raise Rejected("move.wrong_kind", "payload.uci", "a chess move needs `uci` (not `point`)")
+    board = game.board.copy(stack=False) if game.board is not None else chess.Board()
+    move = chess.Move.from_uci(proposed.uci)
+    if not board.is_legal(move):
+        raise Rejected(
+            "move.illegal", "payload.uci", f"{proposed.uci} is not legal in {board.fen()}"
+        )
+    san = board.san(move)
+    if proposed.san is not None and proposed.san != san:
+        raise Rejected(
+            "move.san_mismatch", "payload.san", f"{proposed.uci} is {san}, not {proposed.san}"
+        )
+    # The SAN is derived from the position, so the stored move is complete for PGN export.
+    return proposed.model_copy(update={"san": san})
+
+
+def _go_move(state: TournamentState, proposed: ev.MovePlayed) -> ev.MovePlayed:
+    if proposed.point is None or proposed.uci is not None:
+        raise Rejected("move.wrong_kind", "payload.point", "a Go move needs `point` (not `uci`)")
+    if proposed.point.lower() != "pass":
+        size = state.created.board_size if state.created is not None else 19
+        try:
+            sgf_common.move_from_vertex(proposed.point, size)
+        except ValueError as exc:
+            raise Rejected(
+                "move.bad_point", "payload.point", f"{exc} (board {size}x{size})"
+            ) from None
+    # Ko/superko are not refused here: LGC Irregularities says an illegal move stands unless
+    # noticed within three moves, when the game is unwound (a retraction of the moves).
+    return proposed
+
+
+def _game_in_progress(state: TournamentState, game_id: str) -> GameState:
+    game = _game(state, game_id)
+    if game.status == "ended":
+        raise Rejected(
+            "game.already_ended",
+            "payload.game_id",
+            f"{game_id} already has a result; change it with ResultCorrected",
+        )
+    return game
+
+
+@_decide.register
+def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
+    _game_in_progress(state, proposed.game_id)
+    if proposed.go_score is not None and state.game_kind != "go":
+        raise Rejected("game.wrong_kind", "payload.go_score", "a territory score is for Go games")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ClockReported, state: TournamentState) -> list[ev.Event]:
+    _game_in_progress(state, proposed.game_id)
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.EngineCrashed, state: TournamentState) -> list[ev.Event]:
+    game = _game(state, proposed.game_id)
+    if proposed.player_id not in (game.white, game.black):
+        raise Rejected(
+            "player.not_in_game",
+            "payload.player_id",
+            f"{proposed.player_id!r} is not in {game.game_id}",
+        )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
+    _game_in_progress(state, proposed.game_id)
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.AdjudicationIssued, state: TournamentState) -> list[ev.Event]:
+    """An adjudication with a result ends the game (TCEC Swiss 7.b.ii–iv); "restart" (7.b.v)
+    lets it continue from the position reached."""
+    _game_in_progress(state, proposed.game_id)
+    if proposed.outcome == "restart":
+        return [proposed]
+    ended = ev.GameEnded(
+        game_id=proposed.game_id,
+        result=proposed.outcome,
+        termination="adjudication",
+        detail=f"{proposed.rule}: {proposed.basis}".rstrip(": "),
+    )
+    return [proposed, ended]
+
+
+@_decide.register
+def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
+    _known_player(state, proposed.player_id, "payload.player_id")
+    if proposed.game_id is None:
+        if proposed.level == "game_forfeit":
+            raise Rejected("sanction.no_game", "payload.game_id", "a game forfeit names the game")
+        return [proposed]
+    game = _game(state, proposed.game_id)
+    if proposed.player_id not in (game.white, game.black):
+        raise Rejected(
+            "player.not_in_game",
+            "payload.player_id",
+            f"{proposed.player_id!r} is not in {game.game_id}",
+        )
+    out: list[ev.Event] = [proposed]
+    forfeit = proposed.level == "game_forfeit"
+    # LGC Sanctions: "If a player receives two warnings in the same game, then the referee
+    # imposes the game forfeit sanction."
+    if (
+        proposed.level == "warning"
+        and state.game_kind == "go"
+        and game.warnings.get(proposed.player_id, 0) >= 1
+    ):
+        out.append(
+            ev.SanctionIssued(
+                player_id=proposed.player_id,
+                game_id=game.game_id,
+                level="game_forfeit",
+                rule="LGC Sanctions: two warnings in the same game",
+                text="second warning in this game",
+            )
+        )
+        forfeit = True
+    if forfeit and game.status != "ended":
+        result: ev.Result = "0-1" if proposed.player_id == game.white else "1-0"
+        out.append(
+            ev.GameEnded(
+                game_id=game.game_id,
+                result=result,
+                termination="forfeit",
+                detail=f"game forfeit sanction: {proposed.rule}",
+            )
+        )
+    return out
+
+
+@_decide.register
+def _(proposed: ev.AppealFiled, state: TournamentState) -> list[ev.Event]:
+    if proposed.appeal_id in state.appeals:
+        raise Rejected("appeal.duplicate", "payload.appeal_id", f"{proposed.appeal_id!r} exists")
+    _known_player(state, proposed.filed_by, "payload.filed_by")
+    if proposed.against_event_id is not None and proposed.against_event_id not in state.events:
+        raise Rejected(
+            "appeal.target_missing", "payload.against_event_id", "no such event in this tournament"
+        )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
+    if proposed.appeal_id not in state.appeals:
+        raise Rejected("appeal.unknown", "payload.appeal_id", f"no appeal {proposed.appeal_id!r}")
+    if state.appeals[proposed.appeal_id]:
+        # LGC Arbitration: "The appeals committee decision is final."
+        raise Rejected("appeal.already_decided", "payload.appeal_id", "the decision is final")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
+    if proposed.ruling_id in state.rulings:
+        raise Rejected("ruling.duplicate", "payload.ruling_id", f"{proposed.ruling_id!r} exists")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.TournamentPaused, state: TournamentState) -> list[ev.Event]:
+    if state.paused:
+        raise Rejected("tournament.already_paused", "type", "the tournament is already paused")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.TournamentResumed, state: TournamentState) -> list[ev.Event]:
+    if not state.paused:
+        raise Rejected("tournament.not_paused", "type", "the tournament is not paused")
+    return [proposed]
+
+
+# --- corrections ------------------------------------------------------------------------------
+
+
+@_decide.register
+def _(proposed: ev.ResultCorrected, state: TournamentState) -> list[ev.Event]:
+    target = state.events.get(proposed.corrects_event_id)
+    field = "payload.corrects_event_id"
+    if target is None:
+        raise Rejected("correction.target_missing", field, "no such event in this tournament")
+    if target.type not in ("GameEnded", "ResultCorrected"):
+        raise Rejected("correction.target_not_result", field, f"it is a {target.type}")
+    if target.game_id != proposed.game_id:
+        raise Rejected(
+            "correction.game_mismatch", "payload.game_id", f"that event is for {target.game_id}"
+        )
+    game = _game(state, proposed.game_id)
+    current = game.result
+    if current is None or current.event_id != proposed.corrects_event_id:
+        raise Rejected(
+            "correction.not_current",
+            field,
+            "that result is no longer in force"
+            + (f"; correct {current.event_id} instead" if current is not None else ""),
+        )
+    if (current.result, current.termination) == (proposed.result, proposed.termination):
+        raise Rejected("correction.no_change", "payload.result", "the result is already that")
+    return [proposed]
+
+
+_NOT_RETRACTABLE = ("TournamentCreated", "SeriesCreated", "EventRetracted")
+
+
+@_decide.register
+def _(proposed: ev.EventRetracted, state: TournamentState) -> list[ev.Event]:
+    field = "payload.retracted_event_id"
+    tid = proposed.retracted_event_id
+    target = state.events.get(tid)
+    if target is None:
+        raise Rejected("retraction.target_missing", field, "no such event in this tournament")
+    if tid in state.retracted:
+        raise Rejected("retraction.already_retracted", field, "that event is already retracted")
+    if target.type in _NOT_RETRACTABLE:
+        raise Rejected("retraction.not_retractable", field, f"a {target.type} cannot be retracted")
+    game = state.games.get(target.game_id) if target.game_id is not None else None
+    if target.type == "MovePlayed" and game is not None:
+        if game.status == "ended":
+            raise Rejected("retraction.game_ended", field, "correct the result first")
+        if not game.move_event_ids or game.move_event_ids[-1] != tid:
+            raise Rejected(
+                "retraction.not_last_move", field, "moves are unwound from the last one back"
+            )
+    if target.type == "GameStarted" and game is not None and game.moves:
+        raise Rejected("retraction.game_has_moves", field, "retract the moves first")
+    if target.type == "RoundScheduled" and target.round_key is not None:
+        for gid in state.rounds.get(target.round_key, []):
+            if state.games[gid].status != "scheduled":
+                raise Rejected(
+                    "retraction.round_in_play", field, f"game {gid} has started or ended"
+                )
+    if target.type == "PlayerRegistered" and target.player_id is not None:
+        for key in state.rounds:
+            if state.player_in_round(key, target.player_id):
+                raise Rejected(
+                    "retraction.player_paired", field, f"{target.player_id} is in round {key}"
+                )
+    return [proposed]

@@ -1,0 +1,233 @@
+"""The fold: apply one recorded event to the tournament state.
+
+`evolve` never fails on a historical event (Commanded's rule): anything the decider would have
+refused is ignored here, so an old log with a questionable event still replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import singledispatch
+
+import chess
+
+from events_schema import events as ev
+from events_schema.registry import Recorded
+from projections.tournament.state import (
+    EventRef,
+    GameState,
+    PlayerState,
+    ResultEntry,
+    TournamentState,
+)
+
+
+def evolve(state: TournamentState, rec: Recorded) -> TournamentState:
+    env = rec.envelope
+    if env.seq <= state.seq:  # redelivery: already applied
+        return state
+    state.stream_id = env.tournament_id
+    state.seq = env.seq
+    state.events[env.event_id] = EventRef(seq=env.seq, type=env.type)
+    _apply(rec.event, state, rec)
+    return state
+
+
+def fold(records: Iterable[Recorded], state: TournamentState | None = None) -> TournamentState:
+    state = state if state is not None else TournamentState()
+    for rec in records:
+        evolve(state, rec)
+    return state
+
+
+@singledispatch
+def _apply(event: ev.Event, state: TournamentState, rec: Recorded) -> None:
+    """Events with no effect on the decider's state (lots, clocks, crashes, …)."""
+
+
+@_apply.register
+def _(event: ev.SeriesCreated, state: TournamentState, rec: Recorded) -> None:
+    if state.kind == "none":
+        state.kind = "series"
+
+
+@_apply.register
+def _(event: ev.TournamentCreated, state: TournamentState, rec: Recorded) -> None:
+    if state.kind == "none":
+        state.kind = "tournament"
+        state.created = event
+
+
+@_apply.register
+def _(event: ev.PlayerRegistered, state: TournamentState, rec: Recorded) -> None:
+    state.events[rec.envelope.event_id].player_id = event.player_id
+    state.players.setdefault(
+        event.player_id,
+        PlayerState(
+            player_id=event.player_id,
+            name=event.name,
+            kind=event.kind,
+            rating=event.rating,
+            registered_by=rec.envelope.event_id,
+        ),
+    )
+
+
+@_apply.register
+def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
+    state.events[rec.envelope.event_id].player_id = event.player_id
+    player = state.players.get(event.player_id)
+    if player is not None:
+        player.withdrawn = True
+        player.withdrawn_from_round = event.from_round
+
+
+@_apply.register
+def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
+    key = (event.stage, event.round)
+    state.events[rec.envelope.event_id].round_key = key
+    if key in state.rounds:
+        return
+    ids = []
+    for p in event.pairings:
+        if p.game_id in state.games:
+            continue
+        state.games[p.game_id] = GameState(
+            game_id=p.game_id,
+            stage=event.stage,
+            round=event.round,
+            white=p.white,
+            black=p.black,
+            time_control=p.time_control,
+            scheduled_by=rec.envelope.event_id,
+            # LGC: in an even Go game Black plays first; chess: White.
+            first_to_move="black" if state.game_kind == "go" else "white",
+        )
+        ids.append(p.game_id)
+    state.rounds[key] = ids
+    state.byes[key] = [b.player_id for b in event.byes]
+
+
+@_apply.register
+def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is None:
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    game.started = True
+    if state.game_kind == "chess":
+        try:
+            game.board = chess.Board(event.fen) if event.fen else chess.Board()
+        except ValueError:
+            game.board = None
+        if game.board is not None and game.board.turn == chess.BLACK:
+            game.first_to_move = "black"
+    else:
+        # LGC / Japanese convention: with handicap stones White moves first, else Black.
+        game.first_to_move = "white" if event.handicap >= 2 else "black"
+
+
+@_apply.register
+def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is None:
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    if not game.started:  # a move implies the game started
+        _apply(ev.GameStarted(game_id=event.game_id), state, rec)
+    if game.board is not None and event.uci is not None:
+        try:
+            game.board.push(chess.Move.from_uci(event.uci))
+        except (ValueError, AssertionError):
+            game.board = None  # a historical oddity: stop tracking the position
+    game.moves.append(event.uci or event.point or "?")
+    game.move_event_ids.append(rec.envelope.event_id)
+
+
+def _set_result(
+    state: TournamentState, rec: Recorded, game_id: str, result: ev.Result, term: ev.Termination
+) -> None:
+    game = state.games.get(game_id)
+    if game is None:
+        return
+    state.events[rec.envelope.event_id].game_id = game_id
+    game.results.append(ResultEntry(rec.envelope.event_id, result, term))
+
+
+@_apply.register
+def _(event: ev.GameEnded, state: TournamentState, rec: Recorded) -> None:
+    _set_result(state, rec, event.game_id, event.result, event.termination)
+
+
+@_apply.register
+def _(event: ev.ResultCorrected, state: TournamentState, rec: Recorded) -> None:
+    _set_result(state, rec, event.game_id, event.result, event.termination)
+
+
+@_apply.register
+def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
+    if event.game_id is not None and event.level == "warning":
+        game = state.games.get(event.game_id)
+        if game is not None:
+            game.warnings[event.player_id] = game.warnings.get(event.player_id, 0) + 1
+
+
+@_apply.register
+def _(event: ev.AppealFiled, state: TournamentState, rec: Recorded) -> None:
+    state.appeals.setdefault(event.appeal_id, False)
+
+
+@_apply.register
+def _(event: ev.AppealDecided, state: TournamentState, rec: Recorded) -> None:
+    if event.appeal_id in state.appeals:
+        state.appeals[event.appeal_id] = True
+
+
+@_apply.register
+def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
+    state.rulings.add(event.ruling_id)
+
+
+@_apply.register
+def _(event: ev.TournamentPaused, state: TournamentState, rec: Recorded) -> None:
+    state.paused = True
+
+
+@_apply.register
+def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> None:
+    state.paused = False
+
+
+@_apply.register
+def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
+    target = state.events.get(event.retracted_event_id)
+    if target is None or event.retracted_event_id in state.retracted:
+        return
+    state.retracted.add(event.retracted_event_id)
+    tid = event.retracted_event_id
+    if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:
+        game = state.games[target.game_id]
+        game.results = [r for r in game.results if r.event_id != tid]
+    elif target.type == "MovePlayed" and target.game_id in state.games:
+        game = state.games[target.game_id]
+        if game.move_event_ids and game.move_event_ids[-1] == tid:
+            game.move_event_ids.pop()
+            game.moves.pop()
+            if game.board is not None and game.board.move_stack:
+                game.board.pop()
+    elif target.type == "GameStarted" and target.game_id in state.games:
+        game = state.games[target.game_id]
+        if not game.moves:
+            game.started = False
+            game.board = None
+    elif target.type == "PlayerRegistered" and target.player_id is not None:
+        state.players.pop(target.player_id, None)
+    elif target.type == "PlayerWithdrew" and target.player_id in state.players:
+        state.players[target.player_id].withdrawn = False
+        state.players[target.player_id].withdrawn_from_round = None
+    elif target.type == "RoundScheduled" and target.round_key is not None:
+        for gid in state.rounds.pop(target.round_key, []):
+            state.games.pop(gid, None)
+        state.byes.pop(target.round_key, None)
+    elif target.type == "TournamentPaused":
+        state.paused = False

@@ -1,0 +1,110 @@
+"""State of one stream (a tournament or a series), as the decider needs it.
+
+`evolve` updates a state in place and returns it (the fold owns its state); `decide` only reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+from uuid import UUID
+
+import chess
+
+from events_schema.events import Colour, Result, Termination, TournamentCreated
+
+GameStatus = Literal["scheduled", "started", "ended"]
+
+
+@dataclass
+class PlayerState:
+    player_id: str
+    name: str
+    kind: str
+    rating: int | None
+    withdrawn: bool = False
+    withdrawn_from_round: int | None = None
+    registered_by: UUID | None = None
+
+
+@dataclass
+class ResultEntry:
+    """A result in force for a game: the GameEnded or ResultCorrected that set it."""
+
+    event_id: UUID
+    result: Result
+    termination: Termination
+
+
+@dataclass
+class GameState:
+    game_id: str
+    stage: str
+    round: int
+    white: str
+    black: str
+    time_control: str | None
+    scheduled_by: UUID
+    started: bool = False
+    # Results in force, oldest first: a correction pushes, a retraction removes its entry.
+    results: list[ResultEntry] = field(default_factory=list)
+    # Moves in force (UCI for chess, GTP vertex or "pass" for Go) with their event ids.
+    moves: list[str] = field(default_factory=list)
+    move_event_ids: list[UUID] = field(default_factory=list)
+    board: chess.Board | None = None
+    first_to_move: Colour = "white"
+    warnings: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def status(self) -> GameStatus:
+        if self.results:
+            return "ended"
+        return "started" if self.started else "scheduled"
+
+    @property
+    def result(self) -> ResultEntry | None:
+        return self.results[-1] if self.results else None
+
+    @property
+    def next_colour(self) -> Colour:
+        other: Colour = "black" if self.first_to_move == "white" else "white"
+        return self.first_to_move if len(self.moves) % 2 == 0 else other
+
+
+@dataclass
+class EventRef:
+    """What a correction or retraction may reference."""
+
+    seq: int
+    type: str
+    game_id: str | None = None
+    player_id: str | None = None
+    round_key: tuple[str, int] | None = None
+
+
+@dataclass
+class TournamentState:
+    stream_id: str = ""
+    seq: int = 0
+    kind: Literal["none", "tournament", "series"] = "none"
+    created: TournamentCreated | None = None
+    players: dict[str, PlayerState] = field(default_factory=dict)
+    games: dict[str, GameState] = field(default_factory=dict)
+    rounds: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    byes: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    events: dict[UUID, EventRef] = field(default_factory=dict)
+    retracted: set[UUID] = field(default_factory=set)
+    appeals: dict[str, bool] = field(default_factory=dict)  # appeal id -> decided
+    rulings: set[str] = field(default_factory=set)
+    paused: bool = False
+
+    @property
+    def game_kind(self) -> str:
+        return self.created.game if self.created is not None else "chess"
+
+    def player_in_round(self, key: tuple[str, int], player_id: str) -> bool:
+        for gid in self.rounds.get(key, ()):
+            g = self.games[gid]
+            if player_id in (g.white, g.black):
+                return True
+        return player_id in self.byes.get(key, ())

@@ -1,0 +1,222 @@
+"""The command path: parse -> idempotency check -> decide -> append (optimistic concurrency).
+
+One `CommandService` per process; it keeps each tournament's decider state in memory and
+catches it up from the log before every decision, so several API processes can write to the
+same log: the log's `expected_seq` check makes the loser of a race re-read and decide again.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from pydantic import ValidationError
+
+from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
+from events_schema.registry import UnknownEventType, encode_payload, event_class
+from projections.rejection import Rejected
+from projections.tournament import TournamentState, decide, evolve
+from services.eventlog.base import (
+    AppendConflict,
+    AppendResult,
+    EventIdConflict,
+    EventLog,
+    NewEvent,
+    utcnow,
+)
+
+_DERIVED = uuid.UUID("6b1d4c8e-6c1f-4f3e-9a57-1c7d3e0f2a11")
+# Events only an admin may append (DEVELOPERS.md: admins append corrections).
+ADMIN_ONLY = frozenset({"ResultCorrected", "EventRetracted"})
+
+
+class CommandRejected(Exception):
+    """A refused command batch: nothing was appended."""
+
+    def __init__(self, rule: str, field: str, message: str, status: int = 422) -> None:
+        super().__init__(f"{rule}: {field}: {message}")
+        self.rule, self.field, self.message, self.status = rule, field, message, status
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "field": self.field, "message": self.message}
+
+
+def parse_command(cmd: Command, where: str) -> Event:
+    """Turn a command into its typed proposed event, naming the bad field on failure."""
+    try:
+        cls = event_class(cmd.type)
+    except UnknownEventType as exc:
+        raise CommandRejected("command.unknown_type", f"{where}.type", str(exc)) from None
+    try:
+        return cls.model_validate(cmd.payload)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise CommandRejected(
+            "payload.invalid",
+            f"{where}.payload.{loc}" if loc else f"{where}.payload",
+            f"{err['msg']} ({cls.event_type} v{cls.schema_version})",
+        ) from None
+
+
+def derived_event_id(first: UUID, index: int) -> UUID:
+    """Events a command derives get ids fixed by the command's id, so a resent command is
+    recognised whole."""
+    return first if index == 0 else uuid.uuid5(_DERIVED, f"{first}:{index}")
+
+
+@dataclass
+class _Cached:
+    state: TournamentState
+    lock: threading.Lock
+
+
+class CommandService:
+    def __init__(self, log: EventLog, max_retries: int = 5) -> None:
+        self.log = log
+        self.max_retries = max_retries
+        self._cache: dict[str, _Cached] = {}
+        self._cache_lock = threading.Lock()
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _entry(self, tournament_id: str) -> _Cached:
+        with self._cache_lock:
+            entry = self._cache.get(tournament_id)
+            if entry is None:
+                entry = self._cache[tournament_id] = _Cached(TournamentState(), threading.Lock())
+            return entry
+
+    def _catch_up(self, tournament_id: str, entry: _Cached) -> TournamentState:
+        for env in self.log.read(tournament_id, from_seq=entry.state.seq + 1):
+            evolve(entry.state, Recorded.of(env))
+        return entry.state
+
+    def state(self, tournament_id: str) -> TournamentState:
+        entry = self._entry(tournament_id)
+        with entry.lock:
+            return self._catch_up(tournament_id, entry)
+
+    # -- commands --------------------------------------------------------------------------
+
+    def handle(self, tournament_id: str, batch: CommandBatch, actor: Actor) -> AppendResult:
+        proposed = [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+        if actor.role != "admin":
+            for i, p in enumerate(proposed):
+                if p.event_type in ADMIN_ONLY:
+                    raise CommandRejected(
+                        "auth.admin_only",
+                        f"commands[{i}].type",
+                        f"only an admin may append {p.event_type}",
+                        status=403,
+                    )
+        first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
+        redelivered = self._redelivery(tournament_id, batch.commands, proposed, first_ids)
+        if redelivered is not None:
+            return redelivered
+        entry = self._entry(tournament_id)
+        for _attempt in range(self.max_retries):
+            with entry.lock:
+                try:
+                    return self._decide_and_append(
+                        tournament_id, entry, batch, proposed, first_ids, actor
+                    )
+                except AppendConflict:
+                    entry.state = TournamentState()  # re-read from the log and decide again
+                    if batch.expected_seq is not None:
+                        raise
+                except BaseException:
+                    entry.state = TournamentState()  # the speculative fold is discarded
+                    raise
+        raise CommandRejected(
+            "concurrency.retries_exhausted",
+            "expected_seq",
+            f"{tournament_id} kept changing under {self.max_retries} attempts; retry",
+            status=409,
+        )
+
+    def _decide_and_append(
+        self,
+        tournament_id: str,
+        entry: _Cached,
+        batch: CommandBatch,
+        proposed: Sequence[Event],
+        first_ids: Sequence[UUID],
+        actor: Actor,
+    ) -> AppendResult:
+        state = self._catch_up(tournament_id, entry)
+        base_seq = state.seq
+        if batch.expected_seq is not None and batch.expected_seq != base_seq:
+            raise AppendConflict(tournament_id, batch.expected_seq, base_seq)
+        now = utcnow()
+        new: list[NewEvent] = []
+        for i, (cmd, event) in enumerate(zip(batch.commands, proposed, strict=True)):
+            try:
+                decided = decide(state, event)
+            except Rejected as r:
+                raise CommandRejected(r.rule, f"commands[{i}].{r.field}", r.message) from None
+            for k, out in enumerate(decided):
+                eid = derived_event_id(first_ids[i], k)
+                ne = NewEvent(
+                    event_id=eid,
+                    type=out.event_type,
+                    schema_version=out.schema_version,
+                    occurred_at=cmd.occurred_at or now,
+                    actor=actor,
+                    payload=encode_payload(out),
+                    causation_id=cmd.causation_id if k == 0 else first_ids[i],
+                    correlation_id=cmd.correlation_id or first_ids[i],
+                )
+                new.append(ne)
+                # Fold speculatively so the next command in the batch sees this one.
+                provisional = ne.sealed(tournament_id, state.seq + 1, "0" * 64, now)
+                evolve(state, Recorded(provisional, out))
+        result = self.log.append(tournament_id, new, expected_seq=base_seq)
+        if result.duplicate:  # raced with a redelivery of the same commands
+            entry.state = TournamentState()
+        return result
+
+    def _redelivery(
+        self,
+        tournament_id: str,
+        commands: Sequence[Command],
+        proposed: Sequence[Event],
+        first_ids: Sequence[UUID],
+    ) -> AppendResult | None:
+        """A batch resent with the same event ids returns what was stored the first time."""
+        found: list[Envelope] = []
+        hits = 0
+        for cmd, event, first in zip(commands, proposed, first_ids, strict=True):
+            if cmd.event_id is None:
+                continue
+            env = self.log.find(first)
+            if env is None:
+                continue
+            hits += 1
+            sent: dict[str, Any] = encode_payload(event)
+            same = (
+                env.tournament_id == tournament_id
+                and env.type == event.event_type
+                and all(env.payload.get(k) == v for k, v in sent.items())
+            )
+            if not same:
+                raise EventIdConflict(
+                    f"event_id {first} is already stored as {env.tournament_id}#{env.seq} "
+                    f"({env.type}) with different content"
+                )
+            found.append(env)
+            k = 1
+            while (more := self.log.find(derived_event_id(first, k))) is not None:
+                found.append(more)
+                k += 1
+        if hits == 0:
+            return None
+        if hits != len(commands):
+            raise EventIdConflict(
+                "part of this batch is stored already; resend exactly the original batch"
+            )
+        return AppendResult(found, duplicate=True)

@@ -1,0 +1,201 @@
+"""One event-log interface, two backends (embedded SQLite, Apache Kafka).
+
+Semantics every backend must keep (tests/conformance checks them on both):
+- `append` is atomic for a batch: all events or none.
+- `seq` is per stream (tournament or series), 1-based and gapless; the log assigns it, and the
+  hash chain (`prev_hash` -> `hash`) with it.
+- `expected_seq`, when given, must equal the stream's last seq, else `AppendConflict`.
+- Idempotent on `event_id`: a batch whose events are all stored already (same stream, type,
+  version and payload) returns the stored envelopes and appends nothing; an `event_id` reused
+  for different content is refused with `EventIdConflict`.
+- `read` returns a stream in seq order; `read_all` every stream, each in seq order.
+- `subscribe` tails events appended after it started (or from the beginning).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from events_schema import Actor, Envelope, seal
+from events_schema.codec import dumps
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: the log gives it its seq, recorded_at and place in the hash chain."""
+
+    event_id: UUID
+    type: str
+    schema_version: int
+    occurred_at: datetime
+    actor: Actor
+    payload: dict[str, Any]
+    causation_id: UUID | None = None
+    correlation_id: UUID | None = None
+
+    def digest(self, tournament_id: str) -> str:
+        """What makes a redelivery the same event: stream, type, version and payload."""
+        return content_digest(tournament_id, self.type, self.schema_version, self.payload)
+
+    def sealed(
+        self, tournament_id: str, seq: int, prev_hash: str, recorded_at: datetime
+    ) -> Envelope:
+        return seal(
+            event_id=self.event_id,
+            tournament_id=tournament_id,
+            seq=seq,
+            type=self.type,
+            schema_version=self.schema_version,
+            occurred_at=self.occurred_at,
+            recorded_at=recorded_at,
+            actor=self.actor,
+            causation_id=self.causation_id,
+            correlation_id=self.correlation_id,
+            payload=self.payload,
+            prev_hash=prev_hash,
+        )
+
+
+def content_digest(tournament_id: str, type_: str, version: int, payload: dict[str, Any]) -> str:
+    body = {"t": tournament_id, "type": type_, "v": version, "payload": payload}
+    return hashlib.sha256(dumps(body)).hexdigest()
+
+
+def envelope_digest(env: Envelope) -> str:
+    return content_digest(env.tournament_id, env.type, env.schema_version, env.payload)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class EventLogError(Exception):
+    """Base of the refusals an event log gives; nothing was appended."""
+
+    rule = "eventlog"
+    field = "events"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "field": self.field, "message": str(self)}
+
+
+class AppendConflict(EventLogError):
+    rule = "concurrency.expected_seq"
+    field = "expected_seq"
+
+    def __init__(self, tournament_id: str, expected: int, actual: int) -> None:
+        super().__init__(
+            f"{tournament_id}: expected last seq {expected}, but it is {actual} "
+            "(another writer appended first; re-read and retry)"
+        )
+        self.tournament_id = tournament_id
+        self.expected = expected
+        self.actual = actual
+
+
+class EventIdConflict(EventLogError):
+    rule = "idempotency.event_id_reused"
+    field = "event_id"
+
+
+@dataclass
+class AppendResult:
+    envelopes: list[Envelope]
+    duplicate: bool = False  # True: every event was stored already; nothing was appended
+
+    @property
+    def last_seq(self) -> int:
+        return self.envelopes[-1].seq if self.envelopes else 0
+
+
+@dataclass
+class Subscription(ABC):
+    """A tail of the log: `poll` returns the next events (possibly none) within `timeout`."""
+
+    closed: bool = field(default=False, init=False)
+
+    @abstractmethod
+    def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]: ...
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EventLog(ABC):
+    backend: str = "?"
+
+    @abstractmethod
+    def append(
+        self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
+    ) -> AppendResult: ...
+
+    @abstractmethod
+    def read(
+        self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> Iterator[Envelope]: ...
+
+    @abstractmethod
+    def read_all(self) -> Iterator[Envelope]: ...
+
+    @abstractmethod
+    def last_seq(self, tournament_id: str) -> int: ...
+
+    @abstractmethod
+    def find(self, event_id: UUID) -> Envelope | None:
+        """The stored event with this id, if any (the idempotency check before deciding)."""
+
+    @abstractmethod
+    def stream_ids(self) -> list[str]: ...
+
+    @abstractmethod
+    def subscribe(self, from_beginning: bool = False) -> Subscription: ...
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check_duplicates(
+    tournament_id: str, events: Sequence[NewEvent], stored: dict[UUID, tuple[str, Envelope]]
+) -> AppendResult | None:
+    """Shared idempotency rule. `stored` maps the batch's already-stored event ids to
+    (digest, envelope). Returns the stored result for a pure redelivery, None for a fresh
+    batch, and raises for a reused id or a batch that is only partly stored."""
+    ids = [e.event_id for e in events]
+    if len(set(ids)) != len(ids):
+        raise EventIdConflict("the batch uses the same event_id twice")
+    if not stored:
+        return None
+    for e in events:
+        hit = stored.get(e.event_id)
+        if hit is not None and (
+            hit[1].tournament_id != tournament_id or hit[0] != e.digest(tournament_id)
+        ):
+            raise EventIdConflict(
+                f"event_id {e.event_id} is already stored as {hit[1].tournament_id}"
+                f"#{hit[1].seq} ({hit[1].type}) with different content"
+            )
+    if len(stored) != len(events):
+        raise EventIdConflict(
+            "part of this batch is stored already (event ids "
+            + ", ".join(str(i) for i in stored)
+            + "); resend exactly the original batch or use fresh ids"
+        )
+    return AppendResult([stored[e.event_id][1] for e in events], duplicate=True)

@@ -1,0 +1,220 @@
+"""The embedded event log: one SQLite file in WAL mode, zero setup.
+
+Writers serialise on `BEGIN IMMEDIATE`, so appends from several threads or processes keep
+each stream gapless; the `(tournament_id, seq)` and `event_id` unique keys are the last line
+of defence. `position` is the global append order that `subscribe` tails.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from uuid import UUID
+
+from events_schema import GENESIS_HASH, Envelope
+from events_schema.envelope import envelope_from_bytes
+from services.eventlog.base import (
+    AppendConflict,
+    AppendResult,
+    EventLog,
+    NewEvent,
+    Subscription,
+    check_duplicates,
+    utcnow,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position      INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id TEXT    NOT NULL,
+    seq           INTEGER NOT NULL,
+    event_id      TEXT    NOT NULL UNIQUE,
+    digest        TEXT    NOT NULL,
+    hash          TEXT    NOT NULL,
+    body          BLOB    NOT NULL,
+    UNIQUE (tournament_id, seq)
+);
+"""
+
+
+class SQLiteEventLog(EventLog):
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._appended = threading.Condition()
+        with self._conn() as conn:
+            conn.executescript(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    def append(
+        self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
+    ) -> AppendResult:
+        if not events:
+            return AppendResult([])
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = self._append_locked(conn, tournament_id, events, expected_seq)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        if not result.duplicate:
+            with self._appended:
+                self._appended.notify_all()
+        return result
+
+    def _append_locked(
+        self,
+        conn: sqlite3.Connection,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None,
+    ) -> AppendResult:
+        ids = [str(e.event_id) for e in events]
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(
+            f"SELECT event_id, digest, body FROM events WHERE event_id IN ({marks})", ids
+        ).fetchall()
+        stored = {UUID(r[0]): (r[1], envelope_from_bytes(r[2])) for r in rows}
+        dup = check_duplicates(tournament_id, events, stored)
+        if dup is not None:
+            return dup
+        last = conn.execute(
+            "SELECT seq, hash FROM events WHERE tournament_id = ? ORDER BY seq DESC LIMIT 1",
+            (tournament_id,),
+        ).fetchone()
+        last_seq, prev_hash = (last[0], last[1]) if last else (0, GENESIS_HASH)
+        if expected_seq is not None and expected_seq != last_seq:
+            raise AppendConflict(tournament_id, expected_seq, last_seq)
+        now = utcnow()
+        out: list[Envelope] = []
+        rows_in = []
+        for e in events:
+            last_seq += 1
+            env = e.sealed(tournament_id, last_seq, prev_hash, now)
+            prev_hash = env.hash
+            out.append(env)
+            rows_in.append(
+                (
+                    tournament_id,
+                    env.seq,
+                    str(env.event_id),
+                    e.digest(tournament_id),
+                    env.hash,
+                    env.to_bytes(),
+                )
+            )
+        conn.executemany(
+            "INSERT INTO events (tournament_id, seq, event_id, digest, hash, body) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows_in,
+        )
+        return AppendResult(out)
+
+    def read(
+        self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> Iterator[Envelope]:
+        upper = to_seq if to_seq is not None else 2**62
+        cur = self._conn().execute(
+            "SELECT body FROM events WHERE tournament_id = ? AND seq >= ? AND seq <= ? "
+            "ORDER BY seq",
+            (tournament_id, from_seq, upper),
+        )
+        for (body,) in cur:
+            yield envelope_from_bytes(body)
+
+    def read_raw(self, tournament_id: str) -> Iterator[bytes]:
+        """Stored bytes exactly as written (for `verify` and the benchmarks)."""
+        cur = self._conn().execute(
+            "SELECT body FROM events WHERE tournament_id = ? ORDER BY seq", (tournament_id,)
+        )
+        for (body,) in cur:
+            yield bytes(body)
+
+    def read_all(self) -> Iterator[Envelope]:
+        for (body,) in self._conn().execute("SELECT body FROM events ORDER BY position"):
+            yield envelope_from_bytes(body)
+
+    def last_seq(self, tournament_id: str) -> int:
+        row = (
+            self._conn()
+            .execute("SELECT MAX(seq) FROM events WHERE tournament_id = ?", (tournament_id,))
+            .fetchone()
+        )
+        return int(row[0] or 0)
+
+    def find(self, event_id: UUID) -> Envelope | None:
+        row = (
+            self._conn()
+            .execute("SELECT body FROM events WHERE event_id = ?", (str(event_id),))
+            .fetchone()
+        )
+        return envelope_from_bytes(row[0]) if row else None
+
+    def stream_ids(self) -> list[str]:
+        rows = self._conn().execute("SELECT DISTINCT tournament_id FROM events ORDER BY 1")
+        return [r[0] for r in rows]
+
+    def subscribe(self, from_beginning: bool = False) -> Subscription:
+        start = 0
+        if not from_beginning:
+            row = self._conn().execute("SELECT MAX(position) FROM events").fetchone()
+            start = int(row[0] or 0)
+        return _SQLiteSubscription(self, start)
+
+    def _after(self, position: int, limit: int) -> list[tuple[int, bytes]]:
+        return (
+            self._conn()
+            .execute(
+                "SELECT position, body FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                (position, limit),
+            )
+            .fetchall()
+        )
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+class _SQLiteSubscription(Subscription):
+    # Another process's appends are seen by polling; this process's wake the tail at once.
+    POLL_INTERVAL = 0.005
+
+    def __init__(self, log: SQLiteEventLog, position: int) -> None:
+        super().__init__()
+        self.log = log
+        self.position = position
+
+    def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]:
+        deadline = time.monotonic() + timeout
+        while not self.closed:
+            rows = self.log._after(self.position, max_events)
+            if rows:
+                self.position = rows[-1][0]
+                return [envelope_from_bytes(body) for _, body in rows]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return []
+            with self.log._appended:
+                self.log._appended.wait(min(left, self.POLL_INTERVAL))
+        return []

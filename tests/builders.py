@@ -1,0 +1,88 @@
+"""Tiny builders for tests, in the style of lila's `pairing(1, "a", "b", "1-0")`."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from events_schema import Actor, Command, CommandBatch, Event, Recorded, encode_payload
+from events_schema import events as ev
+from events_schema.ids import GENESIS_HASH
+from services.eventlog.base import NewEvent
+
+T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+ADMIN = Actor(id="admin-1", role="admin")
+ARBITER = Actor(id="arbiter-1", role="arbiter")
+
+
+def eid(n: int) -> uuid.UUID:
+    """Deterministic event ids for golden tests."""
+    return uuid.UUID(int=n)
+
+
+def new_event(event: Event, n: int | None = None, actor: Actor = ADMIN) -> NewEvent:
+    return NewEvent(
+        event_id=eid(n) if n is not None else uuid.uuid4(),
+        type=event.event_type,
+        schema_version=event.schema_version,
+        occurred_at=T0 + timedelta(seconds=n or 0),
+        actor=actor,
+        payload=encode_payload(event),
+    )
+
+
+def recorded(tid: str, events: list[Event]) -> list[Recorded]:
+    """Seal events into a stream (seq 1..n, real hash chain) for folding in pure tests."""
+    out, prev = [], GENESIS_HASH
+    for i, e in enumerate(events, start=1):
+        env = new_event(e, i).sealed(tid, i, prev, T0 + timedelta(seconds=i))
+        prev = env.hash
+        out.append(Recorded(env, e))
+    return out
+
+
+def command(event: Event, event_id: uuid.UUID | None = None, **kw: Any) -> Command:
+    return Command(type=event.event_type, payload=encode_payload(event), event_id=event_id, **kw)
+
+
+def batch(*events: Event, expected_seq: int | None = None) -> CommandBatch:
+    return CommandBatch(commands=[command(e) for e in events], expected_seq=expected_seq)
+
+
+def created(game: str = "chess", fmt: str = "round_robin", **kw: Any) -> ev.TournamentCreated:
+    return ev.TournamentCreated(name="Test Open", game=game, format=fmt, **kw)  # type: ignore[arg-type]
+
+
+def player(pid: str, rating: int | None = None, kind: str = "human") -> ev.PlayerRegistered:
+    return ev.PlayerRegistered(player_id=pid, name=pid.title(), rating=rating, kind=kind)  # type: ignore[arg-type]
+
+
+def round_(n: int, *pairs: tuple[str, str, str], stage: str = "main", byes: tuple[str, ...] = ()) -> ev.RoundScheduled:
+    """round_(1, ("g1", "a", "b")) schedules game g1, a White, b Black."""
+    return ev.RoundScheduled(
+        round=n,
+        stage=stage,
+        pairings=[ev.Pairing(game_id=g, white=w, black=b) for g, w, b in pairs],
+        byes=[ev.Bye(player_id=p) for p in byes],
+    )
+
+
+def result(game_id: str, res: str, termination: str = "agreement") -> ev.GameEnded:
+    return ev.GameEnded(game_id=game_id, result=res, termination=termination)  # type: ignore[arg-type]
+
+
+def move(game_id: str, ply: int, uci: str, colour: str | None = None, **kw: Any) -> ev.MovePlayed:
+    col = colour or ("white" if ply % 2 == 1 else "black")
+    return ev.MovePlayed(game_id=game_id, ply=ply, colour=col, uci=uci, **kw)  # type: ignore[arg-type]
+
+
+def small_tournament() -> list[Event]:
+    """Three players, one round with a bye: the shared opening of many tests."""
+    return [
+        created(),
+        player("alice", 2700),
+        player("bob", 2650),
+        player("carol", 2600),
+        round_(1, ("r1g1", "alice", "bob"), byes=("carol",)),
+    ]

@@ -1,0 +1,254 @@
+"""Given events / when command / then events (Commanded style) for the tournament decider."""
+
+from __future__ import annotations
+
+import pytest
+from builders import created, move, player, recorded, result, round_, small_tournament
+
+from events_schema import Event
+from events_schema import events as ev
+from projections.rejection import Rejected
+from projections.tournament import decide, fold
+
+
+def given(*events: Event):
+    return fold(recorded("t1", list(events)))
+
+
+def then_rejected(events: list[Event], command: Event, rule: str, field: str) -> Rejected:
+    state = given(*events)
+    with pytest.raises(Rejected) as info:
+        decide(state, command)
+    assert (info.value.rule, info.value.field) == (rule, field)
+    return info.value
+
+
+def test_first_event_must_create_the_tournament():
+    then_rejected([], player("alice"), "stream.not_created", "type")
+
+
+def test_tournament_cannot_be_created_twice():
+    then_rejected([created()], created(), "stream.already_created", "type")
+
+
+def test_result_for_missing_game_is_refused():
+    then_rejected(small_tournament(), result("nope", "1-0"), "game.unknown", "payload.game_id")
+
+
+def test_second_result_must_be_a_correction():
+    err = then_rejected(
+        [*small_tournament(), result("r1g1", "1-0")],
+        result("r1g1", "0-1"),
+        "game.already_ended",
+        "payload.game_id",
+    )
+    assert "ResultCorrected" in err.message
+
+
+def test_result_for_scheduled_game_is_accepted():
+    state = given(*small_tournament())
+    assert decide(state, result("r1g1", "1-0")) == [result("r1g1", "1-0")]
+
+
+def test_move_out_of_turn_is_refused():
+    then_rejected(
+        [*small_tournament(), move("r1g1", 1, "e2e4")],
+        move("r1g1", 2, "e7e5", colour="white"),
+        "move.out_of_turn",
+        "payload.colour",
+    )
+
+
+def test_move_out_of_order_is_refused():
+    then_rejected(
+        [*small_tournament(), move("r1g1", 1, "e2e4")],
+        move("r1g1", 3, "g1f3"),
+        "move.out_of_order",
+        "payload.ply",
+    )
+
+
+def test_move_after_game_ended_is_refused():
+    then_rejected(
+        [*small_tournament(), move("r1g1", 1, "e2e4"), result("r1g1", "1-0", "resignation")],
+        move("r1g1", 2, "e7e5"),
+        "move.after_end",
+        "payload.game_id",
+    )
+
+
+def test_illegal_chess_move_is_refused():
+    then_rejected(small_tournament(), move("r1g1", 1, "e2e5"), "move.illegal", "payload.uci")
+
+
+def test_san_is_derived_and_checked():
+    state = given(*small_tournament(), move("r1g1", 1, "e2e4"))
+    [out] = decide(state, move("r1g1", 2, "g8f6"))
+    assert isinstance(out, ev.MovePlayed) and out.san == "Nf6"
+    then_rejected(
+        [*small_tournament()], move("r1g1", 1, "e2e4", san="e3"), "move.san_mismatch", "payload.san"
+    )
+
+
+def test_event_for_unknown_player_is_refused():
+    then_rejected(
+        [created(), player("alice")],
+        round_(1, ("g1", "alice", "zed")),
+        "player.unknown",
+        "payload.pairings[0].black",
+    )
+
+
+def test_withdrawn_player_cannot_be_paired():
+    then_rejected(
+        [created(), player("a"), player("b"), ev.PlayerWithdrew(player_id="b")],
+        round_(1, ("g1", "a", "b")),
+        "player.withdrawn",
+        "payload.pairings[0].black",
+    )
+
+
+def test_player_cannot_be_paired_and_get_a_bye():
+    then_rejected(
+        [created(), player("a"), player("b")],
+        round_(1, ("g1", "a", "b"), byes=("a",)),
+        "pairing.player_twice",
+        "payload.byes[0].player_id",
+    )
+
+
+def _gid(events: list[Event], i: int):
+    return recorded("t1", events)[i].envelope.event_id
+
+
+def test_correction_must_reference_an_existing_event():
+    import uuid
+
+    then_rejected(
+        [*small_tournament(), result("r1g1", "1-0")],
+        ev.ResultCorrected(
+            corrects_event_id=uuid.uuid4(),
+            game_id="r1g1",
+            result="0-1",
+            termination="agreement",
+            reason="scoresheet",
+        ),
+        "correction.target_missing",
+        "payload.corrects_event_id",
+    )
+
+
+def test_correction_must_target_the_result_in_force():
+    events = [*small_tournament(), result("r1g1", "1-0")]
+    first = _gid(events, 5)
+    fix = ev.ResultCorrected(
+        corrects_event_id=first, game_id="r1g1", result="0-1", termination="agreement", reason="x"
+    )
+    state = given(*events)
+    assert decide(state, fix) == [fix]
+    then_rejected([*events, fix], fix, "correction.not_current", "payload.corrects_event_id")
+
+
+def test_correction_to_the_same_result_is_refused():
+    events = [*small_tournament(), result("r1g1", "1-0")]
+    fix = ev.ResultCorrected(
+        corrects_event_id=_gid(events, 5),
+        game_id="r1g1",
+        result="1-0",
+        termination="agreement",
+        reason="x",
+    )
+    then_rejected(events, fix, "correction.no_change", "payload.result")
+
+
+def test_retracting_a_result_reopens_the_game():
+    events = [*small_tournament(), result("r1g1", "1-0")]
+    retract = ev.EventRetracted(retracted_event_id=_gid(events, 5), reason="wrong board")
+    state = given(*events, retract)
+    assert state.games["r1g1"].status == "scheduled"
+    assert decide(state, result("r1g1", "0-1")) == [result("r1g1", "0-1")]
+
+
+def test_only_the_last_move_can_be_retracted():
+    events = [*small_tournament(), move("r1g1", 1, "e2e4"), move("r1g1", 2, "e7e5")]
+    then_rejected(
+        events,
+        ev.EventRetracted(retracted_event_id=_gid(events, 5), reason="x"),
+        "retraction.not_last_move",
+        "payload.retracted_event_id",
+    )
+    state = given(*events, ev.EventRetracted(retracted_event_id=_gid(events, 6), reason="x"))
+    assert state.games["r1g1"].moves == ["e2e4"]
+    assert decide(state, move("r1g1", 2, "c7c5"))[0].san == "c5"  # type: ignore[attr-defined]
+
+
+def test_adjudication_with_a_result_ends_the_game():
+    """TCEC Swiss 7.b.iii: both evals within 0.15 after 35 moves -> draw."""
+    state = given(*small_tournament())
+    adj = ev.AdjudicationIssued(
+        game_id="r1g1", rule="TCEC Swiss 7.b.iii", outcome="1/2-1/2", basis="evals 0.05/0.10"
+    )
+    out = decide(state, adj)
+    assert out[0] == adj
+    assert isinstance(out[1], ev.GameEnded)
+    assert (out[1].result, out[1].termination) == ("1/2-1/2", "adjudication")
+
+
+def test_two_warnings_in_a_go_game_forfeit_it():
+    """LGC Sanctions: two warnings in the same game -> game forfeit."""
+    base = [created(game="go"), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
+    warn = ev.SanctionIssued(player_id="b", game_id="g1", level="warning", rule="LGC Disturbance")
+    assert decide(given(*base), warn) == [warn]
+    out = decide(given(*base, warn), warn)
+    assert [type(e).__name__ for e in out] == ["SanctionIssued", "SanctionIssued", "GameEnded"]
+    assert out[2].result == "1-0"  # type: ignore[attr-defined]
+
+
+def test_go_moves_alternate_and_check_the_point():
+    base = [created(game="go"), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
+    state = given(*base)
+    black_first = ev.MovePlayed(game_id="g1", ply=1, colour="black", point="Q16")
+    assert decide(state, black_first) == [black_first]
+    then_rejected(
+        base,
+        ev.MovePlayed(game_id="g1", ply=1, colour="white", point="Q16"),
+        "move.out_of_turn",
+        "payload.colour",
+    )
+    then_rejected(
+        base,
+        ev.MovePlayed(game_id="g1", ply=1, colour="black", point="Z99"),
+        "move.bad_point",
+        "payload.point",
+    )
+
+
+def test_paused_tournament_refuses_moves():
+    then_rejected(
+        [*small_tournament(), ev.TournamentPaused(reason="server disconnect")],
+        move("r1g1", 1, "e2e4"),
+        "tournament.paused",
+        "type",
+    )
+
+
+def test_appeal_decision_is_final():
+    base = [
+        *small_tournament(),
+        ev.AppealFiled(appeal_id="ap1", filed_by="bob", grounds="clock"),
+    ]
+    decided = ev.AppealDecided(appeal_id="ap1", decision="rejected", text="clock was fine")
+    then_rejected([*base, decided], decided, "appeal.already_decided", "payload.appeal_id")
+    then_rejected(small_tournament(), decided, "appeal.unknown", "payload.appeal_id")
+
+
+def test_lot_outcome_must_come_from_candidates():
+    lot = ev.LotDrawn(purpose="coin_toss", candidates=["alice", "bob"], outcome=["carol"])
+    then_rejected(small_tournament(), lot, "lot.outcome_not_a_candidate", "payload.outcome")
+
+
+def test_fold_ignores_redelivered_events():
+    recs = recorded("t1", [*small_tournament(), result("r1g1", "1-0")])
+    state = fold(recs)
+    again = fold(recs, state)
+    assert again.seq == 6 and len(again.games["r1g1"].results) == 1
