@@ -193,7 +193,7 @@ class CommandService:
         for cmd, event, first in zip(commands, proposed, first_ids, strict=True):
             if cmd.event_id is None:
                 continue
-            env = self.log.find(first)
+            env = self.log.find(first, tournament_id)
             if env is None:
                 continue
             hits += 1
@@ -210,7 +210,7 @@ class CommandService:
                 )
             found.append(env)
             k = 1
-            while (more := self.log.find(derived_event_id(first, k))) is not None:
+            while (more := self.log.find(derived_event_id(first, k), tournament_id)) is not None:
                 found.append(more)
                 k += 1
         if hits == 0:

@@ -58,7 +58,9 @@ def player(pid: str, rating: int | None = None, kind: str = "human") -> ev.Playe
     return ev.PlayerRegistered(player_id=pid, name=pid.title(), rating=rating, kind=kind)  # type: ignore[arg-type]
 
 
-def round_(n: int, *pairs: tuple[str, str, str], stage: str = "main", byes: tuple[str, ...] = ()) -> ev.RoundScheduled:
+def round_(
+    n: int, *pairs: tuple[str, str, str], stage: str = "main", byes: tuple[str, ...] = ()
+) -> ev.RoundScheduled:
     """round_(1, ("g1", "a", "b")) schedules game g1, a White, b Black."""
     return ev.RoundScheduled(
         round=n,

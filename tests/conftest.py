@@ -1,4 +1,60 @@
+from __future__ import annotations
+
+import os
 import sys
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+from services.eventlog.base import EventLog  # noqa: E402
+
+LogFactory = Callable[[], EventLog]
+
+
+def kafka_bootstrap() -> str | None:
+    """The broker started by deploy/kafka/start. CI sets ARBITER_REQUIRE_KAFKA=1, so a missing
+    broker fails there instead of silently skipping."""
+    addr = os.environ.get("KAFKA_BOOTSTRAP")
+    if not addr:
+        if os.environ.get("ARBITER_REQUIRE_KAFKA") == "1":
+            pytest.fail("KAFKA_BOOTSTRAP is not set but ARBITER_REQUIRE_KAFKA=1")
+        pytest.skip("no broker: run deploy/kafka/start and export KAFKA_BOOTSTRAP")
+    return addr
+
+
+@pytest.fixture(params=["sqlite", "kafka"])
+def log_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LogFactory]:
+    """Opens logs that share one store (a file, or a fresh Kafka topic), like separate
+    processes would."""
+    opened: list[EventLog] = []
+    if request.param == "sqlite":
+        from services.eventlog.sqlite import SQLiteEventLog
+
+        path = tmp_path / "events.sqlite3"
+
+        def make() -> EventLog:
+            opened.append(SQLiteEventLog(path))
+            return opened[-1]
+    else:
+        bootstrap = kafka_bootstrap()
+        assert bootstrap is not None
+        from services.eventlog.kafka import KafkaEventLog
+
+        topic = f"arbiter.test.{uuid.uuid4().hex[:12]}"
+
+        def make() -> EventLog:
+            opened.append(KafkaEventLog(bootstrap, topic=topic, partitions=3))
+            return opened[-1]
+
+    yield make
+    for log in opened:
+        log.close()
+
+
+@pytest.fixture
+def log(log_factory: LogFactory) -> EventLog:
+    return log_factory()

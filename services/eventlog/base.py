@@ -153,8 +153,9 @@ class EventLog(ABC):
     def last_seq(self, tournament_id: str) -> int: ...
 
     @abstractmethod
-    def find(self, event_id: UUID) -> Envelope | None:
-        """The stored event with this id, if any (the idempotency check before deciding)."""
+    def find(self, event_id: UUID, tournament_id: str | None = None) -> Envelope | None:
+        """The stored event with this id, if any (the idempotency check before deciding).
+        With `tournament_id`, a backend may look only where that stream lives."""
 
     @abstractmethod
     def stream_ids(self) -> list[str]: ...

@@ -160,7 +160,7 @@ class SQLiteEventLog(EventLog):
         )
         return int(row[0] or 0)
 
-    def find(self, event_id: UUID) -> Envelope | None:
+    def find(self, event_id: UUID, tournament_id: str | None = None) -> Envelope | None:
         row = (
             self._conn()
             .execute("SELECT body FROM events WHERE event_id = ?", (str(event_id),))
