@@ -1,0 +1,1 @@
+"""The HTTP API: append commands, read events."""

@@ -1,0 +1,10 @@
+"""Composition root of the API process: `uvicorn services.api.main:app` or `arbiter serve`."""
+
+from __future__ import annotations
+
+from services.api.app import create_app
+from services.auth import TokenStore
+from services.config import Settings, open_log
+
+settings = Settings.from_env()
+app = create_app(open_log(settings), TokenStore(settings.tokens_path))

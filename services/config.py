@@ -1,0 +1,52 @@
+"""Settings from the environment; every service's composition root starts here."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.eventlog.base import EventLog
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str = "sqlite"  # ARBITER_LOG: sqlite (embedded default) | kafka
+    data_dir: Path = Path("arbiter-data")  # ARBITER_DATA
+    sqlite_path: Path = Path("arbiter-data/events.sqlite3")  # ARBITER_DB
+    tokens_path: Path = Path("arbiter-data/tokens.sqlite3")  # ARBITER_TOKENS_DB
+    kafka_bootstrap: str = "127.0.0.1:19092"  # KAFKA_BOOTSTRAP
+    kafka_topic: str = "arbiter.events"  # ARBITER_TOPIC
+    kafka_partitions: int = 8  # ARBITER_PARTITIONS
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        env = os.environ
+        data = Path(env.get("ARBITER_DATA", "arbiter-data"))
+        values: dict[str, object] = {
+            "backend": env.get("ARBITER_LOG", "sqlite"),
+            "data_dir": data,
+            "sqlite_path": Path(env.get("ARBITER_DB", data / "events.sqlite3")),
+            "tokens_path": Path(env.get("ARBITER_TOKENS_DB", data / "tokens.sqlite3")),
+            "kafka_bootstrap": env.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092"),
+            "kafka_topic": env.get("ARBITER_TOPIC", "arbiter.events"),
+            "kafka_partitions": int(env.get("ARBITER_PARTITIONS", "8")),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values["backend"] not in ("sqlite", "kafka"):
+            raise ValueError(f"ARBITER_LOG must be sqlite or kafka, not {values['backend']!r}")
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def open_log(settings: Settings) -> EventLog:
+    if settings.backend == "kafka":
+        from services.eventlog.kafka import KafkaEventLog
+
+        return KafkaEventLog(
+            settings.kafka_bootstrap,
+            topic=settings.kafka_topic,
+            partitions=settings.kafka_partitions,
+        )
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    return SQLiteEventLog(settings.sqlite_path)
