@@ -82,6 +82,11 @@ def seal(
     prev_hash: str,
 ) -> Envelope:
     """Build an envelope at its position in the stream and compute its hash."""
+    for name, value in (("occurred_at", occurred_at), ("recorded_at", recorded_at)):
+        if value.tzinfo is None:
+            # A naive time would be read as the host's local time: the stored instant and
+            # the hash would depend on the machine's TZ.
+            raise ValueError(f"{name} must carry a timezone (e.g. 2026-11-21T12:00:00Z)")
     unsealed = Envelope(
         event_id=event_id,
         tournament_id=tournament_id,

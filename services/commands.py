@@ -32,6 +32,8 @@ from services.eventlog.base import (
 _DERIVED = uuid.UUID("6b1d4c8e-6c1f-4f3e-9a57-1c7d3e0f2a11")
 # Events only an admin may append (DEVELOPERS.md: admins append corrections).
 ADMIN_ONLY = frozenset({"ResultCorrected", "EventRetracted"})
+# Payload fields the decider fills in (absent from a resent command, present when stored).
+DERIVED_FIELDS = {"MovePlayed": frozenset({"san"})}
 
 
 class CommandRejected(Exception):
@@ -198,10 +200,12 @@ class CommandService:
                 continue
             hits += 1
             sent: dict[str, Any] = encode_payload(event)
+            derived = DERIVED_FIELDS.get(event.event_type, frozenset())
             same = (
                 env.tournament_id == tournament_id
                 and env.type == event.event_type
                 and all(env.payload.get(k) == v for k, v in sent.items())
+                and set(env.payload) - set(sent) <= derived
             )
             if not same:
                 raise EventIdConflict(

@@ -120,8 +120,9 @@ def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
             game.board = chess.Board(event.fen) if event.fen else chess.Board()
         except ValueError:
             game.board = None
-        if game.board is not None and game.board.turn == chess.BLACK:
-            game.first_to_move = "black"
+        game.first_to_move = (
+            "black" if game.board is not None and game.board.turn == chess.BLACK else "white"
+        )
     else:
         # LGC / Japanese convention: with handicap stones White moves first, else Black.
         game.first_to_move = "white" if event.handicap >= 2 else "black"
@@ -166,6 +167,8 @@ def _(event: ev.ResultCorrected, state: TournamentState, rec: Recorded) -> None:
 
 @_apply.register
 def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
+    ref = state.events[rec.envelope.event_id]
+    ref.game_id, ref.player_id, ref.level = event.game_id, event.player_id, event.level
     if event.game_id is not None and event.level == "warning":
         game = state.games.get(event.game_id)
         if game is not None:
@@ -190,12 +193,12 @@ def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
 
 @_apply.register
 def _(event: ev.TournamentPaused, state: TournamentState, rec: Recorded) -> None:
-    state.paused = True
+    state.pauses.append((rec.envelope.event_id, True))
 
 
 @_apply.register
 def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> None:
-    state.paused = False
+    state.pauses.append((rec.envelope.event_id, False))
 
 
 @_apply.register
@@ -220,6 +223,7 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
         if not game.moves:
             game.started = False
             game.board = None
+            game.first_to_move = "black" if state.game_kind == "go" else "white"
     elif target.type == "PlayerRegistered" and target.player_id is not None:
         state.players.pop(target.player_id, None)
     elif target.type == "PlayerWithdrew" and target.player_id in state.players:
@@ -229,5 +233,13 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
         for gid in state.rounds.pop(target.round_key, []):
             state.games.pop(gid, None)
         state.byes.pop(target.round_key, None)
-    elif target.type == "TournamentPaused":
-        state.paused = False
+    elif target.type in ("TournamentPaused", "TournamentResumed"):
+        state.pauses = [p for p in state.pauses if p[0] != tid]
+    elif (
+        target.type == "SanctionIssued"
+        and target.level == "warning"
+        and target.game_id in state.games
+        and target.player_id is not None
+    ):
+        warnings = state.games[target.game_id].warnings
+        warnings[target.player_id] = max(0, warnings.get(target.player_id, 0) - 1)

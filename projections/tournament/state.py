@@ -80,6 +80,7 @@ class EventRef:
     game_id: str | None = None
     player_id: str | None = None
     round_key: tuple[str, int] | None = None
+    level: str | None = None  # SanctionIssued
 
 
 @dataclass
@@ -96,7 +97,12 @@ class TournamentState:
     retracted: set[UUID] = field(default_factory=set)
     appeals: dict[str, bool] = field(default_factory=dict)  # appeal id -> decided
     rulings: set[str] = field(default_factory=set)
-    paused: bool = False
+    # Pauses and resumes in force, oldest first; a retraction removes its entry.
+    pauses: list[tuple[UUID, bool]] = field(default_factory=list)
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.pauses) and self.pauses[-1][1]
 
     @property
     def game_kind(self) -> str:
