@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from services.eventlog.base import EventLog  # noqa: E402
+from services.eventlog.base import EventLog
 
 LogFactory = Callable[[], EventLog]
 

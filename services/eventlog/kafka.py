@@ -191,7 +191,7 @@ class KafkaEventLog(EventLog):
                 transactional_id=f"{self.topic}-writer-p{part.number}",
                 acks="all",
                 enable_idempotence=True,
-                linger_ms=0,
+                linger_ms=5,  # commit_transaction() flushes: records go out in few requests
                 # After a commit the coordinator answers the next transaction's first request
                 # with CONCURRENT_TRANSACTIONS for a moment; kafka-python then sleeps the full
                 # backoff (100 ms by default), which would cap a writer at ~9 commits/s.

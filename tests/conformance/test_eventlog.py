@@ -147,7 +147,7 @@ def test_two_writers_racing_on_one_tournament(log_factory):
         seq = a.last_seq("race")
         barrier = threading.Barrier(2)
 
-        def go(name: str, log: EventLog) -> None:
+        def go(name: str, log: EventLog, r=r, barrier=barrier, seq=seq) -> None:
             ev = new_event(result(f"g{r}", "1-0"))
             barrier.wait()
             try:

@@ -99,7 +99,7 @@ def test_append_through_the_api_and_read_back_in_order(api):
     ],
 )
 def test_no_or_bad_token_gets_401_and_nothing(api, headers):
-    client, t, log = api
+    client, _t, log = api
     r = client.post("/tournaments/open-2026/commands", json=SETUP, headers=headers)
     assert r.status_code == 401
     assert r.headers["www-authenticate"] == "Bearer"
@@ -213,7 +213,7 @@ def test_redelivered_command_is_accepted_once(api):
 
 
 def test_stale_expected_seq_is_a_409(api):
-    client, t, log = api
+    client, t, _log = api
     _setup(client, t)
     body = {
         "commands": [cmd("GameEnded", game_id="g1", result="1-0", termination="resignation")],

@@ -76,7 +76,7 @@ def _rejected(svc: CommandService, b: CommandBatch, actor=ADMIN) -> CommandRejec
     return info.value
 
 
-# --- the happy path --------------------------------------------------------------------------------
+# --- the happy path -------------------------------------------------------------------------------
 
 
 def test_valid_batch_appends_and_returns_envelopes_with_seq_1_to_n(svc: CommandService):
@@ -102,7 +102,7 @@ def test_decided_payload_is_stored_not_the_raw_command(started: CommandService):
     assert res.envelopes[0].payload["san"] == "Nf3"
 
 
-# --- refusals --------------------------------------------------------------------------------------
+# --- refusals -------------------------------------------------------------------------------------
 
 
 def test_batch_with_a_rejected_third_command_appends_nothing(svc: CommandService):
@@ -191,7 +191,7 @@ def test_expected_seq_mismatch_raises_append_conflict(started: CommandService):
     assert started.log.last_seq(TID) == 6
 
 
-# --- idempotency -----------------------------------------------------------------------------------
+# --- idempotency ----------------------------------------------------------------------------------
 
 
 def test_resent_batch_is_a_duplicate_and_appends_nothing(started: CommandService):
@@ -249,26 +249,36 @@ def test_partly_stored_batch_is_refused(started: CommandService):
     assert started.log.last_seq(TID) == 6
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG services/commands.py CommandService._redelivery: `same` only checks that every key "
-        "of the resent payload matches the stored one (`all(env.payload.get(k) == v for k, v in "
-        "sent.items())`), never the reverse, so a resend that omits an optional field (here "
-        "`rating`) is taken for the stored event and answered duplicate=True instead of "
-        "EventIdConflict - unlike the log's own digest check (services/eventlog/base.py "
-        "check_duplicates). Fix: compare the whole payload, allowing only fields the decider "
-        "derives (MovePlayed.san) to differ when absent from the command."
-    ),
-)
 def test_resend_omitting_an_optional_field_is_a_conflict(started: CommandService):
+    """Regression: the redelivery check compared only the resent keys, so a resend without
+    `rating` was taken for the stored event (duplicate=True) instead of a conflict."""
     eid = uuid.uuid4()
     started.handle(TID, CommandBatch(commands=[command(player("dave", 2400), event_id=eid)]), ADMIN)
     with pytest.raises(EventIdConflict):
         started.handle(TID, CommandBatch(commands=[command(player("dave"), event_id=eid)]), ADMIN)
+    assert started.log.last_seq(TID) == 6
 
 
-# --- derived events --------------------------------------------------------------------------------
+def test_resent_move_without_the_derived_san_is_a_duplicate(started: CommandService):
+    """The decider fills in `san`; a resend of the original command (without it) is the same
+    command, but a resend claiming another SAN is not."""
+    eid = uuid.uuid4()
+    move = ev.MovePlayed(game_id="r1g1", ply=1, colour="white", uci="e2e4")
+    sent = CommandBatch(commands=[command(move, event_id=eid)])
+    first = started.handle(TID, sent, ARBITER)
+    assert first.envelopes[0].payload["san"] == "e4"
+    again = started.handle(TID, sent, ARBITER)
+    assert again.duplicate and again.envelopes == first.envelopes
+    assert started.handle(
+        TID, CommandBatch(commands=[command(move.model_copy(update={"san": "e4"}), eid)]), ARBITER
+    ).duplicate
+    wrong = move.model_copy(update={"san": "d4"})
+    with pytest.raises(EventIdConflict):
+        started.handle(TID, CommandBatch(commands=[command(wrong, event_id=eid)]), ARBITER)
+    assert started.log.last_seq(TID) == 6
+
+
+# --- derived events -------------------------------------------------------------------------------
 
 
 def test_adjudication_appends_two_events_with_a_derived_id(started: CommandService):
@@ -303,7 +313,7 @@ def test_client_causation_and_correlation_are_kept(started: CommandService):
     assert (env.causation_id, env.correlation_id) == (cause, corr)
 
 
-# --- several processes -----------------------------------------------------------------------------
+# --- several processes ----------------------------------------------------------------------------
 
 
 def test_two_services_on_one_file_see_each_others_appends(db: Path, logs: list[SQLiteEventLog]):

@@ -3,6 +3,7 @@ event class is a stable, frozen, round-trippable type."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
@@ -84,7 +85,7 @@ def _verify_chain(envs: list[Envelope]) -> None:
         prev = env.hash
 
 
-# --- upcasting ----------------------------------------------------------------------------------
+# --- upcasting ------------------------------------------------------------------------------------
 
 
 def test_v1_engine_player_decodes_as_v2_and_the_stored_bytes_stay_unchanged():
@@ -286,19 +287,21 @@ def test_naive_datetimes_are_refused_by_the_envelope():
             Envelope(**{**env.model_dump(), field: datetime(2026, 11, 21, 12, 0)})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG events_schema/envelope.py seal(): `occurred_at.astimezone(UTC)` / "
-        "`recorded_at.astimezone(UTC)` silently accept a naive datetime and read it as the "
-        "host's local time, so the stored instant and the hash depend on the machine's TZ. "
-        "seal should refuse tzinfo=None (raise ValueError) before converting."
-    ),
-)
 @pytest.mark.parametrize("field", ["occurred_at", "recorded_at"])
 def test_naive_datetimes_are_refused_by_seal(field: str):
-    with pytest.raises((ValueError, TypeError)):
+    """Regression: seal used to read a naive time as the host's local time (`astimezone`),
+    making the stored instant and the hash depend on the machine's TZ."""
+    with pytest.raises(ValueError, match=field):
         _seal({"x": 1}, **{field: datetime(2026, 11, 21, 12, 0)})
+    # The same through the log's path (NewEvent.sealed): a naive time from the caller or the
+    # log's clock.
+    kwargs = {"recorded_at": T0}
+    if field == "occurred_at":
+        event = dataclasses.replace(new_event(player("a"), 1), occurred_at=datetime(2026, 11, 21))
+    else:
+        event, kwargs = new_event(player("a"), 1), {"recorded_at": datetime(2026, 11, 21)}
+    with pytest.raises(ValueError, match=field):
+        event.sealed("t1", 1, GENESIS_HASH, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -384,7 +387,9 @@ RICH: list[Event] = [
         ),
         series_id="gct-2026",
     ),
-    ev.TournamentCreated(name="LGC", game="go", format="mcmahon", board_size=13, komi=Decimal("6.5")),
+    ev.TournamentCreated(
+        name="LGC", game="go", format="mcmahon", board_size=13, komi=Decimal("6.5")
+    ),
     ev.PlayerRegistered(
         player_id="sf",
         name="Stockfish",
@@ -447,7 +452,7 @@ def test_every_event_class_has_a_unique_stable_type_name():
     names = [cls.event_type for cls in EVENT_CLASSES]
     assert len(names) == len(set(names))
     assert all(name == cls.__name__ for name, cls in zip(names, EVENT_CLASSES, strict=True))
-    assert EVENT_TYPES == {cls.event_type: cls for cls in EVENT_CLASSES}
+    assert {cls.event_type: cls for cls in EVENT_CLASSES} == EVENT_TYPES
     assert all(1 <= len(name) <= 64 for name in names)  # fits Envelope.type
     assert all(cls.schema_version >= 1 for cls in EVENT_CLASSES)
 
