@@ -80,6 +80,18 @@ class TiebreakSpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class TiebreakOptions(BaseModel):
+    """Chain-wide rules that are not criteria of their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pairwise_head_to_head: bool = Field(
+        default=False,
+        description="Czech rules: when exactly two players are level on a criterion, their "
+        "head-to-head result decides unless it was drawn",
+    )
+
+
 class TimeControl(BaseModel):
     """A named time control: base time plus increment, or Go overtime (LGC Timing rules)."""
 
@@ -154,7 +166,10 @@ class TournamentCreated(Event):
     rounds: int | None = Field(default=None, ge=1)
     rules_preset: str | None = Field(default=None, max_length=64)
     scoring: Scoring = Field(default_factory=Scoring)
-    tiebreaks: list[TiebreakSpec] = Field(default_factory=list)
+    tiebreaks: list[TiebreakSpec] = Field(
+        default_factory=list, description="empty: the rules_preset's chain"
+    )
+    tiebreak_options: TiebreakOptions | None = None
     time_controls: list[TimeControl] = Field(default_factory=list)
     prize_table: PrizeTable | None = None
     points_table: list[Decimal] = Field(default_factory=list, description="tour points/place")
@@ -232,6 +247,9 @@ class RoundScheduled(Event):
 
     round: int = Field(ge=1)
     stage: str = Field(default="main", min_length=1, max_length=64)
+    cycle: int | None = Field(
+        default=None, ge=1, description="round-robin cycle; default from rounds and cycles"
+    )
     pairings: list[Pairing] = Field(default_factory=list)
     byes: list[Bye] = Field(default_factory=list)
     scheduled_at: AwareDatetime | None = None

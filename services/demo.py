@@ -108,10 +108,10 @@ def run_demo(db: Path, out: Console) -> None:
         ),
     )
 
-    from services.cli.main import _print_standings, _standings
+    from services.cli.main import _print_table, _table
 
     out.print()
-    _print_standings(TID, _standings(log, TID))
+    _print_table(TID, _table(log, TID))
     envs = list(log.read(TID))
     prev = GENESIS_HASH
     for env in envs:

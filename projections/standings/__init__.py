@@ -1,5 +1,20 @@
-"""Standings: points and game counts per player, folded from the tournament's events."""
+"""Standings: the fold, the crosstable, and the ranked table with tiebreaks."""
 
-from projections.standings.points import PlayerScore, Standings, evolve, fold, table
+from projections.standings.crosstable import Crosstable, Entry, Game
+from projections.standings.crosstable import build as crosstable
+from projections.standings.state import StandingsState, evolve, fold
+from projections.standings.table import Row, Table, explain, standings
 
-__all__ = ["PlayerScore", "Standings", "evolve", "fold", "table"]
+__all__ = [
+    "Crosstable",
+    "Entry",
+    "Game",
+    "Row",
+    "StandingsState",
+    "Table",
+    "crosstable",
+    "evolve",
+    "explain",
+    "fold",
+    "standings",
+]

@@ -14,6 +14,8 @@ from sgfmill import common as sgf_common
 
 from events_schema import events as ev
 from projections.rejection import Rejected
+from projections.tiebreaks import validate as validate_chain
+from projections.tiebreaks.presets import PRESETS
 from projections.tournament.state import GameState, TournamentState
 
 _CREATION = (ev.TournamentCreated, ev.SeriesCreated)
@@ -54,6 +56,16 @@ def _refuse_recreation(state: TournamentState) -> None:
 @_decide.register
 def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
     _refuse_recreation(state)
+    # Issue 3: unknown criteria, bad parameters or an unknown preset are refused at creation.
+    for i, where, message in validate_chain(proposed.tiebreaks):
+        raise Rejected("tiebreak.invalid", f"payload.tiebreaks[{i}].{where}", message)
+    if proposed.rules_preset is not None and proposed.rules_preset not in PRESETS:
+        known = ", ".join(sorted(PRESETS))
+        raise Rejected(
+            "tiebreak.unknown_preset",
+            "payload.rules_preset",
+            f"unknown preset {proposed.rules_preset!r}; known: {known}",
+        )
     return [proposed]
 
 

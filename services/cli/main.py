@@ -7,7 +7,7 @@ import json
 import sys
 import uuid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import httpx
 import typer
@@ -16,7 +16,10 @@ from rich.table import Table
 
 from events_schema import Actor, Command, CommandBatch, Recorded
 from events_schema.codec import dumps, loads
-from projections import standings as standings_proj
+from projections.standings import Table as StandingsTable
+from projections.standings import explain as explain_rows
+from projections.standings import fold as standings_fold
+from projections.standings import standings as standings_table
 from services.auth import ROLES, TokenStore
 from services.cli import schema_export
 from services.commands import CommandRejected, CommandService
@@ -153,64 +156,89 @@ def events(
 @app.command()
 def standings(
     tournament: str,
+    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Print the points table (tiebreak columns arrive with the tiebreak projection)."""
+    """Print the standings with tiebreak columns and why each row is below the one above."""
     with open_log(_settings(backend, db)) as log:
-        rows = _standings(log, tournament)
+        table = _table(log, tournament, at)
     if as_json:
-        sys.stdout.write(dumps(rows).decode() + "\n")
+        sys.stdout.write(dumps(table.as_dict()).decode() + "\n")
         return
-    _print_standings(tournament, rows)
+    _print_table(tournament, table)
 
 
-def _standings(log: EventLog, tournament: str) -> list[dict[str, Any]]:
-    state = standings_proj.fold([Recorded.of(e) for e in log.read(tournament)])
-    rows: list[dict[str, Any]] = []
-    table = standings_proj.table(state)
-    for i, r in enumerate(table):
-        # rules/README "Shared places": level players share the place, the next skips
-        # (1, 2, 2, 4). Tiebreak chains (issue 3) will separate them first.
-        place = i + 1 if i == 0 or table[i - 1].points != r.points else rows[-1]["place"]
-        rows.append(
-            {
-                "place": place,
-                "player_id": r.player_id,
-                "name": r.name,
-                "score": r.score,
-                "half_points": r.points,
-                "played": r.games,
-                "won": r.wins,
-                "drawn": r.draws,
-                "lost": r.losses,
-                "byes": r.byes,
-                "forfeits_won": r.forfeit_wins,
-                "forfeits_lost": r.forfeit_losses,
-                "withdrawn": r.withdrawn,
-            }
+@app.command()
+def explain(
+    tournament: str,
+    a: str,
+    b: str,
+    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Why A and B stand where they do, criterion by criterion."""
+    with open_log(_settings(backend, db)) as log:
+        table = _table(log, tournament, at)
+    try:
+        steps = explain_rows(table, a, b)
+    except KeyError as exc:
+        _fail("standings.unknown_player", "A/B", str(exc.args[0]))
+        return
+    if as_json:
+        sys.stdout.write(dumps(steps).decode() + "\n")
+        return
+    t = Table(title=f"{tournament}: {a} vs {b} (as of seq {table.seq})")
+    for col in ("criterion", "group", a, b, ""):
+        t.add_column(col)
+    for st in steps:
+        group = ", ".join(st["group"]) if st["group"] else "all"
+        verdict = "separates them" if st["separates"] else "level"
+        t.add_row(st["label"], group, st[a], st[b], verdict)
+    out.print(t)
+    rows = {r.player_id: r for r in table.rows}
+    ra, rb = rows[a], rows[b]
+    if ra.place == rb.place:
+        state = "unresolved (organisers decide)" if ra.unresolved else "shared"
+        out.print(f"{a} and {b} share place {ra.place}: {state}")
+    else:
+        hi, lo = (ra, rb) if ra.place < rb.place else (rb, ra)
+        out.print(f"{hi.player_id} (place {hi.place}) is above {lo.player_id} (place {lo.place})")
+
+
+def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
+    state = standings_fold([Recorded.of(e) for e in log.read(tournament, 1, at)])
+    if state.created is None:
+        _fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    return standings_table(state)
+
+
+def _print_table(tournament: str, table: StandingsTable) -> None:
+    crit_cols = [c.name for c, _ in table.chain.criteria() if not c.terminal]
+    t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
+    heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
+    for col in [*heads, *crit_cols, "decided by"]:
+        t.add_column(col, justify="left" if col in ("player", "decided by") else "right")
+    for r in table.rows:
+        place = f"{r.place}{'=' if r.shared else ''}{'?' if r.unresolved else ''}"
+        tb = dict(r.tiebreaks)
+        t.add_row(
+            place,
+            r.name + (" (withdrawn)" if r.withdrawn else ""),
+            r.score,
+            str(r.played),
+            str(r.wins),
+            str(r.draws),
+            str(r.losses),
+            str(r.byes),
+            f"{r.forfeit_wins}/{r.forfeit_losses}",
+            *[tb.get(c, "–") for c in crit_cols],
+            r.decided_by,
         )
-    return rows
-
-
-def _print_standings(tournament: str, rows: list[dict[str, Any]]) -> None:
-    table = Table(title=f"Standings: {tournament}")
-    for col in ("#", "player", "score", "played", "W", "D", "L", "byes", "forfeits +/-"):
-        table.add_column(col, justify="left" if col == "player" else "right")
-    for r in rows:
-        table.add_row(
-            str(r["place"]),
-            r["name"] + (" (withdrawn)" if r["withdrawn"] else ""),
-            r["score"],
-            str(r["played"]),
-            str(r["won"]),
-            str(r["drawn"]),
-            str(r["lost"]),
-            str(r["byes"]),
-            f"{r['forfeits_won']}/{r['forfeits_lost']}",
-        )
-    out.print(table)
+    out.print(t)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ stream's partition (event ids are UUIDs); SQLite checks it globally.
 from __future__ import annotations
 
 import contextlib
+import random
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -81,6 +83,7 @@ def partition_for(tournament_id: str, partitions: int) -> int:
 
 class KafkaEventLog(EventLog):
     backend = "kafka"
+    MAX_ATTEMPTS = 20
 
     def __init__(
         self,
@@ -216,7 +219,11 @@ class KafkaEventLog(EventLog):
         part = self._part(tournament_id)
         last_error: KafkaError | None = None
         with part.lock:
-            for _attempt in range(5):
+            for attempt in range(self.MAX_ATTEMPTS):
+                if attempt:
+                    # Two writers taking a partition from each other can fence each other
+                    # forever; a jittered, growing pause lets one finish its transaction.
+                    time.sleep(random.uniform(0, min(0.5, 0.005 * 2**attempt)))
                 producer = self._writer(part)
                 try:
                     return self._append_owned(part, producer, tournament_id, events, expected_seq)
@@ -229,7 +236,9 @@ class KafkaEventLog(EventLog):
                     # did land comes back as a duplicate, never twice).
                     last_error = exc
                     self._drop_writer(part)
-            raise KafkaError(f"partition {part.number}: append failed 5 times: {last_error}")
+            raise KafkaError(
+                f"partition {part.number}: append failed {self.MAX_ATTEMPTS} times: {last_error}"
+            )
 
     def _append_owned(
         self,

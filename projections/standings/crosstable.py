@@ -1,0 +1,195 @@
+"""The crosstable: an immutable view of the finished games and byes of one stage, with each
+player's rounds from their own side. Tiebreak criteria are pure functions of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from events_schema import events as ev
+from projections.standings.state import PlayerInfo, StandingsState
+
+Outcome = Literal["win", "draw", "loss"]
+EntryKind = Literal[
+    "played",  # over the board
+    "forfeit_win",  # opponent did not play (TRF "+")
+    "forfeit_loss",  # did not play (TRF "-")
+    "bye",  # pairing-allocated bye (TRF "U"/"F")
+    "half_bye",  # TRF "H"
+    "zero_bye",  # TRF "Z"
+    "advance",  # knockout advance without a game
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    game_id: str
+    round: int
+    cycle: int
+    white: str
+    black: str
+    result: ev.Result
+    termination: ev.Termination
+    played: bool  # False: a forfeit, recorded apart from played games
+    white_points: int  # half-points, under the tournament's scoring
+    black_points: int
+    white_outcome: Outcome
+    black_outcome: Outcome
+    moves: tuple[str, ...] = ()
+    fen: str | None = None
+    pair_id: str | None = None
+    opening: str | None = None
+    order: int = 0  # seq of the result in force: a later game has a larger order
+
+    def points_of(self, pid: str) -> int:
+        return self.white_points if pid == self.white else self.black_points
+
+    def outcome_of(self, pid: str) -> Outcome:
+        return self.white_outcome if pid == self.white else self.black_outcome
+
+    def opponent_of(self, pid: str) -> str:
+        return self.black if pid == self.white else self.white
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One round from one player's side."""
+
+    round: int
+    cycle: int
+    kind: EntryKind
+    points: int  # half-points
+    outcome: Outcome
+    opponent: str | None = None
+    colour: Literal["white", "black"] | None = None
+    game: Game | None = None
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    scoring: ev.Scoring
+    players: Mapping[str, PlayerInfo]
+    games: tuple[Game, ...]
+    entries: Mapping[str, tuple[Entry, ...]]
+    rounds: int  # rounds scheduled in the stage
+    withdrawn: Mapping[str, int | None] = field(default_factory=dict)
+    rulings: tuple[ev.RulingIssued, ...] = ()
+
+    @property
+    def points(self) -> Mapping[str, int]:
+        return {pid: sum(e.points for e in es) for pid, es in self.entries.items()}
+
+    def games_between(self, group: Iterable[str]) -> list[Game]:
+        members = set(group)
+        return [g for g in self.games if g.white in members and g.black in members]
+
+    def restrict(self, keep: Callable[[Entry], bool]) -> Crosstable:
+        """The same players with only the entries (and games) `keep` accepts, e.g. one cycle."""
+        entries = {pid: tuple(e for e in es if keep(e)) for pid, es in self.entries.items()}
+        ids = {e.game.game_id for es in entries.values() for e in es if e.game is not None}
+        games = tuple(g for g in self.games if g.game_id in ids)
+        rounds = max((e.round for es in entries.values() for e in es), default=0)
+        return Crosstable(
+            self.scoring, self.players, games, entries, rounds, self.withdrawn, self.rulings
+        )
+
+
+def _outcomes(result: ev.Result, armageddon: bool) -> tuple[Outcome, Outcome]:
+    if result == "1/2-1/2":
+        # GCT 2.5.2: "In the event of a draw Black shall be declared the winner."
+        return ("loss", "win") if armageddon else ("draw", "draw")
+    if result == "1-0":
+        return "win", "loss"
+    if result == "0-1":
+        return "loss", "win"
+    return "loss", "loss"  # "0-0": both lose
+
+
+def build(state: StandingsState, stage: str = "main") -> Crosstable:
+    created = state.created
+    scoring = created.scoring if created is not None else ev.Scoring()
+    per_cycle = 0
+    if created is not None and created.rounds and created.cycles > 1:
+        per_cycle = max(1, created.rounds // created.cycles)
+
+    def cycle_of(rnd: int, explicit: int | None) -> int:
+        if explicit is not None:
+            return explicit
+        return (rnd - 1) // per_cycle + 1 if per_cycle else 1
+
+    pts = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
+    games: list[Game] = []
+    entries: dict[str, list[Entry]] = {pid: [] for pid in state.players}
+    rounds = 0
+    for rec in state.games.values():
+        if rec.stage != stage:
+            continue
+        rounds = max(rounds, rec.round)
+        if not rec.results or rec.white not in entries or rec.black not in entries:
+            continue
+        _, order, result, term = rec.results[-1]
+        wo, bo = _outcomes(result, scoring.armageddon)
+        played = term != "forfeit"
+        if played:
+            wp, bp = pts[wo], pts[bo]
+        else:
+            wp = scoring.forfeit_win if wo == "win" else scoring.forfeit_loss
+            bp = scoring.forfeit_win if bo == "win" else scoring.forfeit_loss
+        cycle = cycle_of(rec.round, rec.cycle)
+        game = Game(
+            game_id=rec.game_id,
+            round=rec.round,
+            cycle=cycle,
+            white=rec.white,
+            black=rec.black,
+            result=result,
+            termination=term,
+            played=played,
+            white_points=wp,
+            black_points=bp,
+            white_outcome=wo,
+            black_outcome=bo,
+            moves=tuple(rec.moves),
+            fen=rec.fen,
+            pair_id=rec.pair_id,
+            opening=rec.opening,
+            order=order,
+        )
+        games.append(game)
+        for pid, colour, p, o in ((rec.white, "white", wp, wo), (rec.black, "black", bp, bo)):
+            kind: EntryKind = (
+                "played" if played else ("forfeit_win" if o == "win" else "forfeit_loss")
+            )
+            entries[pid].append(
+                Entry(rec.round, cycle, kind, p, o, game.opponent_of(pid), colour, game)  # type: ignore[arg-type]
+            )
+    bye_points: dict[str, tuple[EntryKind, int]] = {
+        "pairing_allocated": ("bye", scoring.bye),
+        "half": ("half_bye", scoring.half_bye),
+        "zero": ("zero_bye", scoring.zero_bye),
+        "advance": ("advance", 0),
+    }
+    for _ids, byes in state.rounds.values():
+        for b in byes:
+            if b.stage != stage or b.player_id not in entries:
+                continue
+            rounds = max(rounds, b.round)
+            bye_kind, p = bye_points[b.kind]
+            outcome: Outcome = "win" if p >= scoring.win else ("draw" if p > 0 else "loss")
+            entries[b.player_id].append(
+                Entry(b.round, cycle_of(b.round, None), bye_kind, p, outcome)
+            )
+    games.sort(key=lambda g: (g.round, g.order, g.game_id))
+    withdrawn = {pid: rnd for pid, rnd in state.withdrawals.values() if pid in state.players}
+    return Crosstable(
+        scoring=scoring,
+        players=dict(sorted(state.players.items())),
+        games=tuple(games),
+        entries={
+            pid: tuple(sorted(es, key=lambda e: e.round)) for pid, es in sorted(entries.items())
+        },
+        rounds=rounds,
+        withdrawn=withdrawn,
+        rulings=tuple(state.rulings.values()),
+    )

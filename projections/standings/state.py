@@ -1,0 +1,188 @@
+"""The standings fold: what the standings and tiebreaks need from a tournament's events.
+
+It keeps, per game, the results in force (a `ResultCorrected` pushes, an `EventRetracted`
+removes) and the moves in force (r-mobility and the average-moves criteria need them), so the
+crosstable can always be rebuilt in full from the current facts (lila's "recomputed in full").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import singledispatch
+from uuid import UUID
+
+from events_schema import events as ev
+from events_schema.registry import Recorded
+
+
+@dataclass
+class PlayerInfo:
+    player_id: str
+    name: str
+    rating: int | None
+    kind: str
+
+
+@dataclass
+class GameRecord:
+    game_id: str
+    stage: str
+    round: int
+    cycle: int | None
+    white: str
+    black: str
+    pair_id: str | None
+    opening: str | None
+    fen: str | None = None
+    # (event id, seq, result, termination) in force, oldest first
+    results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    move_ids: list[UUID] = field(default_factory=list)
+
+
+@dataclass
+class ByeRecord:
+    player_id: str
+    stage: str
+    round: int
+    kind: str
+
+
+@dataclass
+class StandingsState:
+    seq: int = 0
+    created: ev.TournamentCreated | None = None
+    players: dict[str, PlayerInfo] = field(default_factory=dict)
+    registrations: dict[UUID, str] = field(default_factory=dict)
+    withdrawals: dict[UUID, tuple[str, int | None]] = field(default_factory=dict)
+    games: dict[str, GameRecord] = field(default_factory=dict)
+    rounds: dict[UUID, tuple[list[str], list[ByeRecord]]] = field(default_factory=dict)
+    result_game: dict[UUID, str] = field(default_factory=dict)
+    move_game: dict[UUID, str] = field(default_factory=dict)
+    start_game: dict[UUID, str] = field(default_factory=dict)
+    rulings: dict[UUID, ev.RulingIssued] = field(default_factory=dict)
+
+
+def evolve(state: StandingsState, rec: Recorded) -> StandingsState:
+    if rec.envelope.seq <= state.seq:
+        return state  # redelivered: already applied
+    state.seq = rec.envelope.seq
+    _apply(rec.event, state, rec.envelope.event_id, rec.envelope.seq)
+    return state
+
+
+def fold(records: list[Recorded] | tuple[Recorded, ...]) -> StandingsState:
+    state = StandingsState()
+    for rec in records:
+        evolve(state, rec)
+    return state
+
+
+@singledispatch
+def _apply(event: ev.Event, state: StandingsState, event_id: UUID, seq: int) -> None:
+    pass
+
+
+@_apply.register
+def _(event: ev.TournamentCreated, state: StandingsState, event_id: UUID, seq: int) -> None:
+    if state.created is None:
+        state.created = event
+
+
+@_apply.register
+def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: int) -> None:
+    if event.player_id not in state.players:
+        state.players[event.player_id] = PlayerInfo(
+            event.player_id, event.name, event.rating, event.kind
+        )
+        state.registrations[event_id] = event.player_id
+
+
+@_apply.register
+def _(event: ev.PlayerWithdrew, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.withdrawals[event_id] = (event.player_id, event.from_round)
+
+
+@_apply.register
+def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int) -> None:
+    ids = []
+    for p in event.pairings:
+        if p.game_id in state.games:
+            continue
+        state.games[p.game_id] = GameRecord(
+            game_id=p.game_id,
+            stage=event.stage,
+            round=event.round,
+            cycle=event.cycle,
+            white=p.white,
+            black=p.black,
+            pair_id=p.pair_id,
+            opening=p.opening,
+        )
+        ids.append(p.game_id)
+    byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]
+    state.rounds[event_id] = (ids, byes)
+
+
+@_apply.register
+def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None:
+        game.fen = event.fen
+        state.start_game[event_id] = event.game_id
+
+
+@_apply.register
+def _(event: ev.MovePlayed, state: StandingsState, event_id: UUID, seq: int) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None:
+        game.moves.append(event.uci or event.point or "?")
+        game.move_ids.append(event_id)
+        state.move_game[event_id] = event.game_id
+
+
+def _result(
+    state: StandingsState, eid: UUID, seq: int, gid: str, r: ev.Result, t: ev.Termination
+) -> None:
+    game = state.games.get(gid)
+    if game is not None:
+        game.results.append((eid, seq, r, t))
+        state.result_game[eid] = gid
+
+
+@_apply.register
+def _(event: ev.GameEnded, state: StandingsState, event_id: UUID, seq: int) -> None:
+    _result(state, event_id, seq, event.game_id, event.result, event.termination)
+
+
+@_apply.register
+def _(event: ev.ResultCorrected, state: StandingsState, event_id: UUID, seq: int) -> None:
+    _result(state, event_id, seq, event.game_id, event.result, event.termination)
+
+
+@_apply.register
+def _(event: ev.RulingIssued, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.rulings[event_id] = event
+
+
+@_apply.register
+def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int) -> None:
+    target = event.retracted_event_id
+    state.withdrawals.pop(target, None)
+    state.rulings.pop(target, None)
+    if (gid := state.result_game.pop(target, None)) is not None:
+        game = state.games[gid]
+        game.results = [r for r in game.results if r[0] != target]
+    if (gid := state.move_game.pop(target, None)) is not None:
+        game = state.games[gid]
+        if game.move_ids and game.move_ids[-1] == target:
+            game.move_ids.pop()
+            game.moves.pop()
+    if (gid := state.start_game.pop(target, None)) is not None:
+        state.games[gid].fen = None
+    if target in state.rounds:
+        ids, _ = state.rounds.pop(target)
+        for gid in ids:
+            state.games.pop(gid, None)
+    if (pid := state.registrations.pop(target, None)) is not None:
+        state.players.pop(pid, None)

@@ -1,0 +1,83 @@
+"""Criteria shared by several rulebooks: direct encounter and Sonneborn-Berger."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from projections.tiebreaks.registry import Param, Value, criterion, half_points
+
+if TYPE_CHECKING:
+    from projections.standings.crosstable import Crosstable
+
+
+def fraction_shown(value: Fraction) -> str:
+    """Exact value as a short decimal when it has one, else as a fraction: 8.75, 1/3."""
+    if value.denominator in (1, 2, 4, 5, 8, 10, 16, 20, 25, 40, 50, 100):
+        text = f"{float(value):.4f}".rstrip("0").rstrip(".")
+        return text
+    return f"{value.numerator}/{value.denominator}"
+
+
+@criterion(
+    "direct-encounter",
+    "direct encounter",
+    "TCEC Leagues 11.1.1 / Swiss 3.4 / FRD 3.1; FIDE C.07 (2023) 6.1",
+    group_relative=True,
+    params={
+        "require_all_met": Param(
+            bool,
+            False,
+            doc="FIDE: only when every tied player has met every other (else no value)",
+        )
+    },
+)
+def direct_encounter(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Points scored in the games played between the tied players only (all cycles).
+
+    TCEC: "the direct encounter(s) between the tied engines decides". Unplayed games (forfeits)
+    do not count. With `require_all_met` (FIDE), the criterion separates nobody unless every
+    pair of tied players has met.
+    """
+    games = [g for g in ct.games_between(group) if g.played]
+    if params["require_all_met"]:
+        met = {frozenset((g.white, g.black)) for g in games}
+        members = sorted(group)
+        pairs = {frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1 :]}
+        if not pairs <= met:
+            return {p: Value(None, "–") for p in group}
+    score = dict.fromkeys(group, 0)
+    for g in games:
+        score[g.white] += g.white_points
+        score[g.black] += g.black_points
+    return {p: Value(score[p], half_points(score[p])) for p in group}
+
+
+@criterion(
+    "sonneborn-berger",
+    "Sonneborn-Berger",
+    "TCEC Leagues 11.1.2 / Swiss 3.1 / FRD 3.2; FIDE C.07 (2023) 7.1",
+    params={
+        "count_forfeits": Param(bool, False, doc="count games won or lost by forfeit"),
+    },
+)
+def sonneborn_berger(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Sum over the games of the opponent's final score times the points the player took from
+    that game (in points: a win counts the opponent's full score, a draw half of it)."""
+    points = ct.points
+    out = {}
+    for p in group:
+        total = Fraction(0)
+        for e in ct.entries.get(p, ()):
+            if e.opponent is None or e.game is None:
+                continue
+            if not e.game.played and not params["count_forfeits"]:
+                continue
+            total += Fraction(points.get(e.opponent, 0) * e.points, 4)
+        out[p] = Value(total, fraction_shown(total))
+    return out

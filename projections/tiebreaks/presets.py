@@ -1,0 +1,32 @@
+"""Named chains an organiser picks at creation (`rules_preset`), each citing its rulebook."""
+
+from __future__ import annotations
+
+from events_schema.events import TiebreakOptions, TiebreakSpec
+from projections.tiebreaks.chain import Chain
+
+
+def _chain(*names: str, pairwise: bool = False) -> Chain:
+    return Chain(
+        tuple(TiebreakSpec(name=n) for n in names),
+        TiebreakOptions(pairwise_head_to_head=pairwise),
+    )
+
+
+PRESETS: dict[str, Chain] = {
+    # GCT 2.1/3.1: a tie for first goes to a playoff (projections/playoffs); 2.8/3.8: ties
+    # elsewhere share the place, prize and points.
+    "gct": _chain("shared-place"),
+}
+
+
+def chain_for(
+    rules_preset: str | None, specs: list[TiebreakSpec], options: TiebreakOptions | None
+) -> Chain:
+    """The tournament's chain: its explicit criteria if given, else its preset's."""
+    if specs:
+        return Chain(tuple(specs), options or TiebreakOptions())
+    if rules_preset in PRESETS:
+        preset = PRESETS[rules_preset]
+        return Chain(preset.specs, options or preset.options)
+    return _chain("shared-place")

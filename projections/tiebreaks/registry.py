@@ -1,0 +1,139 @@
+"""The tiebreak library's registry: every criterion is a named, documented pure function.
+
+A criterion maps (crosstable, the tied group, its parameters) to one `Value` per player of the
+group. `Value.key` orders players, higher is better (a criterion where lower is better negates
+its key); `None` means "no value" and ranks after every value. `Value.shown` is what the
+standings and explanations print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from projections.standings.crosstable import Crosstable
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    key: Any
+    shown: str
+
+
+Compute = Callable[["Crosstable", Sequence[str], Mapping[str, Any]], dict[str, Value]]
+
+
+@dataclass(frozen=True)
+class Param:
+    """An allowed parameter: its type, default and a check returning an error or None."""
+
+    type: type
+    default: Any
+    check: Callable[[Any], str | None] = lambda _v: None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    label: str
+    source: str  # the rule it implements, e.g. "TCEC Leagues 11.1.2"
+    compute: Compute
+    doc: str = ""
+    # The value depends on which players are tied (direct encounter, mini-tables): it is
+    # computed per tied group, not once for the whole field.
+    group_relative: bool = False
+    # A group-relative criterion that is applied again to a sub-group it produced before the
+    # chain moves on (Czech A2: the mini-table is re-applied).
+    reapply: bool = False
+    params: Mapping[str, Param] = field(default_factory=dict)
+    # Terminal entries ("shared-place", "organisers-decide") end a chain; they compute nothing.
+    terminal: bool = False
+
+
+REGISTRY: dict[str, Criterion] = {}
+
+
+def criterion(
+    name: str,
+    label: str,
+    source: str,
+    *,
+    group_relative: bool = False,
+    reapply: bool = False,
+    params: Mapping[str, Param] | None = None,
+) -> Callable[[Compute], Compute]:
+    """Register a criterion; its docstring is its documentation."""
+
+    def register(fn: Compute) -> Compute:
+        if name in REGISTRY:
+            raise ValueError(f"tiebreak {name!r} registered twice")
+        REGISTRY[name] = Criterion(
+            name=name,
+            label=label,
+            source=source,
+            compute=fn,
+            doc=(fn.__doc__ or "").strip(),
+            group_relative=group_relative,
+            reapply=reapply,
+            params=dict(params or {}),
+        )
+        return fn
+
+    return register
+
+
+def _no_values(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    return {}
+
+
+REGISTRY["shared-place"] = Criterion(
+    "shared-place",
+    "shared place",
+    "rules/README 'Shared places'; TCEC Swiss 3.5",
+    _no_values,
+    doc="Players still level share the place; the next place skips (1, 2, 2, 4).",
+    terminal=True,
+)
+REGISTRY["organisers-decide"] = Criterion(
+    "organisers-decide",
+    "organisers decide",
+    "TCEC Leagues 11.1.7; GCT 4.12",
+    _no_values,
+    doc="Players still level stay unresolved until a RulingIssued with "
+    '{"tiebreak_order": [player ids]} orders them.',
+    terminal=True,
+)
+
+
+def resolve_params(crit: Criterion, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Defaults filled in; raises ValueError naming the parameter and the rule."""
+    unknown = sorted(set(given) - set(crit.params))
+    if unknown:
+        allowed = ", ".join(sorted(crit.params)) or "none"
+        raise ValueError(f"unknown parameter {unknown[0]!r} (allowed: {allowed})")
+    out = {}
+    for pname, spec in crit.params.items():
+        value = given.get(pname, spec.default)
+        if not isinstance(value, spec.type) or isinstance(value, bool) != (spec.type is bool):
+            raise ValueError(f"parameter {pname!r} must be {spec.type.__name__}, not {value!r}")
+        problem = spec.check(value)
+        if problem:
+            raise ValueError(f"parameter {pname!r}: {problem}")
+        out[pname] = value
+    return out
+
+
+def half_points(value: int | Fraction) -> str:
+    """Half-points shown as points: 7 -> 3½, 2 -> 1, 1 -> ½."""
+    points = Fraction(value) / 2
+    whole = int(points)
+    frac = points - whole
+    if frac == 0:
+        return str(whole)
+    if frac == Fraction(1, 2):
+        return f"{whole}½" if whole else "½"
+    return f"{float(points):.2f}".rstrip("0")
