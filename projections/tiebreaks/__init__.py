@@ -2,7 +2,7 @@
 
 Importing this package registers every criterion."""
 
-from projections.tiebreaks import common  # noqa: F401  (registers criteria)
+from projections.tiebreaks import common, czech, fide, tcec  # noqa: F401  (register criteria)
 from projections.tiebreaks.chain import Boundary, Chain, Ranking, Step, rank, validate
 from projections.tiebreaks.registry import REGISTRY, Criterion, Value
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
+from projections.tiebreaks import czech, fide, tcec
 from projections.tiebreaks.chain import Chain
 
 
@@ -17,6 +18,9 @@ PRESETS: dict[str, Chain] = {
     # GCT 2.1/3.1: a tie for first goes to a playoff (projections/playoffs); 2.8/3.8: ties
     # elsewhere share the place, prize and points.
     "gct": _chain("shared-place"),
+    **fide.PRESETS,
+    **tcec.PRESETS,
+    **czech.PRESETS,
 }
 
 

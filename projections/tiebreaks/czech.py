@@ -1,0 +1,8 @@
+"""Czech club ranking rules (czech-club-ranking-rules; English: rules/czech-club-ranking-rules.en.md)."""
+
+from __future__ import annotations
+
+from projections.tiebreaks.chain import Chain
+
+#: Presets this rulebook defines (merged into projections.tiebreaks.presets.PRESETS).
+PRESETS: dict[str, Chain] = {}
