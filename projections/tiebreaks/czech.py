@@ -1,4 +1,5 @@
-"""Czech club ranking rules (czech-club-ranking-rules; English: rules/czech-club-ranking-rules.en.md)."""
+"""Czech club ranking rules (seed czech-club-ranking-rules.cs.txt; English rendering:
+rules/czech-club-ranking-rules.en.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TCEC tiebreaks (tcec-rules.txt: Leagues 11, Swiss 3, FRD 3) and r-mobility (rules/r-mobility.md)."""
+"""TCEC tiebreaks (tcec-rules.txt: Leagues 11, Swiss 3, FRD 3) and r-mobility
+(rules/r-mobility.md)."""
 
 from __future__ import annotations
 
