@@ -327,5 +327,95 @@ def demo(
     run_demo(db, out)
 
 
+# --------------------------------------------------------------------------------------------
+# import / export: TRF-16 (services/trf)
+# --------------------------------------------------------------------------------------------
+
+import_app = typer.Typer(help="Import a tournament from a file.", no_args_is_help=True)
+export_app = typer.Typer(help="Export a tournament to a file.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
+
+
+@import_app.command("trf")
+def import_trf(
+    file: Path,
+    rules: Annotated[str | None, typer.Option("--rules", help="rules preset, e.g. gct")] = None,
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", help="tournament id (default: file name)")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="tournament format")] = "swiss",
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Record a FIDE TRF-16 file as a new tournament, through the command path."""
+    import hashlib
+
+    from services.trf import import_commands, points_mismatches, to_commands, tournament_id_for
+    from services.trf.parse import TrfError, decode_trf, parse_trf
+
+    try:
+        raw = file.read_bytes()
+        tid = tournament or tournament_id_for(file)
+        trf = parse_trf(decode_trf(raw))
+        digest = hashlib.sha256(raw).hexdigest()
+        commands = to_commands(
+            trf, name=file.stem, fmt=fmt, rules_preset=rules, id_namespace=f"{tid}:{digest}"
+        )
+    except OSError as exc:
+        _fail("trf.unreadable", "FILE", str(exc))
+        return
+    except TrfError as exc:
+        _fail("trf.malformed", f"{file.name}:{exc.line}", str(exc))
+        return
+    except ValueError as exc:  # a tournament id or an event field out of range
+        _fail("trf.invalid", str(file), str(exc))
+        return
+    for warning in points_mismatches(trf):
+        err.print(f"[yellow]warning[/yellow] {warning}")
+    with open_log(_settings(backend, db)) as log:
+        try:
+            result = import_commands(CommandService(log), tid, commands, _local_actor())
+        except CommandRejected as exc:
+            _fail(exc.rule, exc.field, exc.message)
+            return
+        except EventLogError as exc:
+            _fail(exc.rule, exc.field, str(exc))
+            return
+    if result.duplicate:
+        out.print(f"{tid}: already imported: nothing appended (last seq {result.last_seq})")
+    else:
+        out.print(
+            f"{tid}: imported {len(trf.players)} players, {trf.played_rounds} rounds: "
+            f"{result.appended} events (last seq {result.last_seq})"
+        )
+
+
+@export_app.command("trf")
+def export_trf_cmd(
+    tournament: str,
+    out_file: Annotated[Path | None, typer.Option("--out", help="file (default: stdout)")] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Write a tournament as a FIDE TRF-16 file."""
+    from services.trf import export_trf
+
+    with open_log(_settings(backend, db)) as log:
+        records = [Recorded.of(e) for e in log.read(tournament, 1)]
+    if not records:
+        _fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    try:
+        text = export_trf(records)
+    except ValueError as exc:
+        _fail("trf.unrepresentable", "TOURNAMENT", str(exc))
+        return
+    if out_file is None:
+        sys.stdout.write(text)
+        return
+    out_file.write_bytes(text.encode())
+    out.print(f"wrote {tournament} to {out_file}")
+
+
 if __name__ == "__main__":
     app()

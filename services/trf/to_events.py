@@ -1,0 +1,305 @@
+"""A parsed TRF-16 file as the commands that record the same tournament.
+
+The order is: `TournamentCreated`; one `PlayerRegistered` per 001 line in start-rank order;
+then per round ``r``: a `PlayerWithdrew` for each player withdrawing from ``r``, the round's
+`RoundScheduled` (pairings and byes), and one `GameEnded` per game with a result.
+
+Reading choices (the TRF code is on each player's line, so a game is read from both sides and
+the two sides must agree):
+
+* ids: player ``p{start rank:03d}`` (``p001``); game ``r{round}-{white}-{black}``
+  (``r1-p001-p007``); ``seed`` is the start rank.
+* colours: from the ``w``/``b`` columns; a forfeit written with ``-`` on both sides gets the
+  lower start rank as White.
+* played games ``1``/``0``/``=`` (and the "not rated" ``W``/``L``/``D``): `GameEnded` with
+  the result and termination ``other`` (TRF does not say how a game ended); ``0``/``0`` is a
+  double loss ``0-0``.
+* forfeits: ``+`` vs ``-`` is one game, `GameEnded` with termination ``forfeit``; ``-`` vs
+  ``-`` is a double forfeit ``0-0``.
+* byes (opponent ``0000``): ``U``, ``F`` and ``+`` are the full-point `pairing_allocated`
+  bye; ``H`` a ``half`` bye; ``Z`` a ``zero`` bye; ``-`` or blank a ``zero`` bye too, unless it
+  is part of a withdrawal.
+* withdrawals: a player whose every round from ``k`` to the last round played holds no game
+  and only the not-paired codes ``-`` or blank (with ``0000``) withdrew from round ``k``:
+  `PlayerWithdrew(from_round=k)` before round ``k`` is scheduled, and nothing for those rounds
+  (they score nothing; the standings flag the player as withdrawn). An explicit ``Z`` is an
+  announced absence, a zero bye, never a withdrawal.
+* a game with blank results on both sides is scheduled without a result (a TRF written
+  during a round).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal
+
+from events_schema import Command, encode_payload
+from events_schema import events as ev
+from services.trf.parse import RoundEntry, TrfError, TrfFile, TrfPlayer, round_columns
+
+_NAMESPACE = uuid.UUID("2f0c7c52-1b1e-4d0e-9a55-6a7d1f4c9b21")
+# code -> (outcome, category)
+_GAME_CODES = {
+    "1": ("win", "rated"),
+    "0": ("loss", "rated"),
+    "=": ("draw", "rated"),
+    "W": ("win", "unrated"),
+    "L": ("loss", "unrated"),
+    "D": ("draw", "unrated"),
+    "+": ("win", "forfeit"),
+    "-": ("loss", "forfeit"),
+}
+ByeKind = Literal["pairing_allocated", "half", "zero"]
+_BYES: dict[str, ByeKind] = {
+    "U": "pairing_allocated",
+    "F": "pairing_allocated",
+    "+": "pairing_allocated",
+    "H": "half",
+    "Z": "zero",
+    "-": "zero",
+    " ": "zero",
+}
+_RESULTS: dict[tuple[str, str], ev.Result] = {
+    ("win", "loss"): "1-0",
+    ("loss", "win"): "0-1",
+    ("draw", "draw"): "1/2-1/2",
+    ("loss", "loss"): "0-0",
+}
+DETAIL = "imported from TRF-16"
+
+
+def player_id(start_rank: int) -> str:
+    return f"p{start_rank:03d}"
+
+
+def game_id(rnd: int, white: int, black: int) -> str:
+    return f"r{rnd}-{player_id(white)}-{player_id(black)}"
+
+
+@dataclass
+class PlannedGame:
+    white: int
+    black: int
+    result: ev.Result | None  # None: scheduled, no result yet
+    termination: ev.Termination = "other"
+    detail: str = DETAIL
+
+
+@dataclass
+class PlannedRound:
+    round: int
+    withdrawals: list[int] = field(default_factory=list)
+    games: list[PlannedGame] = field(default_factory=list)
+    byes: list[tuple[int, ByeKind]] = field(default_factory=list)  # (start rank, kind)
+
+
+def _err(p: TrfPlayer, rnd: int, message: str, part: str = "block") -> TrfError:
+    first, last = round_columns(rnd)
+    cols = {"block": f"{first}-{last}", "opponent": f"{first}-{first + 3}"}.get(part, part)
+    return TrfError(p.line, cols, f"round {rnd}: {message}")
+
+
+def withdrawal_round(p: TrfPlayer, last_round: int) -> int | None:
+    """The first round of a trailing run of not-paired entries (``0000`` with ``-`` or blank)
+    reaching `last_round`, or None."""
+    k = None
+    for rnd in range(last_round, 0, -1):
+        e = p.entry(rnd)
+        if e.opponent is None and e.result in ("-", " "):
+            k = rnd
+        else:
+            break
+    return k
+
+
+def plan(trf: TrfFile) -> list[PlannedRound]:
+    """Read the rounds, checking that both sides of every game agree."""
+    last = trf.played_rounds
+    if trf.rounds is not None and trf.rounds < last:
+        raise TrfError(
+            trf.tag_lines.get("XXR", 0),
+            "",
+            f"XXR says {trf.rounds} rounds but players have entries for {last}",
+        )
+    by_rank = {p.start_rank: p for p in trf.players}
+    withdrawn = {p.start_rank: withdrawal_round(p, last) for p in trf.players}
+    rounds: list[PlannedRound] = []
+    for rnd in range(1, last + 1):
+        pr = PlannedRound(rnd)
+        done: set[int] = set()
+        for p in sorted(trf.players, key=lambda q: q.start_rank):
+            k = withdrawn[p.start_rank]
+            if k == rnd:
+                pr.withdrawals.append(p.start_rank)
+            if k is not None and rnd >= k:
+                continue
+            e = p.entry(rnd)
+            if e.opponent is None:
+                kind = _BYES.get(e.result)
+                if kind is None:
+                    raise _err(p, rnd, f"result {e.result!r} needs an opponent (not 0000)")
+                pr.byes.append((p.start_rank, kind))
+                continue
+            if p.start_rank in done:
+                continue
+            opp = by_rank[e.opponent]
+            pr.games.append(_game(p, e, opp, opp.entry(rnd), rnd))
+            done |= {p.start_rank, opp.start_rank}
+        rounds.append(pr)
+    return rounds
+
+
+def _game(p: TrfPlayer, e: RoundEntry, o: TrfPlayer, oe: RoundEntry, rnd: int) -> PlannedGame:
+    if oe.opponent != p.start_rank:
+        theirs = "0000" if oe.opponent is None else str(oe.opponent)
+        raise _err(
+            p,
+            rnd,
+            f"paired with {o.start_rank}, but line {o.line} has opponent {theirs} in round {rnd}",
+            "opponent",
+        )
+    if e.result in _BYES and e.result not in _GAME_CODES and e.result != " ":
+        raise _err(p, rnd, f"bye code {e.result!r} with an opponent ({o.start_rank})")
+    # colours
+    if e.colour == oe.colour and e.colour != "-":
+        raise _err(p, rnd, f"both {p.start_rank} and {o.start_rank} have colour {e.colour!r}")
+    if e.colour == "w" or oe.colour == "b":
+        white, black, we, be = p, o, e, oe
+    elif e.colour == "b" or oe.colour == "w":
+        white, black, we, be = o, p, oe, e
+    else:  # a forfeit with no colour on either side: the lower start rank is White
+        white, black, we, be = p, o, e, oe
+    # results
+    if we.result == " " and be.result == " ":
+        return PlannedGame(white.start_rank, black.start_rank, None)
+    wcode, bcode = _GAME_CODES.get(we.result), _GAME_CODES.get(be.result)
+    if wcode is None or bcode is None:
+        raise _err(p, rnd, f"results {e.result!r} and {oe.result!r} (line {o.line}) disagree")
+    forfeit = (wcode[1] == "forfeit", bcode[1] == "forfeit")
+    result = _RESULTS.get((wcode[0], bcode[0]))
+    if result is None or forfeit[0] != forfeit[1] or (forfeit[0] and result == "1/2-1/2"):
+        raise _err(
+            p,
+            rnd,
+            f"results {e.result!r} and {oe.result!r} (line {o.line}, vs {o.start_rank}) "
+            "do not make one game",
+        )
+    if forfeit[0]:
+        return PlannedGame(white.start_rank, black.start_rank, result, "forfeit")
+    if "unrated" in (wcode[1], bcode[1]):
+        detail = f"{DETAIL}: {we.result}/{be.result}, not rated (less than one move)"
+        return PlannedGame(white.start_rank, black.start_rank, result, "other", detail)
+    return PlannedGame(white.start_rank, black.start_rank, result)
+
+
+def to_commands(
+    trf: TrfFile,
+    *,
+    name: str | None = None,
+    fmt: str = "swiss",
+    rules_preset: str | None = None,
+    id_namespace: str | None = None,
+) -> list[Command]:
+    """The ordered commands for one tournament.
+
+    `name` is used when the file has no 012 line. With `id_namespace` every command gets a
+    deterministic event id (uuid5 of the namespace and its index), so importing the same file
+    into the same tournament again is recognised as a redelivery and appends nothing.
+    """
+    rounds = plan(trf)
+    events: list[ev.Event] = [
+        ev.TournamentCreated(
+            name=(trf.header.name or name or "TRF import")[:200],
+            format=fmt,
+            rounds=trf.rounds or (len(rounds) or None),
+            rules_preset=rules_preset,
+        )
+    ]
+    for p in sorted(trf.players, key=lambda q: q.start_rank):
+        if p.rating is not None and p.rating > 4000:
+            raise TrfError(p.line, "49-52", f"rating {p.rating} is above 4000")
+        events.append(
+            ev.PlayerRegistered(
+                player_id=player_id(p.start_rank),
+                name=p.name,
+                rating=p.rating,
+                federation=p.federation or None,
+                title=p.title[:8] or None,
+                seed=p.start_rank,
+            )
+        )
+    for pr in rounds:
+        for rank in pr.withdrawals:
+            events.append(
+                ev.PlayerWithdrew(
+                    player_id=player_id(rank),
+                    from_round=pr.round,
+                    reason=f"{DETAIL}: not paired from round {pr.round} on",
+                )
+            )
+        if not pr.games and not pr.byes:
+            continue
+        events.append(
+            ev.RoundScheduled(
+                round=pr.round,
+                pairings=[
+                    ev.Pairing(
+                        game_id=game_id(pr.round, g.white, g.black),
+                        white=player_id(g.white),
+                        black=player_id(g.black),
+                    )
+                    for g in pr.games
+                ],
+                byes=[ev.Bye(player_id=player_id(r), kind=k) for r, k in pr.byes],
+            )
+        )
+        for g in pr.games:
+            if g.result is not None:
+                events.append(
+                    ev.GameEnded(
+                        game_id=game_id(pr.round, g.white, g.black),
+                        result=g.result,
+                        termination=g.termination,
+                        detail=g.detail,
+                    )
+                )
+    return [
+        Command(
+            type=e.event_type,
+            payload=encode_payload(e),
+            event_id=uuid.uuid5(_NAMESPACE, f"{id_namespace}:{i}") if id_namespace else None,
+        )
+        for i, e in enumerate(events)
+    ]
+
+
+def expected_points(trf: TrfFile) -> dict[int, Decimal]:
+    """Each player's score under 1/½/0 with full-point U/F byes, as `to_commands` records it
+    (withdrawn rounds score nothing)."""
+    value = {
+        "1": Decimal(1),
+        "W": Decimal(1),
+        "+": Decimal(1),
+        "=": Decimal("0.5"),
+        "D": Decimal("0.5"),
+        "H": Decimal("0.5"),
+        "U": Decimal(1),
+        "F": Decimal(1),
+    }
+    return {
+        p.start_rank: sum((value.get(e.result, Decimal(0)) for e in p.rounds), Decimal(0))
+        for p in trf.players
+    }
+
+
+def points_mismatches(trf: TrfFile) -> list[str]:
+    """Players whose points column differs from their round codes under 1/½/0 (a file with
+    another point system, or a hand-edited one): warnings, not errors."""
+    out = []
+    for rank, pts in expected_points(trf).items():
+        p = trf.player(rank)
+        if p is not None and p.points is not None and p.points != pts:
+            out.append(f"line {p.line}: {p.name} has {p.points} points but the rounds give {pts}")
+    return out

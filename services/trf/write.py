@@ -1,0 +1,199 @@
+"""A tournament's standings fold written as a TRF-16 file (FIDE Handbook C.04 Annex 2).
+
+Players are numbered 1..n in registration order (`order="registration"`, the default: an
+imported TRF registers ``p001``.. in start-rank order, so its numbers come back unchanged), or
+by rating descending, then name (`order="rating"`, FIDE's initial ranking). Points and rank are
+those of `projections.standings.standings(state)`: points under the tournament's scoring, rank
+the place in our table (players sharing a place share the rank). Each round block is written
+from the crosstable of `stage`:
+
+* played games ``1``/``=``/``0`` (from the outcome the scoring gives), forfeits ``+``/``-``
+  (a double forfeit ``-``/``-``), games without a result yet: opponent and colour, blank result;
+* byes ``0000 - U`` (pairing-allocated), ``0000 - H`` (half), ``0000 - Z`` (zero; also a
+  knockout "advance", which scores nothing);
+* a scheduled round with nothing for a player: ``0000 - -`` once they have withdrawn (from
+  `PlayerWithdrew.from_round`, or after their last entry when it has none), else ``0000 - Z``.
+
+Header lines 012 (name), 062/072 (player counts), 092 (type, from the format) and the JaVaFo
+extensions XXR (rounds) and XXC (colour of the top-numbered player paired in round 1) come
+from the events; the rest (022 city, dates, 102 arbiter, 122 time control, 132 round dates)
+only from a `TrfHeader` passed in, because no event stores them. Federation and title are not
+in the standings fold: pass `details` (see `player_details`) to write them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from events_schema import Recorded
+from events_schema import events as ev
+from projections.standings import StandingsState, fold, standings
+from projections.standings.crosstable import build as build_crosstable
+from services.trf.parse import TrfHeader
+
+_TYPES = {
+    "swiss": "Individual: Swiss-System",
+    "round_robin": "Individual: Round-Robin",
+    "porous_swiss": "Individual: Swiss-System",
+}
+_BYE_CODES = {"bye": "U", "half_bye": "H", "zero_bye": "Z", "advance": "Z"}
+
+
+@dataclass(frozen=True)
+class PlayerDetails:
+    """TRF player fields the standings fold does not keep."""
+
+    federation: str | None = None
+    title: str | None = None
+    sex: str | None = None  # "m" / "w"
+    fide_id: str | None = None
+    birth_date: str | None = None  # YYYY/MM/DD
+
+
+def player_details(records: Iterable[Recorded]) -> dict[str, PlayerDetails]:
+    """Federation and title from each player's `PlayerRegistered` (the first one counts)."""
+    out: dict[str, PlayerDetails] = {}
+    for rec in records:
+        e = rec.event
+        if isinstance(e, ev.PlayerRegistered) and e.player_id not in out:
+            out[e.player_id] = PlayerDetails(federation=e.federation, title=e.title)
+    return out
+
+
+def _points(half: int) -> str:
+    text = str((Decimal(half) / 2).quantize(Decimal("0.1")))
+    if len(text) > 4:
+        raise ValueError(f"{text} points do not fit the 4 columns of TRF-16")
+    return text
+
+
+def write_trf(
+    state: StandingsState,
+    *,
+    stage: str = "main",
+    details: Mapping[str, PlayerDetails] | None = None,
+    header: TrfHeader | None = None,
+    order: Literal["registration", "rating"] = "registration",
+    newline: str = "\r\n",
+) -> str:
+    """The TRF-16 text of `state` (a `projections.standings.fold` of one tournament)."""
+    details = details or {}
+    head = header or TrfHeader()
+    created = state.created
+    reg_index = {pid: i for i, pid in enumerate(state.players)}
+    pids = list(state.players)
+    if order == "rating":
+        pids.sort(
+            key=lambda p: (-(state.players[p].rating or 0), state.players[p].name, reg_index[p])
+        )
+    number = {pid: n for n, pid in enumerate(pids, start=1)}
+    table = standings(state, stage)
+    rows = {r.player_id: r for r in table.rows}
+    ct = build_crosstable(state, stage)
+
+    codes: dict[str, dict[int, tuple[str, str, str]]] = {pid: {} for pid in pids}
+
+    def put(pid: str, rnd: int, block: tuple[str, str, str]) -> None:
+        if rnd in codes[pid]:
+            raise ValueError(f"{pid} has two entries in round {rnd}: TRF holds one per round")
+        codes[pid][rnd] = block
+
+    for pid, entries in ct.entries.items():
+        if pid not in codes:
+            continue
+        for e in entries:
+            if e.opponent is not None and e.colour is not None:
+                if e.kind == "played":
+                    code = {"win": "1", "draw": "=", "loss": "0"}[e.outcome]
+                else:
+                    code = "+" if e.kind == "forfeit_win" else "-"
+                put(pid, e.round, (f"{number[e.opponent]:>4}", e.colour[0], code))
+            else:
+                put(pid, e.round, ("0000", "-", _BYE_CODES.get(e.kind, "Z")))
+    rounds = ct.rounds
+    for g in state.games.values():
+        if g.stage != stage or g.results or g.white not in codes or g.black not in codes:
+            continue
+        put(g.white, g.round, (f"{number[g.black]:>4}", "w", " "))
+        put(g.black, g.round, (f"{number[g.white]:>4}", "b", " "))
+
+    lines = [f"012 {head.name or (created.name if created else '')}".rstrip()]
+    for tag, value in (
+        ("022", head.city),
+        ("032", head.federation),
+        ("042", head.start_date),
+        ("052", head.end_date),
+    ):
+        if value:
+            lines.append(f"{tag} {value}")
+    lines.append(f"062 {len(pids)}")
+    lines.append(f"072 {sum(1 for p in pids if state.players[p].rating)}")
+    if head.teams_count:
+        lines.append(f"082 {head.teams_count}")
+    kind = head.type or (_TYPES.get(created.format, "") if created else "")
+    if kind:
+        lines.append(f"092 {kind}")
+    if head.chief_arbiter:
+        lines.append(f"102 {head.chief_arbiter}")
+    lines.extend(f"112 {d}" for d in head.deputy_arbiters)
+    if head.time_control:
+        lines.append(f"122 {head.time_control}")
+    if head.round_dates:
+        dates = "".join(f"{d:<8}  " for d in head.round_dates)
+        lines.append(("132" + " " * 88 + dates).rstrip())
+    total = max(rounds, created.rounds or 0) if created else rounds
+    if total:
+        lines.append(f"XXR {total}")
+    first = _first_colour(pids, codes)
+    if first:
+        lines.append(f"XXC {first}")
+
+    for pid in pids:
+        info, row, d = state.players[pid], rows.get(pid), details.get(pid, PlayerDetails())
+        withdrew = _withdrawal_round(ct.withdrawn, pid, codes[pid])
+        blocks = []
+        for rnd in range(1, rounds + 1):
+            opp, colour, code = codes[pid].get(rnd) or (
+                ("0000", "-", "-")
+                if withdrew is not None and rnd >= withdrew
+                else ("0000", "-", "Z")
+            )
+            blocks.append(f"  {opp} {colour} {code}")
+        line = (
+            f"001 {number[pid]:>4} {(d.sex or '')[:1]:1}{(d.title or '')[:3]:>3} "
+            f"{info.name[:33]:<33} {info.rating or '':>4} {(d.federation or '')[:3]:<3} "
+            f"{(d.fide_id or '')[:11]:>11} {(d.birth_date or '')[:10]:<10} "
+            f"{_points(row.points if row else 0):>4} {row.place if row else '':>4}"
+        )
+        lines.append((line + "".join(blocks)).rstrip())
+    return newline.join(lines) + newline
+
+
+def _withdrawal_round(
+    withdrawn: Mapping[str, int | None], pid: str, entries: Mapping[int, object]
+) -> int | None:
+    if pid not in withdrawn:
+        return None
+    from_round = withdrawn[pid]
+    if from_round is not None:
+        return from_round
+    return max(entries, default=0) + 1
+
+
+def _first_colour(
+    pids: Sequence[str], codes: Mapping[str, Mapping[int, tuple[str, str, str]]]
+) -> str:
+    for pid in pids:
+        block = codes[pid].get(1)
+        if block is not None and block[1] in ("w", "b"):
+            return "white1" if block[1] == "w" else "black1"
+    return ""
+
+
+def export_trf(records: Sequence[Recorded], **options: object) -> str:
+    """Fold a tournament's records and write them, with federation and title."""
+    state = fold(list(records))
+    return write_trf(state, details=player_details(records), **options)  # type: ignore[arg-type]

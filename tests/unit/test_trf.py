@@ -1,0 +1,483 @@
+"""TRF-16: parse, record through the command path, write, and read back."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from builders import ADMIN, created, player, recorded, result, round_
+from typer.testing import CliRunner
+
+from events_schema import Command, Recorded
+from events_schema import events as ev
+from projections.standings import fold, standings
+from services.cli.main import app
+from services.commands import CommandRejected, CommandService
+from services.eventlog.sqlite import SQLiteEventLog
+from services.trf import (
+    TrfError,
+    TrfFile,
+    TrfHeader,
+    export_trf,
+    import_commands,
+    parse_trf,
+    player_details,
+    points_mismatches,
+    read_trf,
+    to_commands,
+    tournament_id_for,
+    write_trf,
+)
+from services.trf.parse import RoundEntry, TrfPlayer
+
+SAMPLE = Path(__file__).parent.parent / "data" / "trf" / "spring_open.trf"
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[SQLiteEventLog]:
+    log = SQLiteEventLog(tmp_path / "events.sqlite3")
+    yield log
+    log.close()
+
+
+@pytest.fixture
+def svc(log: SQLiteEventLog) -> CommandService:
+    return CommandService(log)
+
+
+def _import(svc: CommandService, tid: str, trf: TrfFile, **kw: object) -> list[Recorded]:
+    result = import_commands(svc, tid, to_commands(trf, **kw), ADMIN)  # type: ignore[arg-type]
+    assert not result.duplicate
+    return [Recorded.of(e) for e in svc.log.read(tid, 1)]
+
+
+def _line(
+    n: int,
+    name: str,
+    blocks: list[str],
+    *,
+    rating: int | None = 2000,
+    points: str = "",
+    head: str = "m   ",
+) -> str:
+    """A 001 line: `head` is columns 10-13 (sex and title)."""
+    base = f"001 {n:>4} {head} {name:<33} {rating or '':>4} {'':<3} {'':>11} {'':<10} "
+    return (base + f"{points:>4} {'':>4}" + "".join(f"  {b}" for b in blocks)).rstrip()
+
+
+def _comparable(p: TrfPlayer) -> tuple[object, ...]:
+    """What the export must give back: the TRF fields an import stores."""
+    rounds = tuple(dataclasses.replace(e, result="U") if e.result == "F" else e for e in p.rounds)
+    return (p.start_rank, p.name, p.rating, p.federation, p.title, p.points, rounds)
+
+
+# --------------------------------------------------------------------------------------------
+# parse
+# --------------------------------------------------------------------------------------------
+
+
+def test_parse_sample_header_players_and_rounds() -> None:
+    trf = read_trf(SAMPLE)
+    h = trf.header
+    assert (h.name, h.city, h.federation) == ("Arbiter Spring Open 2026", "Prague", "CZE")
+    assert (h.start_date, h.end_date, h.chief_arbiter) == (
+        "2026/04/10",
+        "2026/04/12",
+        "IA Jana Dvorakova",
+    )
+    assert h.deputy_arbiters == ["FA Petr Cerny"] and h.time_control == "90'+30''"
+    assert h.round_dates == ["26/04/10", "26/04/10", "26/04/11", "26/04/11", "26/04/12"]
+    assert trf.rounds == 5 and trf.initial_colour == ["white1"] and trf.played_rounds == 5
+    assert [t for _, t in trf.other_lines][1].startswith("DAT 0001")  # tolerated, kept
+    assert [p.start_rank for p in trf.players] == list(range(1, 11))
+    eva = trf.players[1]
+    assert (eva.sex, eva.title, eva.name, eva.rating, eva.federation) == (
+        "w",
+        "WGM",
+        "Horvath, Eva",
+        2455,
+        "HUN",
+    )
+    assert (eva.fide_id, eva.birth_date, eva.points, eva.rank) == (
+        "720000022",
+        "1995/07/01",
+        Decimal("3.0"),
+        3,
+    )
+    assert eva.rounds[0] == RoundEntry(1, 7, "b", "1")
+    tom = trf.players[9]
+    assert tom.rating is None and tom.title == ""
+    assert [e.result for e in tom.rounds] == ["0", "-", "U", "-", "-"]
+    assert tom.rounds[3] == RoundEntry(4, None, "-", "-")
+    assert trf.players[8].entry(5).result == "F" and trf.players[8].entry(9).is_blank
+    assert points_mismatches(trf) == []
+
+
+def test_parse_tolerates_crlf_bom_old_titles_short_lines_and_unknown_tags() -> None:
+    text = "\ufeff012 Club\r\nXXS WW 1.0\r\n999 who knows\r\n" + "\r\n".join(
+        [
+            _line(1, "A", ["   2 w 1"], head="m  g", points="1.0"),
+            _line(2, "B", ["   1 b 0"], head="f wf", points="0.0", rating=None),
+            _line(3, "C", [], head="    "),
+        ]
+    )
+    trf = parse_trf(text)
+    assert [p.title for p in trf.players] == ["GM", "WFM", ""]
+    assert [p.sex for p in trf.players] == ["m", "w", ""]
+    assert trf.players[2].rounds == () and trf.players[1].rating is None
+    assert [t[:3] for _, t in trf.other_lines] == ["XXS", "999"]
+
+
+def _sample_lines() -> list[str]:
+    return SAMPLE.read_text().splitlines()
+
+
+def _mutate(lineno: int, first: int, text: str) -> str:
+    """The sample with `text` written over line `lineno` from column `first`."""
+    lines = _sample_lines()
+    s = lines[lineno - 1].ljust(first - 1 + len(text))
+    lines[lineno - 1] = s[: first - 1] + text + s[first - 1 + len(text) :]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("mutation", "line", "columns", "words"),
+    [
+        ((17, 49, "26x0"), 17, "49-52", "rating"),
+        ((19, 5, "   x"), 19, "5-8", "starting rank"),
+        ((19, 5, "   1"), 19, "5-8", "used already on line 17"),
+        ((20, 81, "3,0 "), 20, "81-84", "points"),
+        ((21, 99, "X"), 21, "99", "result code"),
+        ((21, 97, "x"), 21, "97", "colour"),
+        ((21, 101, "5"), 21, "92-101", "aligned"),
+        ((22, 92, "  99"), 22, "92-95", "no 001 line"),
+        ((22, 15, " " * 33), 22, "15-47", "no name"),
+        ((14, 5, "x"), 14, "5-5", "XXR"),
+    ],
+)
+def test_malformed_lines_name_line_and_columns(
+    mutation: tuple[int, int, str], line: int, columns: str, words: str
+) -> None:
+    with pytest.raises(TrfError) as info:
+        parse_trf(_mutate(*mutation))
+    assert info.value.line == line and info.value.columns == columns
+    assert str(info.value).startswith(f"line {line}, column {columns}: ")
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("mutation", "line", "words"),
+    [
+        ((17, 92, "   7"), 17, "but line 24 has opponent 2"),  # 1 says 7, 7 says 2
+        ((17, 97, "b"), 17, "both 1 and 6 have colour 'b'"),
+        ((17, 99, "="), 17, "do not make one game"),
+        ((17, 99, "+"), 17, "do not make one game"),  # + against a played 0
+        ((24, 102, "0000 - +"), 27, "but line 24 has opponent 0000"),  # 7 drops 10
+        ((25, 102, "0000 - 1"), 25, "'1' needs an opponent"),
+        ((17, 99, "H"), 17, "bye code 'H' with an opponent (6)"),
+        ((14, 5, "4"), 14, "XXR says 4 rounds"),
+    ],
+)
+def test_inconsistent_games_name_the_line(
+    mutation: tuple[int, int, str], line: int, words: str
+) -> None:
+    trf = parse_trf(_mutate(*mutation))
+    with pytest.raises(TrfError) as info:
+        to_commands(trf)
+    assert info.value.line == line
+    assert words in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------
+# to commands, through the command path
+# --------------------------------------------------------------------------------------------
+
+
+def test_commands_ids_byes_forfeits_and_withdrawal() -> None:
+    cmds = to_commands(read_trf(SAMPLE), rules_preset="gct")
+    types = [c.type for c in cmds]
+    assert types[:11] == ["TournamentCreated"] + ["PlayerRegistered"] * 10
+    tc = cmds[0].payload
+    assert (tc["name"], tc["format"], tc["rounds"], tc["rules_preset"]) == (
+        "Arbiter Spring Open 2026",
+        "swiss",
+        5,
+        "gct",
+    )
+    p2 = cmds[2].payload
+    assert (p2["player_id"], p2["title"], p2["federation"], p2["seed"]) == ("p002", "WGM", "HUN", 2)
+    assert cmds[10].payload.get("rating") is None and cmds[10].payload["name"] == "Brown, Tom"
+    rounds = {c.payload["round"]: c.payload for c in cmds if c.type == "RoundScheduled"}
+    assert [p["game_id"] for p in rounds[1]["pairings"]][:2] == ["r1-p001-p006", "r1-p007-p002"]
+    byes = {r: [(b["player_id"], b["kind"]) for b in rounds[r]["byes"]] for r in rounds}
+    assert byes == {
+        1: [],
+        2: [("p008", "half"), ("p009", "pairing_allocated")],
+        3: [("p006", "zero"), ("p010", "pairing_allocated")],
+        4: [("p006", "pairing_allocated")],
+        5: [("p009", "pairing_allocated")],  # F
+    }
+    ended = {c.payload["game_id"]: c.payload for c in cmds if c.type == "GameEnded"}
+    assert (ended["r2-p007-p010"]["result"], ended["r2-p007-p010"]["termination"]) == (
+        "1-0",
+        "forfeit",
+    )
+    assert (ended["r3-p005-p009"]["result"], ended["r3-p005-p009"]["termination"]) == (
+        "0-0",
+        "forfeit",
+    )
+    assert ended["r1-p003-p008"]["result"] == "1/2-1/2"
+    assert ended["r1-p003-p008"]["termination"] == "other"
+    # p010 withdrew from round 4: PlayerWithdrew just before round 4, nothing for it after
+    w = types.index("PlayerWithdrew")
+    assert cmds[w].payload["player_id"] == "p010" and cmds[w].payload["from_round"] == 4
+    assert cmds[w + 1].type == "RoundScheduled" and cmds[w + 1].payload["round"] == 4
+    assert all("p010" not in str(c.payload) for c in cmds[w + 1 :])
+    assert len(cmds) == 1 + 10 + 5 + 1 + 21  # created, players, rounds, withdrawal, results
+
+
+def test_import_standings_points_equal_the_points_column(svc: CommandService) -> None:
+    trf = read_trf(SAMPLE)
+    records = _import(svc, "spring", trf)
+    assert len(records) == 38
+    table = standings(fold(records))
+    rows = {r.player_id: r for r in table.rows}
+    for p in trf.players:
+        assert p.points is not None
+        assert rows[f"p{p.start_rank:03d}"].points == int(p.points * 2), p.name
+    assert [r.player_id for r in table.rows if r.withdrawn] == ["p010"]
+    assert rows["p007"].forfeit_wins == 1 and rows["p010"].forfeit_losses == 1
+    assert rows["p005"].forfeit_losses == 1 and rows["p009"].forfeit_losses == 1
+
+
+def test_reimport_of_the_same_file_appends_nothing(svc: CommandService) -> None:
+    trf = read_trf(SAMPLE)
+    first = import_commands(svc, "s", to_commands(trf, id_namespace="s:abc"), ADMIN)
+    again = import_commands(svc, "s", to_commands(trf, id_namespace="s:abc"), ADMIN)
+    assert (first.appended, first.duplicate) == (38, False)
+    assert (again.appended, again.duplicate, again.last_seq) == (0, True, 38)
+
+
+def test_import_into_an_existing_tournament_is_refused(svc: CommandService) -> None:
+    trf = read_trf(SAMPLE)
+    _import(svc, "s", trf)
+    with pytest.raises(CommandRejected) as info:
+        import_commands(svc, "s", to_commands(trf), ADMIN)
+    assert info.value.rule == "stream.already_created"
+    assert svc.log.last_seq("s") == 38
+
+
+# --------------------------------------------------------------------------------------------
+# write, and round trips
+# --------------------------------------------------------------------------------------------
+
+
+def test_export_parses_back_to_the_same_players_and_rounds(svc: CommandService) -> None:
+    original = read_trf(SAMPLE)
+    records = _import(svc, "spring", original)
+    text = export_trf(records)
+    assert "\r\n" in text and all(len(line) <= 139 for line in text.splitlines())
+    back = parse_trf(text)
+    assert [_comparable(p) for p in back.players] == [_comparable(p) for p in original.players]
+    assert (back.header.name, back.rounds, back.initial_colour) == (
+        original.header.name,
+        5,
+        ["white1"],
+    )
+    assert (back.header.players_count, back.header.rated_count) == ("10", "9")
+    assert back.header.type == "Individual: Swiss-System"
+    # rank is our place (shared places repeat); sex, FIDE id, birth date are not stored
+    places = {r.player_id: r.place for r in standings(fold(records)).rows}
+    assert [p.rank for p in back.players] == [places[f"p{n:03d}"] for n in range(1, 11)]
+    assert {(p.sex, p.fide_id, p.birth_date) for p in back.players} == {("", "", "")}
+    assert points_mismatches(back) == []
+
+
+def test_importing_an_export_reproduces_the_standings(svc: CommandService) -> None:
+    first = _import(svc, "one", read_trf(SAMPLE))
+    text = export_trf(first)
+    second = _import(svc, "two", parse_trf(text))
+    a, b = standings(fold(first)), standings(fold(second))
+    assert [r.as_dict() for r in a.rows] == [r.as_dict() for r in b.rows]
+    assert export_trf(second) == text  # a fixed point
+
+
+def test_write_trf_header_details_rating_order_and_unfinished_games() -> None:
+    events = [
+        created(fmt="swiss", rounds=3),
+        player("zed", 1800),
+        player("amy", 2300),
+        player("bob", None),
+        round_(1, ("g1", "zed", "amy"), byes=("bob",)),
+        result("g1", "0-1", "resignation"),
+        round_(2, ("g2", "amy", "bob")),  # no result yet
+        ev.PlayerWithdrew(player_id="zed"),
+    ]
+    records = recorded("t", events)
+    state = fold(records)
+    header = TrfHeader(city="Brno", chief_arbiter="IA X", round_dates=["26/01/01", "26/01/02"])
+    details = player_details(records)
+    text = write_trf(state, header=header, details=details, order="rating", newline="\n")
+    trf = parse_trf(text)
+    assert (trf.header.city, trf.header.chief_arbiter) == ("Brno", "IA X")
+    assert trf.header.round_dates == ["26/01/01", "26/01/02"]
+    assert trf.rounds == 3 and trf.initial_colour == ["black1"]  # no. 1 (amy) had Black
+    assert [p.name for p in trf.players] == ["Amy", "Zed", "Bob"]  # rating desc, unrated last
+    amy, zed, bob = trf.players
+    assert amy.rounds == (RoundEntry(1, 2, "b", "1"), RoundEntry(2, 3, "w", " "))
+    assert bob.rounds == (RoundEntry(1, None, "-", "U"), RoundEntry(2, 1, "b", " "))
+    # zed withdrew (no from_round) after round 1: round 2 is "0000 - -"
+    assert zed.rounds == (RoundEntry(1, 1, "w", "0"), RoundEntry(2, None, "-", "-"))
+    assert (amy.points, bob.points, zed.points) == (Decimal("1.0"), Decimal("1.0"), Decimal(0))
+    # the unfinished game comes back scheduled, without a result
+    cmds = to_commands(trf)
+    r2 = next(c for c in cmds if c.type == "RoundScheduled" and c.payload["round"] == 2)
+    assert [p["game_id"] for p in r2.payload["pairings"]] == ["r2-p001-p003"]
+    assert not any(c.type == "GameEnded" and c.payload["game_id"].startswith("r2") for c in cmds)
+
+
+def test_codes_without_colour_unrated_games_and_forfeit_byes() -> None:
+    text = "\n".join(
+        [
+            "012 Odd codes",
+            _line(1, "A", ["   2 - +", "   3 w W", "0000 - +"], points="3.0"),
+            _line(2, "B", ["   1 - -", "0000 - H", "   3 b D"], points="1.0"),
+            _line(3, "C", ["0000 - U", "   1 b L", "   2 w D"], points="1.5"),
+        ]
+    )
+    trf = parse_trf(text)
+    assert points_mismatches(trf) == []
+    cmds = to_commands(trf)
+    sched = {c.payload["round"]: c.payload for c in cmds if c.type == "RoundScheduled"}
+    assert sched[1]["pairings"][0]["white"] == "p001"  # no colours: lower start rank White
+    assert sched[3]["byes"] == [{"player_id": "p001", "kind": "pairing_allocated"}]
+    ended = [c.payload for c in cmds if c.type == "GameEnded"]
+    assert [(e["result"], e["termination"]) for e in ended] == [
+        ("1-0", "forfeit"),
+        ("1-0", "other"),
+        ("1/2-1/2", "other"),
+    ]
+    assert "not rated" in ended[1]["detail"]
+
+
+def _circle_trf(n: int, rounds: int) -> str:
+    """A consistent n-player round robin cut to `rounds` rounds (circle method)."""
+    blocks: dict[int, list[str]] = {i: [] for i in range(1, n + 1)}
+    pts = dict.fromkeys(range(1, n + 1), 0)
+    ring = list(range(2, n + 1))
+    for r in range(1, rounds + 1):
+        order = [1, *ring]
+        for k in range(n // 2):
+            a, b = order[k], order[n - 1 - k]
+            w, bl = (a, b) if (r + k) % 2 else (b, a)
+            res = (w + bl + r) % 3  # 0 white wins, 1 draw, 2 black wins
+            cw, cb = ("1", "0") if res == 0 else ("=", "=") if res == 1 else ("0", "1")
+            pts[w] += {"1": 2, "=": 1, "0": 0}[cw]
+            pts[bl] += {"1": 2, "=": 1, "0": 0}[cb]
+            blocks[w].append(f"{bl:>4} w {cw}")
+            blocks[bl].append(f"{w:>4} b {cb}")
+        ring = ring[-1:] + ring[:-1]
+    lines = ["012 Big", f"XXR {rounds}"]
+    for i in range(1, n + 1):
+        lines.append(_line(i, f"Player {i}", blocks[i], points=f"{pts[i] / 2:.1f}"))
+    return "\n".join(lines)
+
+
+def test_more_than_one_batch_is_checked_in_full_then_appended(svc: CommandService) -> None:
+    trf = parse_trf(_circle_trf(64, 30))
+    assert points_mismatches(trf) == []
+    cmds = to_commands(trf, id_namespace="big:1")
+    assert len(cmds) == 1 + 64 + 30 * 33 > 1000
+    bad = [
+        *cmds,
+        Command(
+            type="GameEnded", payload={"game_id": "nope", "result": "1-0", "termination": "other"}
+        ),
+    ]
+    with pytest.raises(CommandRejected) as info:
+        import_commands(svc, "big", bad, ADMIN)
+    assert (
+        info.value.field.startswith(f"commands[{len(cmds)}]") and info.value.rule == "game.unknown"
+    )
+    assert svc.log.last_seq("big") == 0  # nothing appended
+    result = import_commands(svc, "big", cmds, ADMIN)
+    assert (result.appended, result.last_seq) == (len(cmds), len(cmds))
+    rows = {
+        r.player_id: r.points
+        for r in standings(fold([Recorded.of(e) for e in svc.log.read("big", 1)])).rows
+    }
+    assert all(
+        rows[f"p{p.start_rank:03d}"] == int(p.points * 2)
+        for p in trf.players
+        if p.points is not None
+    )
+    assert import_commands(svc, "big", cmds, ADMIN).duplicate
+
+
+def test_tournament_id_from_file_name() -> None:
+    assert tournament_id_for("/x/Spring Open (2026).trf") == "Spring-Open-2026-"
+    assert tournament_id_for("__a.b.txt") == "a.b"
+    with pytest.raises(ValueError):
+        tournament_id_for("/x/___.trf")
+
+
+def test_write_trf_needs_nothing_but_the_fold() -> None:
+    state = fold(recorded("t", [created(), player("a", 2000), player("b")]))
+    text = write_trf(state)
+    assert parse_trf(text).players[1].rounds == ()
+    assert "XXR" not in text  # nothing scheduled, no rounds given
+    events = [created(), player("a", 2000), player("b"), round_(1, ("g", "a", "b"))]
+    state = fold(recorded("t", [*events, result("g", "1-0")]))
+    assert parse_trf(write_trf(state)).players[0].points == Decimal("1.0")
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"ARBITER_DATA": str(tmp_path / "data"), "ARBITER_DB": str(tmp_path / "cli.sqlite3")}
+
+
+def test_cli_import_and_export(tmp_path: Path, env: dict[str, str]) -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["import", "trf", str(SAMPLE)], env=env)
+    assert r.exit_code == 0, r.output
+    assert "spring_open: imported 10 players, 5 rounds: 38 events" in r.output
+    again = runner.invoke(app, ["import", "trf", str(SAMPLE)], env=env)
+    assert again.exit_code == 0 and "already imported" in again.output
+    r = runner.invoke(app, ["export", "trf", "spring_open"], env=env)
+    assert r.exit_code == 0, r.output
+    assert [_comparable(p) for p in parse_trf(r.stdout).players] == [
+        _comparable(p) for p in read_trf(SAMPLE).players
+    ]
+    target = tmp_path / "out.trf"
+    r = runner.invoke(app, ["export", "trf", "spring_open", "--out", str(target)], env=env)
+    with SQLiteEventLog(env["ARBITER_DB"]) as log:
+        expected = export_trf([Recorded.of(e) for e in log.read("spring_open", 1)])
+    assert r.exit_code == 0 and target.read_bytes().decode() == expected
+    r = runner.invoke(
+        app, ["import", "trf", str(target), "--tournament", "copy", "--rules", "gct"], env=env
+    )
+    assert r.exit_code == 0 and "copy: imported" in r.output, r.output
+    r = runner.invoke(app, ["standings", "copy", "--json"], env=env)
+    assert r.exit_code == 0 and '"as_of_seq":38' in r.stdout
+
+
+def test_cli_refusals(tmp_path: Path, env: dict[str, str]) -> None:
+    runner = CliRunner()
+    bad = tmp_path / "bad.trf"
+    bad.write_text(_mutate(21, 99, "X"))
+    r = runner.invoke(app, ["import", "trf", str(bad)], env=env)
+    assert r.exit_code == 1 and "line 21, column 99" in r.output
+    r = runner.invoke(app, ["import", "trf", str(SAMPLE), "--rules", "nope"], env=env)
+    assert r.exit_code == 1 and "tiebreak.unknown_preset" in r.output
+    r = runner.invoke(app, ["export", "trf", "nothing-here"], env=env)
+    assert r.exit_code == 1 and "has no events" in r.output
+    r = runner.invoke(app, ["import", "trf", str(tmp_path / "missing.trf")], env=env)
+    assert r.exit_code == 1 and "trf.unreadable" in r.output
