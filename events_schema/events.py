@@ -393,8 +393,8 @@ class AppealDecided(Event):
 class RulingIssued(Event):
     """An arbiter's or organiser's decision with its text, e.g. GCT 4.12 or TCEC 0.0.
 
-    `decision` holds structured data the projections may use (e.g. {"order": [...]} to resolve
-    a tie the rules leave to the organisers).
+    `decision` holds structured data the projections may use (e.g. {"tiebreak_order": [...]}
+    to resolve a tie the rules leave to the organisers).
     """
 
     event_type: ClassVar[str] = "RulingIssued"

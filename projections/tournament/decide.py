@@ -175,7 +175,7 @@ def _(proposed: ev.GameStarted, state: TournamentState) -> list[ev.Event]:
         if state.game_kind != "chess":
             raise Rejected("game.wrong_kind", "payload.fen", "a FEN is for chess games")
         try:
-            chess.Board(proposed.fen)
+            chess.Board(proposed.fen, chess960=True)
         except ValueError as exc:
             raise Rejected("game.bad_fen", "payload.fen", str(exc)) from None
     if proposed.handicap and state.game_kind != "go":
@@ -211,11 +211,13 @@ def _chess_move(game: GameState, proposed: ev.MovePlayed) -> ev.MovePlayed:
     if proposed.uci is None or proposed.point is not None:
         raise Rejected("move.wrong_kind", "payload.uci", "a chess move needs `uci` (not `point`)")
     board = game.board.copy(stack=False) if game.board is not None else chess.Board()
-    move = chess.Move.from_uci(proposed.uci)
-    if not board.is_legal(move):
+    try:
+        # parse_uci accepts both castling notations (e1g1 and, for Chess960, king-takes-rook)
+        move = board.parse_uci(proposed.uci)
+    except ValueError:
         raise Rejected(
             "move.illegal", "payload.uci", f"{proposed.uci} is not legal in {board.fen()}"
-        )
+        ) from None
     san = board.san(move)
     if proposed.san is not None and proposed.san != san:
         raise Rejected(

@@ -117,7 +117,9 @@ def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
     game.started = True
     if state.game_kind == "chess":
         try:
-            game.board = chess.Board(event.fen) if event.fen else chess.Board()
+            # A FEN start may be a Chess960 (FRC/DFRC, TCEC FRD) position: its castling
+            # rights only survive in chess960 mode.
+            game.board = chess.Board(event.fen, chess960=True) if event.fen else chess.Board()
         except ValueError:
             game.board = None
         game.first_to_move = (
@@ -138,7 +140,7 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
         _apply(ev.GameStarted(game_id=event.game_id), state, rec)
     if game.board is not None and event.uci is not None:
         try:
-            game.board.push(chess.Move.from_uci(event.uci))
+            game.board.push(game.board.parse_uci(event.uci))
         except (ValueError, AssertionError):
             game.board = None  # a historical oddity: stop tracking the position
     game.moves.append(event.uci or event.point or "?")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import chess
 import pytest
 from builders import created, move, player, recorded, result, round_, small_tournament
 
@@ -252,3 +253,18 @@ def test_fold_ignores_redelivered_events():
     state = fold(recs)
     again = fold(recs, state)
     assert again.seq == 6 and len(again.games["r1g1"].results) == 1
+
+
+def test_chess960_start_allows_castling_in_both_notations():
+    """TCEC FRD plays Chess960 starts: castling rights come from the FEN (Shredder-style
+    files), and the king-takes-rook UCI form is accepted as well as e1g1."""
+    fen = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1"
+    base = [*small_tournament(), ev.GameStarted(game_id="r1g1", fen=fen)]
+    state = given(*base)
+    [castled] = decide(state, move("r1g1", 1, "e1g1"))
+    assert castled.san == "O-O"  # type: ignore[attr-defined]
+    [long] = decide(state, move("r1g1", 1, "e1b1"))
+    assert long.san == "O-O-O"  # type: ignore[attr-defined]
+    state = given(*base, move("r1g1", 1, "e1g1"))
+    assert state.games["r1g1"].board is not None
+    assert state.games["r1g1"].board.piece_at(chess.F1) == chess.Piece(chess.ROOK, chess.WHITE)
