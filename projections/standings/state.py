@@ -61,6 +61,18 @@ class StandingsState:
     move_game: dict[UUID, str] = field(default_factory=dict)
     start_game: dict[UUID, str] = field(default_factory=dict)
     rulings: dict[UUID, ev.RulingIssued] = field(default_factory=dict)
+    lots: dict[UUID, ev.LotDrawn] = field(default_factory=dict)  # in stream order
+
+    def lot(self, subject: str, purpose: str | None = None) -> ev.LotDrawn | None:
+        """The lot in force for a subject (the latest, if one was redrawn after a retraction)."""
+        found = None
+        for lot in self.lots.values():
+            if lot.subject == subject and (purpose is None or lot.purpose == purpose):
+                found = lot
+        return found
+
+    def stage_games(self, stage: str) -> list[GameRecord]:
+        return [g for g in self.games.values() if g.stage == stage]
 
 
 def evolve(state: StandingsState, rec: Recorded) -> StandingsState:
@@ -166,10 +178,16 @@ def _(event: ev.RulingIssued, state: StandingsState, event_id: UUID, seq: int) -
 
 
 @_apply.register
+def _(event: ev.LotDrawn, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.lots[event_id] = event
+
+
+@_apply.register
 def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int) -> None:
     target = event.retracted_event_id
     state.withdrawals.pop(target, None)
     state.rulings.pop(target, None)
+    state.lots.pop(target, None)
     if (gid := state.result_game.pop(target, None)) is not None:
         game = state.games[gid]
         game.results = [r for r in game.results if r[0] != target]

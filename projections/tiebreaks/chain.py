@@ -2,9 +2,11 @@
 
 Players are grouped by points; each group is split by the chain's criteria in order. When a
 criterion splits a group, each sub-group continues with the next criterion (or, for a
-re-applied criterion such as the Czech mini-table, with the same one first). A group still
-level at the end shares the place (1, 2, 2, 4) or, after "organisers-decide", stays unresolved
-until a ruling orders it.
+re-applied criterion such as the Czech mini-table, with the same one first). With
+`TiebreakOptions.pairwise_head_to_head` (Czech rules) a group of exactly two goes first to its
+head-to-head, which decides unless level; a level pair continues with the criterion (its
+head-to-head is looked at once). A group still level at the end shares the place (1, 2, 2, 4)
+or, after "organisers-decide", stays unresolved until a ruling orders it.
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ class _Ranker:
         self.unresolved: set[str] = set()
         self.ruled: dict[str, str] = {}
         self._absolute: dict[int, dict[str, Value]] = {}
+        # Pairs whose head-to-head was found level: it cannot change within one ranking, so it
+        # is looked at (and traced) once, not again before every later criterion.
+        self._level_pairs: set[tuple[str, ...]] = set()
 
     def values(self, i: int, group: Sequence[str]) -> dict[str, Value]:
         crit, params = self.criteria[i]
@@ -103,10 +108,11 @@ class _Ranker:
     def order(self, group: list[str], i: int) -> tuple[list[list[str]], list[Boundary]]:
         if len(group) == 1:
             return [group], []
-        if self.pairwise and len(group) == 2:
+        if self.pairwise and len(group) == 2 and tuple(sorted(group)) not in self._level_pairs:
             split = self._pair_head_to_head(group)
             if split is not None:
                 return split
+            self._level_pairs.add(tuple(sorted(group)))
         if i >= len(self.criteria):
             return [sorted(group)], []
         crit, _ = self.criteria[i]

@@ -1,8 +1,669 @@
-"""FIDE tie-break regulations (Handbook C.07, 2023): criteria for Swiss and round-robin events."""
+"""FIDE Tie-Break Regulations (Handbook C.07, the text approved by the FIDE Council in 2023 and
+in force for all FIDE-rated events from 2024; article numbers as in that text).
+
+Every criterion below is a pure function of the crosstable and cites its article. The rules
+they share:
+
+* **Rounds** (Art. 16.1). A player's record has one slot per round 1..R, R being the last round
+  in which anyone has a result or a bye. A round in which the player has neither (not paired,
+  absent, or any round after a withdrawal, which C.07 16.1 makes a zero-point bye) is an
+  *absent* slot worth 0 points.
+* **Voluntarily unplayed rounds** (VUR, Art. 16.1): requested byes (half- or zero-point),
+  absences and rounds after a withdrawal, and forfeit losses. A pairing-allocated bye, a
+  forfeit win (and a knockout advance) are unplayed but not voluntary.
+* **The player as someone's opponent** (Art. 16.3, categories of 16.2): every unplayed round
+  counts with the points it gave, except a requested bye or absence that no later non-VUR round
+  follows (category 16.2.5: the player did not come back, e.g. withdrew), which counts as a
+  draw. `adjusted_score` is that score.
+* **The player's own unplayed rounds** (Art. 16.4): in Buchholz and Sonneborn-Berger each
+  unplayed round (byes, forfeits won or lost, absences) is a game against a dummy opponent whose
+  score is the player's own final score. The pre-2023 "virtual opponent" is gone.
+* **Modifiers** (Art. 14.1-14.4, with the VUR exception of 16.5): Cut-n drops the n least
+  significant values, Median-n the n least and the n most significant. When the player has
+  VURs, the cut takes the smallest VUR contribution instead of the least significant value,
+  unless that contribution is below the least significant value's. A modified tie-break is a
+  criterion of its own, named like FIDE's acronyms: `buchholz-cut1` is BH/C1, and so
+  `buchholz-cut2`, `buchholz-median1`, `buchholz-median2`, `fide-sonneborn-berger-cut1`/`-cut2`,
+  `fide-progressive-cut1`/`-cut2`, `fide-aro-cut1`/`-cut2`/`-median1`/`-median2`.
+* **Pre-determined pairings** (round robins, Art. 16 applies to Swiss events): with the
+  `predetermined` parameter, forfeits count as games against the scheduled opponent and no
+  dummy opponents or adjusted scores are used.
+* **Ratings** (Art. 10): rating-based criteria use games played over the board only; when a
+  player of the stage has no rating and the tournament gave no rating for unrated players
+  (`unrated_rating`), the criterion is dropped: nobody gets a value.
+
+Where the text leaves room we follow the FIDE Technical Commission's reference implementation
+(gacrux / TieBreakServer, rules of 2024-08-01), which the test-suite cross-checks.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
+from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.registry import Param, Value, criterion, half_points
+
+if TYPE_CHECKING:
+    from projections.standings.crosstable import Crosstable, Entry
+
+SOURCE = "FIDE C.07 (2023)"
+NO_VALUE = "–"
+
+# Round kinds that are voluntarily unplayed (Art. 16.1).
+_VUR_KINDS = frozenset({"half_bye", "zero_bye", "forfeit_loss", "absent"})
+# Requested byes and absences: the kinds that category 16.2.3 / 16.2.5 are about.
+_REQUESTED_KINDS = frozenset({"half_bye", "zero_bye", "absent"})
+
+# FIDE B.02 (Rating Regulations) table 8.1(a): rating difference dp for a fractional score p,
+# indexed by 100·p rounded (p = 0.00 .. 1.00).
+# fmt: off
+DP_TABLE: tuple[int, ...] = (
+    -800, -677, -589, -538, -501, -470, -444, -422, -401, -383,
+    -366, -351, -336, -322, -309, -296, -284, -273, -262, -251,
+    -240, -230, -220, -211, -202, -193, -184, -175, -166, -158,
+    -149, -141, -133, -125, -117, -110, -102, -95, -87, -80,
+    -72, -65, -57, -50, -43, -36, -29, -21, -14, -7,
+    0, 7, 14, 21, 29, 36, 43, 50, 57, 65,
+    72, 80, 87, 95, 102, 110, 117, 125, 133, 141,
+    149, 158, 166, 175, 184, 193, 202, 211, 220, 230,
+    240, 251, 262, 273, 284, 296, 309, 322, 336, 351,
+    366, 383, 401, 422, 444, 470, 501, 538, 589, 677,
+    800,
+)
+# fmt: on
+
+
+# --- the player's rounds ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One round from one player's side, unplayed rounds included (Art. 16.1)."""
+
+    round: int
+    kind: str  # an Entry kind, or "absent"
+    points: int  # half-points
+    opponent: str | None = None
+    entry: Entry | None = None
+
+    @property
+    def played(self) -> bool:
+        """A game over the board (Art. 5: only these are 'games played')."""
+        return self.kind == "played"
+
+    @property
+    def vur(self) -> bool:
+        """Voluntarily unplayed round (Art. 16.1)."""
+        return self.kind in _VUR_KINDS
+
+
+def rounds_counted(ct: Crosstable) -> int:
+    """R: the last round in which any player has a result or a bye."""
+    return max((e.round for es in ct.entries.values() for e in es), default=0)
+
+
+def slots(ct: Crosstable, pid: str, rounds: int | None = None) -> list[Slot]:
+    """The player's rounds 1..R in order; a round without an entry is an absent slot."""
+    last = rounds_counted(ct) if rounds is None else rounds
+    entries = [e for e in ct.entries.get(pid, ()) if e.round <= last]
+    seen = {e.round for e in entries}
+    out = [Slot(e.round, e.kind, e.points, e.opponent, e) for e in entries]
+    out += [Slot(r, "absent", 0) for r in range(1, last + 1) if r not in seen]
+    out.sort(key=lambda s: s.round)
+    return out
+
+
+def adjusted_score(ct: Crosstable, pid: str, rounds: int | None = None) -> int:
+    """The player's score as an opponent sees it (Art. 16.3), in half-points.
+
+    Unplayed rounds of categories 16.2.1-16.2.4 (pairing-allocated byes, forfeit wins, requested
+    byes followed by a round that is not a VUR, forfeit losses) count for the points they gave;
+    category 16.2.5 (a requested bye or absence followed only by VURs, e.g. every round after a
+    withdrawal) counts as a draw.
+    """
+    record = slots(ct, pid, rounds)
+    back = max((s.round for s in record if not s.vur), default=0)
+    draw = ct.scoring.draw
+    return sum(draw if s.kind in _REQUESTED_KINDS and s.round > back else s.points for s in record)
+
+
+# --- contributions and the cut modifiers --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """What one round adds to Buchholz or Sonneborn-Berger."""
+
+    round: int
+    score: int  # the (adjusted or dummy) opponent's score, half-points
+    value: Fraction  # what it adds, in points
+    vur: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A modifier of Art. 14: drop the `low` least and the `high` most significant values."""
+
+    suffix: str  # appended to the criterion's name: "buchholz-cut1"
+    label: str  # "Cut-1"
+    article: str
+    low: int
+    high: int
+
+
+PLAIN = Modifier("", "", "", 0, 0)
+CUT1 = Modifier("-cut1", "Cut-1", "14.1", 1, 0)
+CUT2 = Modifier("-cut2", "Cut-2", "14.2", 2, 0)
+MEDIAN1 = Modifier("-median1", "Median-1", "14.3", 1, 1)
+MEDIAN2 = Modifier("-median2", "Median-2", "14.4", 2, 2)
+
+Impl = Callable[["Crosstable", Sequence[str], Mapping[str, Any], Modifier], dict[str, Value]]
+
+
+def register_variants(
+    name: str,
+    label: str,
+    source: str,
+    doc: str,
+    impl: Impl,
+    modifiers: Sequence[Modifier],
+    params: Mapping[str, Param] | None = None,
+) -> None:
+    """Register `name` and one criterion per modifier (`name-cut1`, ...), each documented and
+    citing its article: FIDE names them as separate tie-breaks (BH, BH/C1, ...), and separate
+    names keep them apart in the standings' columns and explanations."""
+    for mod in modifiers:
+
+        def compute(
+            ct: Crosstable,
+            group: Sequence[str],
+            params: Mapping[str, Any],
+            mod: Modifier = mod,
+        ) -> dict[str, Value]:
+            return impl(ct, group, params, mod)
+
+        if mod is PLAIN:
+            compute.__doc__ = doc
+            full_label, full_source = label, source
+        else:
+            compute.__doc__ = (
+                f"{label} {mod.label} (Art. {mod.article}): {label} leaving out "
+                + (
+                    f"the {mod.low} least significant value(s)"
+                    if not mod.high
+                    else f"the {mod.low} least and the {mod.high} most significant values"
+                )
+                + f".\n\n{doc}"
+            )
+            full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
+        compute.__name__ = (name + mod.suffix).replace("-", "_")
+        criterion(name + mod.suffix, full_label, full_source, params=params)(compute)
+
+
+def apply_modifier(contribs: Sequence[Contribution], low: int, high: int) -> list[Contribution]:
+    """Drop the `low` least and `high` most significant contributions (Art. 14.1-14.4).
+
+    The least significant value is the contribution of the lowest-scored opponent (the smaller
+    contribution among equals). Art. 16.5: while the player has VURs, the smallest VUR
+    contribution is cut instead, unless it is below the least significant value. Median cuts at
+    the top have no exception.
+    """
+    rest = list(contribs)
+    low = min(low, len(rest))
+    high = min(high, len(rest) - low)
+    for _ in range(low):
+        lsv = min(rest, key=lambda c: (c.score, c.value))
+        vurs = [c for c in rest if c.vur]
+        cut = lsv
+        if vurs:
+            smallest_vur = min(vurs, key=lambda c: (c.value, c.score))
+            if not lsv.value > smallest_vur.value:
+                cut = smallest_vur
+        rest.remove(cut)
+    for _ in range(high):
+        rest.remove(max(rest, key=lambda c: (c.score, c.value)))
+    return rest
+
+
+def _contributions(
+    ct: Crosstable, pid: str, sonneborn: bool, predetermined: bool
+) -> list[Contribution]:
+    rounds = rounds_counted(ct)
+    points = ct.points
+    adjusted: dict[str, int] = {}
+    own = points.get(pid, 0)
+    out = []
+    for s in slots(ct, pid, rounds):
+        if s.opponent is not None and (s.played or predetermined):
+            if predetermined:
+                score = points.get(s.opponent, 0)
+            else:
+                if s.opponent not in adjusted:
+                    adjusted[s.opponent] = adjusted_score(ct, s.opponent, rounds)
+                score = adjusted[s.opponent]
+            vur = False
+        elif predetermined:
+            continue  # a round robin's bye: no opponent, nothing to add
+        else:
+            score, vur = own, s.vur  # Art. 16.4: the dummy opponent has the player's score
+        value = Fraction(score * s.points, 4) if sonneborn else Fraction(score, 2)
+        out.append(Contribution(s.round, score, value, vur))
+    return out
+
+
+_PREDETERMINED = Param(
+    bool,
+    False,
+    doc="pre-determined pairings (round robins): forfeits count as games against the scheduled "
+    "opponent, no dummy opponents or adjusted scores (Art. 16 is for Swiss events)",
+)
+
+
+# --- Buchholz, Sonneborn-Berger (Art. 8.1, 9.1) -------------------------------------------------
+
+
+def _buchholz(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    out = {}
+    for p in group:
+        contribs = _contributions(ct, p, False, params["predetermined"])
+        kept = apply_modifier(contribs, mod.low, mod.high)
+        total = sum((c.score for c in kept), 0)
+        out[p] = Value(total, half_points(total))
+    return out
+
+
+register_variants(
+    "buchholz",
+    "Buchholz",
+    f"{SOURCE} 8.1, 16.3-16.5",
+    """Buchholz, BH (Art. 8.1): the sum of the scores of the player's opponents.
+
+    Each opponent counts with their adjusted score (Art. 16.3: a withdrawn opponent's missing
+    rounds count as draws); each of the player's own unplayed rounds counts the dummy opponent
+    of Art. 16.4 (the player's own score). With a modifier (Art. 14), the VUR exception of
+    Art. 16.5 applies. Art. 8.1 itself says Buchholz is not for round robins.""",
+    _buchholz,
+    (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
+    {"predetermined": _PREDETERMINED},
+)
+
+
+def _sonneborn_berger(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    out = {}
+    for p in group:
+        contribs = _contributions(ct, p, True, params["predetermined"])
+        kept = apply_modifier(contribs, mod.low, mod.high)
+        total = sum((c.value for c in kept), Fraction(0))
+        out[p] = Value(total, fraction_shown(total))
+    return out
+
+
+register_variants(
+    "fide-sonneborn-berger",
+    "Sonneborn-Berger",
+    f"{SOURCE} 9.1, 16.3-16.5",
+    """Sonneborn-Berger, SB (Art. 9.1): for each round, the opponent's score times the points
+    the player scored in it (a win counts the full score, a draw half of it).
+
+    Unlike the plain `sonneborn-berger`, the opponent's score is the adjusted one (Art. 16.3)
+    and every unplayed round of the player is a game against the dummy opponent of Art. 16.4:
+    a forfeit win or pairing-allocated bye adds the player's own score, a half-point bye half of
+    it, a zero-point bye, absence or forfeit loss nothing. The least significant value for a
+    cut is the contribution of the lowest-scored opponent (Art. 14, VUR exception 16.5). In
+    round robins use `predetermined`: forfeits are then games against the scheduled
+    opponent.""",
+    _sonneborn_berger,
+    (PLAIN, CUT1, CUT2),
+    {"predetermined": _PREDETERMINED},
+)
+
+
+# --- Direct encounter (Art. 6) ------------------------------------------------------------------
+
+
+@criterion(
+    "fide-direct-encounter",
+    "direct encounter",
+    f"{SOURCE} 6",
+    group_relative=True,
+    reapply=True,
+    params={"predetermined": _PREDETERMINED},
+)
+def fide_direct_encounter(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Direct encounter (Art. 6): the points each tied player scored in the games between them.
+
+    Only games played over the board count (with `predetermined`, forfeits too). When two tied
+    players met more than once, their score against each other is the average. If every tied
+    player has met every other, the sums rank them. If not (Swiss), a player is ranked first
+    only when they would stay alone on top whatever the missing games' results (their score is
+    above every other's score with all their missing games won), then the same for second
+    place, and so on; the others stay tied. The criterion is re-applied to every sub-group it
+    separates.
+    """
+    members = sorted(group)
+    games = [
+        g
+        for g in ct.games_between(members)
+        if (g.played or params["predetermined"]) and g.white != g.black
+    ]
+    per_pair: dict[tuple[str, str], list[int]] = {}
+    for g in games:
+        for p in (g.white, g.black):
+            per_pair.setdefault((p, g.opponent_of(p)), []).append(g.points_of(p))
+    score = dict.fromkeys(members, Fraction(0))
+    met = dict.fromkeys(members, 0)
+    for (p, _q), pts in per_pair.items():
+        score[p] += Fraction(sum(pts), len(pts))
+        met[p] += 1
+    others = len(members) - 1
+    if params["predetermined"] or all(met[p] == others for p in members):
+        return {p: Value(score[p], half_points(score[p])) for p in members}
+    best = {p: score[p] + (others - met[p]) * ct.scoring.win for p in members}
+    ordered = sorted(members, key=lambda p: (-score[p], -best[p], p))
+    key = dict.fromkeys(members, 0)
+    for i, p in enumerate(ordered[:-1]):
+        if not score[p] > max(best[q] for q in ordered[i + 1 :]):
+            break
+        key[p] = len(members) - i
+    return {
+        p: Value(key[p], f"{half_points(score[p])} (max {half_points(best[p])})") for p in members
+    }
+
+
+# --- the player's own results (Art. 7) ----------------------------------------------------------
+
+
+def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) -> dict[str, Value]:
+    out = {}
+    for p in group:
+        n = sum(1 for e in ct.entries.get(p, ()) if keep(e))
+        out[p] = Value(n, str(n))
+    return out
+
+
+@criterion("fide-wins", "wins", f"{SOURCE} 7.1")
+def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
+    win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
+    win = ct.scoring.win
+    return _count(ct, group, lambda e: e.points == win)
+
+
+@criterion("fide-games-won", "games won", f"{SOURCE} 7.2")
+def fide_games_won(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Number of games won over the board, WON (Art. 7.2): forfeits and byes do not count."""
+    return _count(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
+
+
+@criterion("fide-black-games", "games with Black", f"{SOURCE} 7.3")
+def fide_black_games(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Number of games played with Black, BPG (Art. 7.3): over the board only (a forfeit is
+    not a game played)."""
+    return _count(ct, group, lambda e: e.kind == "played" and e.colour == "black")
+
+
+@criterion("fide-black-wins", "wins with Black", f"{SOURCE} 7.4")
+def fide_black_wins(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """Number of games won with Black, BWG (Art. 7.4): over the board only."""
+    return _count(
+        ct, group, lambda e: e.kind == "played" and e.colour == "black" and e.outcome == "win"
+    )
+
+
+def _progressive(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    rounds = rounds_counted(ct)
+    out = {}
+    for p in group:
+        running = total = 0
+        for s in slots(ct, p, rounds):
+            running += s.points
+            if s.round > mod.low:
+                total += running
+        out[p] = Value(total, half_points(total))
+    return out
+
+
+register_variants(
+    "fide-progressive",
+    "progressive score",
+    f"{SOURCE} 7.5",
+    """(Sum of) progressive scores, PS (Art. 7.5): the player's running score after each
+    round, summed over the rounds (every round counts what it gave: byes and forfeits
+    included, an absence or a round after a withdrawal 0). For this criterion the least
+    significant values are the first rounds': Cut-n leaves out the running scores of rounds
+    1..n.""",
+    _progressive,
+    (PLAIN, CUT1, CUT2),
+)
+
+
+# --- opponents' scores and the player's own (Art. 9.2) ------------------------------------------
+
+
+@criterion(
+    "fide-koya",
+    "Koya",
+    f"{SOURCE} 9.2",
+    params={
+        "limit": Param(
+            int,
+            50,
+            lambda v: None if 0 <= v <= 100 else "a percentage, 0 to 100",
+            doc="opponents count when their score is at least this % of the maximum possible",
+        )
+    },
+)
+def fide_koya(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Koya system, KS (Art. 9.2), for round robins: the points scored against the opponents
+    who finished with at least 50 % (the `limit`) of the maximum possible score.
+
+    The maximum possible score is a win for each game of a complete round robin among the
+    players who took part: (players - 1) x cycles wins. Games against the scheduled opponent
+    count, forfeits included (pre-determined pairings).
+    """
+    points = ct.points
+    active = [p for p, es in ct.entries.items() if any(e.opponent for e in es)]
+    cycles = max((e.cycle for es in ct.entries.values() for e in es), default=1)
+    maximum = max(len(active) - 1, 0) * cycles * ct.scoring.win
+    limit = params["limit"]
+    out = {}
+    for p in group:
+        total = sum(
+            e.points
+            for e in ct.entries.get(p, ())
+            if e.opponent is not None and 100 * points.get(e.opponent, 0) >= limit * maximum
+        )
+        out[p] = Value(total, half_points(total))
+    return out
+
+
+# --- ratings (Art. 10) --------------------------------------------------------------------------
+
+
+def _round_half_up(x: Fraction) -> int:
+    return math.floor(x + Fraction(1, 2))
+
+
+def _ratings(ct: Crosstable, params: Mapping[str, Any]) -> dict[str, int] | None:
+    """Each player's rating for Art. 10, or None when the criterion must be dropped (an unrated
+    player and no rating given to unrated players)."""
+    default = params["unrated_rating"] or None
+    out = {}
+    for pid, info in ct.players.items():
+        rating = info.rating if info.rating else default
+        if rating is None:
+            return None
+        out[pid] = rating
+    return out
+
+
+def _played(ct: Crosstable, pid: str) -> list[Entry]:
+    """Games played over the board (Art. 10: forfeits are excluded)."""
+    return [e for e in ct.entries.get(pid, ()) if e.kind == "played" and e.opponent is not None]
+
+
+def average_rating(ratings: Sequence[int]) -> int | None:
+    """ARO arithmetic (Art. 10.1): the mean rounded to the nearest integer, .5 up."""
+    if not ratings:
+        return None
+    return _round_half_up(Fraction(sum(ratings), len(ratings)))
+
+
+def performance(ratings: Sequence[int], score2: int) -> int | None:
+    """TPR arithmetic (Art. 10.2): ARO + dp(p), p = score / games rounded to a hundredth (.5
+    up), dp from FIDE B.02 table 8.1(a). `score2` is the score in half-points."""
+    aro = average_rating(ratings)
+    if aro is None:
+        return None
+    return aro + DP_TABLE[_round_half_up(Fraction(50 * score2, len(ratings)))]
+
+
+_RATING_OUTCOME = {"win": 2, "draw": 1, "loss": 0}  # rating regulations score 1 / ½ / 0
+
+_UNRATED = Param(
+    int,
+    0,
+    lambda v: None if v >= 0 else "a rating, or 0 for none",
+    doc="rating used for unrated players, as the tournament regulations set it (Art. 10); "
+    "0: none, so the criterion is dropped when a player is unrated",
+)
+
+
+def _tpr_all(ct: Crosstable, params: Mapping[str, Any]) -> dict[str, int | None] | None:
+    ratings = _ratings(ct, params)
+    if ratings is None:
+        return None
+    out = {}
+    for p in ct.players:
+        games = _played(ct, p)
+        score2 = sum(_RATING_OUTCOME[e.outcome] for e in games)
+        out[p] = performance([ratings[e.opponent] for e in games if e.opponent], score2)
+    return out
+
+
+def _rating_value(v: int | None) -> Value:
+    return Value(v, str(v) if v is not None else NO_VALUE)
+
+
+def _aro(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    ratings = _ratings(ct, params)
+    out = {}
+    for p in group:
+        if ratings is None:
+            out[p] = _rating_value(None)
+            continue
+        opp = sorted(ratings[e.opponent] for e in _played(ct, p) if e.opponent)
+        opp = opp[mod.low : len(opp) - mod.high]
+        out[p] = _rating_value(average_rating(opp))
+    return out
+
+
+register_variants(
+    "fide-aro",
+    "average rating of opponents",
+    f"{SOURCE} 10.1",
+    """Average rating of opponents, ARO (Art. 10.1): the mean rating of the opponents met
+    over the board (forfeits excluded), rounded to the nearest integer (.5 up). With a modifier
+    (Art. 14) the lowest (and highest) rated opponents are left out. No value without a game,
+    or when the criterion is dropped for an unrated player (Art. 10).""",
+    _aro,
+    (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
+    {"unrated_rating": _UNRATED},
+)
+
+
+@criterion(
+    "fide-tpr",
+    "performance rating",
+    f"{SOURCE} 10.2; FIDE B.02 8.1(a)",
+    params={"unrated_rating": _UNRATED},
+)
+def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Tournament performance rating, TPR (Art. 10.2): ARO + dp, where dp comes from the FIDE
+    rating regulations' table (B.02 8.1(a)) for the fraction p of the points scored in the games
+    played over the board (rating scoring 1 / ½ / 0), p rounded to a hundredth. Exact integer
+    arithmetic. No value without a game, or when dropped for an unrated player (Art. 10)."""
+    tpr = _tpr_all(ct, params)
+    return {p: _rating_value(tpr[p] if tpr is not None else None) for p in group}
+
+
+@criterion(
+    "fide-apro",
+    "average performance of opponents",
+    f"{SOURCE} 10.4",
+    params={"unrated_rating": _UNRATED},
+)
+def fide_apro(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Average performance rating of opponents, APRO (Art. 10.4): the mean TPR (Art. 10.2) of
+    the opponents met over the board, rounded to the nearest integer (.5 up)."""
+    tpr = _tpr_all(ct, params)
+    out = {}
+    for p in group:
+        if tpr is None:
+            out[p] = _rating_value(None)
+            continue
+        values = [t for e in _played(ct, p) if e.opponent and (t := tpr[e.opponent]) is not None]
+        out[p] = _rating_value(average_rating(values))
+    return out
+
+
+# --- presets ------------------------------------------------------------------------------------
+
+
+def _spec(name: str, **params: Any) -> TiebreakSpec:
+    return TiebreakSpec(name=name, params=params)
+
 
 #: Presets this rulebook defines (merged into projections.tiebreaks.presets.PRESETS).
-PRESETS: dict[str, Chain] = {}
+#:
+#: C.07 (2023) Art. 4.1 leaves the ordered list to the organiser and publishes no default one,
+#: so these are our reading, built only from C.07 criteria: no rating-based criterion (Art. 10
+#: would drop it as soon as one player is unrated), no Buchholz in round robins (Art. 8.1), and
+#: ties still level at the end share the place (Art. 2.1 lets the regulations say so).
+PRESETS: dict[str, Chain] = {
+    # Individual Swiss: opponents' strength first (Buchholz Cut-1, then full), then the games
+    # between the tied players, Sonneborn-Berger, and wins.
+    "fide-swiss": Chain(
+        (
+            _spec("buchholz-cut1"),
+            _spec("buchholz"),
+            _spec("fide-direct-encounter"),
+            _spec("fide-sonneborn-berger"),
+            _spec("fide-wins"),
+            _spec("shared-place"),
+        )
+    ),
+    # Individual round robin (pre-determined pairings: forfeits are games): direct encounter,
+    # wins, Sonneborn-Berger, Koya.
+    "fide-round-robin": Chain(
+        (
+            _spec("fide-direct-encounter", predetermined=True),
+            _spec("fide-wins"),
+            _spec("fide-sonneborn-berger", predetermined=True),
+            _spec("fide-koya"),
+            _spec("shared-place"),
+        )
+    ),
+}

@@ -1,0 +1,1 @@
+"""Playoff state machines: each a pure function of the tournament's standings fold."""

@@ -1,0 +1,168 @@
+"""What every playoff state machine shows, and helpers they share.
+
+A machine is a pure function of the tournament's standings fold (`StandingsState`): it reads
+the main stage's final table, the lots drawn (`LotDrawn`, looked up by `subject`), and the
+games of its own stages (`RoundScheduled` with `stage` names it prescribes), and recomputes its
+whole view. It never draws a lot: where one is needed it says so in `required_next`, and an
+arbiter (or a process manager) appends the `LotDrawn` with the outcome; replay then reproduces
+the same schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from events_schema.events import TimeControl
+from projections.standings.state import StandingsState
+
+Status = Literal["not_needed", "waiting", "in_progress", "decided", "awaiting_ruling"]
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """A game the machine prescribes: schedule it with these ids, colours and time control."""
+
+    stage: str
+    round: int
+    game_id: str
+    white: str
+    black: str
+    time_control: TimeControl
+    result: str | None = None  # "1-0" / "0-1" / "1/2-1/2" once played
+    scheduled: bool = False  # a RoundScheduled holds it
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "round": self.round,
+            "game_id": self.game_id,
+            "white": self.white,
+            "black": self.black,
+            "time_control": self.time_control.model_dump(mode="json", exclude_defaults=True),
+            "result": self.result,
+            "scheduled": self.scheduled,
+        }
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What must happen next for the playoff to go on."""
+
+    kind: Literal["lot", "schedule", "results", "ruling"]
+    stage: str
+    text: str
+    # kind == "lot": the LotDrawn to append (purpose, subject, candidates; how many to pick)
+    lot: dict[str, Any] | None = None
+    # kind == "schedule": the games to schedule (one RoundScheduled per round)
+    games: tuple[PlannedGame, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "stage": self.stage, "text": self.text}
+        if self.lot is not None:
+            out["lot"] = self.lot
+        if self.games:
+            out["games"] = [g.as_dict() for g in self.games]
+        return out
+
+
+@dataclass(frozen=True)
+class StageView:
+    name: str
+    kind: str  # "round_robin", "double_round_robin", "armageddon", "match", ...
+    players: tuple[str, ...]
+    games: tuple[PlannedGame, ...]
+    byes: tuple[str, ...] = ()
+    scores: tuple[tuple[str, str], ...] = ()  # (player, shown score) within the stage
+    advanced: tuple[str, ...] = ()
+    eliminated: tuple[str, ...] = ()
+    complete: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "players": list(self.players),
+            "games": [g.as_dict() for g in self.games],
+            "byes": list(self.byes),
+            "scores": dict(self.scores),
+            "advanced": list(self.advanced),
+            "eliminated": list(self.eliminated),
+            "complete": self.complete,
+        }
+
+
+@dataclass(frozen=True)
+class PlayoffView:
+    kind: str  # "gct-event", "gct-tour", "tcec-conditional", "tcec-cup", ...
+    status: Status
+    rule: str  # the article the machine implements
+    tied: tuple[str, ...] = ()
+    still_in: tuple[str, ...] = ()
+    eliminated: tuple[str, ...] = ()
+    stages: tuple[StageView, ...] = ()
+    required_next: tuple[Requirement, ...] = ()
+    # Decided order of the players in the playoff, best first; a block shares its place.
+    final_order: tuple[tuple[str, ...], ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "status": self.status,
+            "rule": self.rule,
+            "tied": list(self.tied),
+            "still_in": list(self.still_in),
+            "eliminated": list(self.eliminated),
+            "stages": [s.as_dict() for s in self.stages],
+            "required_next": [r.as_dict() for r in self.required_next],
+            "final_order": [list(b) for b in self.final_order],
+            "notes": list(self.notes),
+        }
+
+
+def main_stage_complete(state: StandingsState) -> bool:
+    """Every round of the main stage is scheduled (up to `rounds` when the tournament set it)
+    and every main-stage game has a result."""
+    created = state.created
+    games = state.stage_games("main")
+    if not games:
+        return False
+    if created is not None and created.rounds is not None:
+        scheduled = {g.round for g in games} | {
+            b.round for _ids, byes in state.rounds.values() for b in byes if b.stage == "main"
+        }
+        if not set(range(1, created.rounds + 1)) <= scheduled:
+            return False
+    return all(g.results for g in games)
+
+
+def result_of(state: StandingsState, game_id: str) -> str | None:
+    game = state.games.get(game_id)
+    return game.results[-1][2] if game is not None and game.results else None
+
+
+def berger_round_robin(players: list[str], double: bool = False) -> list[list[tuple[str, str]]]:
+    """FIDE Berger tables (Handbook C.05 annex 1) for pairing numbers 1..n in `players` order:
+    rounds of (white, black). With `double`, a second cycle with colours reversed."""
+    n = len(players)
+    seats: list[str | None] = [*players, None] if n % 2 else list(players)
+    m = len(seats)
+    rounds: list[list[tuple[str, str]]] = []
+    fixed = seats[-1]
+    rotating = seats[:-1]
+    for r in range(m - 1):
+        pairs: list[tuple[str, str]] = []
+        # Board 1: the last seat against the rotating head, colours alternating by round.
+        head = rotating[0]
+        if fixed is not None and head is not None:
+            pairs.append((fixed, head) if r % 2 else (head, fixed))
+        for i in range(1, m // 2):
+            a, b = rotating[i], rotating[-i]
+            if a is not None and b is not None:
+                pairs.append((a, b))
+        rounds.append(pairs)
+        rotating = rotating[-(m // 2) + 1 :] + rotating[: -(m // 2) + 1] if m > 2 else rotating
+    if double:
+        rounds += [[(b, w) for w, b in rnd] for rnd in rounds]
+    return rounds
