@@ -18,8 +18,21 @@ PRESETS: dict[str, Chain] = {
     # GCT 2.1/3.1: a tie for first goes to a playoff (projections/playoffs); 2.8/3.8: ties
     # elsewhere share the place, prize and points.
     "gct": _chain("shared-place"),
+    # The same ranking; the preset also names the playoff machine (projections/playoffs):
+    # GCT §2 (rapid & blitz) and §3 (classical) event playoffs, §4 the overall tour playoff.
+    "gct-rapid-blitz": _chain("shared-place"),
+    "gct-classical": _chain("shared-place"),
+    "gct-tour-playoff": _chain("shared-place"),
+    # TCEC matches (Cup 3, Superfinal Leagues 7, FRD final 2.h/2.i) are decided by their
+    # playoff machines; the table itself only shares.
+    "tcec-cup": _chain("shared-place"),
+    "tcec-superfinal": _chain("shared-place"),
+    "tcec-frd-final": _chain("shared-place"),
     **fide.PRESETS,
     **tcec.PRESETS,
+    # Premier Division: the league chain for places below the SuFi spots; the SuFi spots
+    # go to the Conditional Tiebreak (Leagues 6) when not decided on points.
+    "tcec-premier": tcec.PRESETS["tcec-league"],
     **czech.PRESETS,
 }
 
