@@ -241,6 +241,39 @@ def _print_table(tournament: str, table: StandingsTable) -> None:
     out.print(t)
 
 
+@app.command()
+def lot(
+    tournament: str,
+    purpose: Annotated[str, typer.Option(help="pairing_numbers, bye, colours, engine_order, …")],
+    subject: Annotated[str, typer.Option(help="what it is for, as the playoff asks")],
+    candidate: Annotated[list[str], typer.Option("--candidate", "-c", help="repeatable")],
+    pick: Annotated[int | None, typer.Option(help="draw this many (default: order all)")] = None,
+    seed: Annotated[str | None, typer.Option(help="seed (default: random, recorded)")] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Draw a lot with a recorded seed and append it as a LotDrawn event."""
+    from events_schema import encode_payload
+    from services.lots import draw
+
+    try:
+        drawn = draw(purpose, subject, candidate, pick, seed)
+    except ValueError as exc:
+        _fail("lot.invalid", "--purpose/--candidate/--pick", str(exc))
+        return
+    batch = CommandBatch(commands=[Command(type="LotDrawn", payload=encode_payload(drawn))])
+    with open_log(_settings(backend, db)) as log:
+        try:
+            result = CommandService(log).handle(tournament, batch, _local_actor())
+        except CommandRejected as exc:
+            _fail(exc.rule, exc.field, exc.message)
+            return
+    env = result.envelopes[0]
+    out.print(
+        f"{tournament}#{env.seq} LotDrawn {subject}: {' '.join(drawn.outcome)} (seed {drawn.seed})"
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # tokens, schema, serve
 # --------------------------------------------------------------------------------------------
