@@ -89,7 +89,7 @@ def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[st
     for p in ct.players:
         groups.setdefault(points[p], []).append(p)
     out: dict[str, dict[str, str]] = {}
-    for crit, params in chain.criteria():
+    for key, (crit, params) in zip(column_keys(chain), chain.criteria(), strict=True):
         if crit.terminal:
             continue
         shown: dict[str, str] = {}
@@ -100,8 +100,18 @@ def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[st
         else:
             for p, v in crit.compute(ct, tuple(ct.players), params).items():
                 shown[p] = v.shown
-        out[crit.name] = shown
+        out[key] = shown
     return out
+
+
+def column_keys(chain: Chain) -> list[str]:
+    """One key per chain entry: the criterion's name, with its parameters when given, so the
+    same criterion may stand twice in a chain with different parameters."""
+    keys = []
+    for spec in chain.specs:
+        args = ",".join(f"{k}={v}" for k, v in sorted(spec.params.items()))
+        keys.append(f"{spec.name}({args})" if args else spec.name)
+    return keys
 
 
 def standings(state: StandingsState, stage: str = "main") -> Table:

@@ -23,13 +23,13 @@ def fraction_shown(value: Fraction) -> str:
 @criterion(
     "direct-encounter",
     "direct encounter",
-    "TCEC Leagues 11.1.1 / Swiss 3.4 / FRD 3.1; FIDE C.07 (2023) 6.1",
+    "TCEC Leagues 11.1.1 / Swiss 3.4 / FRD 3.1 (FIDE's DE: fide-direct-encounter)",
     group_relative=True,
     params={
         "require_all_met": Param(
             bool,
             False,
-            doc="FIDE: only when every tied player has met every other (else no value)",
+            doc="only when every tied player has met every other (else no value)",
         )
     },
 )
@@ -39,8 +39,8 @@ def direct_encounter(
     """Points scored in the games played between the tied players only (all cycles).
 
     TCEC: "the direct encounter(s) between the tied engines decides". Unplayed games (forfeits)
-    do not count. With `require_all_met` (FIDE), the criterion separates nobody unless every
-    pair of tied players has met.
+    do not count. With `require_all_met`, the criterion separates nobody unless every pair of
+    tied players has met (FIDE's own, subtler rule is `fide-direct-encounter`).
     """
     games = [g for g in ct.games_between(group) if g.played]
     if params["require_all_met"]:
@@ -59,7 +59,7 @@ def direct_encounter(
 @criterion(
     "sonneborn-berger",
     "Sonneborn-Berger",
-    "TCEC Leagues 11.1.2 / Swiss 3.1 / FRD 3.2; FIDE C.07 (2023) 7.1",
+    "TCEC Leagues 11.1.2 / Swiss 3.1 / FRD 3.2 (FIDE's SB: fide-sonneborn-berger)",
     params={
         "count_forfeits": Param(bool, False, doc="count games won or lost by forfeit"),
     },

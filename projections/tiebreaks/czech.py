@@ -102,8 +102,9 @@ def _chain(*names: str) -> Chain:
 
 
 #: Criteria 1–3 (points, head-to-head, Sonneborn, with the two-player head-to-head rule): the
-#: ranking whose places are the "placings" of A4, B5 and B6 (adopted reading: this avoids the
-#: circularity of using the final order to compute the final order).
+#: ranking whose places are the "placings" of A4 and B5 (adopted reading: this avoids the
+#: circularity of using the final order to compute the final order), and of B6 with
+#: `placings="criteria-1-3"`.
 PLACING_CHAIN = _chain("czech-mini-table", "czech-sonneborn", "shared-place")
 
 
@@ -271,9 +272,10 @@ def beaten_placings_per_cycle(
 def last_game_winner(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
-    """ "Pokud jsou posledním možným kritériem v obou skupinách (A i B) vzájemné zápasy a ty
-    skončily 1:1 (nebo 1,5 : 1,5), i zde se upřednostňuje vítěz posledního zápasu, případně
-    předposledního, jestliže poslední byla remíza (nelze aplikovat na výsledek 0,5:0,5)."
+    """Last game: "Pokud jsou posledním možným kritériem v obou skupinách (A i B) vzájemné
+    zápasy a ty skončily 1:1 (nebo 1,5 : 1,5), i zde se upřednostňuje vítěz posledního zápasu,
+    případně předposledního, jestliže poslední byla remíza (nelze aplikovat na výsledek
+    0,5:0,5)."
 
     Only for exactly two players whose head-to-head (all their games played over the board)
     ended level: the winner of the latest decisive game between them (by cycle, round, then the

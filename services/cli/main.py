@@ -20,6 +20,7 @@ from projections.standings import Table as StandingsTable
 from projections.standings import explain as explain_rows
 from projections.standings import fold as standings_fold
 from projections.standings import standings as standings_table
+from projections.standings.table import column_keys
 from services.auth import ROLES, TokenStore
 from services.cli import schema_export
 from services.commands import CommandRejected, CommandService
@@ -217,7 +218,11 @@ def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTa
 
 
 def _print_table(tournament: str, table: StandingsTable) -> None:
-    crit_cols = [c.name for c, _ in table.chain.criteria() if not c.terminal]
+    crit_cols = [
+        key
+        for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)
+        if not c.terminal
+    ]
     t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
     heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
     for col in [*heads, *crit_cols, "decided by"]:

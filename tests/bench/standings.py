@@ -1,0 +1,218 @@
+"""Standings benchmark (issue 3), as one JSON document on stdout:
+
+- a 500-player, 11-round Swiss with a 6-criterion FIDE chain: the time to fold one result and
+  recompute the whole standings table (tiebreaks included), sampled across the rounds, and the
+  replay of the whole tournament;
+- a 24-engine 4×double round robin with moves (r-mobility on, tcec-league chain): the same.
+
+Run: `python -m tests.bench.standings [--quick]` from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+_repo = Path(__file__).resolve().parents[2]
+for _p in (_repo / "tests", _repo):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import chess  # noqa: E402
+from builders import created, move, player, recorded, result  # noqa: E402
+
+from events_schema import Event, Recorded  # noqa: E402
+from events_schema import events as ev  # noqa: E402
+from projections.standings import evolve, fold, standings  # noqa: E402
+from projections.standings.state import StandingsState  # noqa: E402
+
+FIDE_6 = [
+    ev.TiebreakSpec(name=n)
+    for n in (
+        "buchholz-cut1",
+        "buchholz",
+        "fide-direct-encounter",
+        "fide-sonneborn-berger",
+        "fide-wins",
+        "fide-aro-cut1",
+    )
+]
+
+
+def _progress(msg: str) -> None:
+    print(f"[bench.standings] {msg}", file=sys.stderr, flush=True)
+
+
+def _outcome(rng: random.Random, rw: int, rb: int) -> str:
+    expected = 1 / (1 + 10 ** ((rb - rw) / 400))
+    x = rng.random()
+    draw = 0.3
+    if x < expected - draw / 2:
+        return "1-0"
+    if x < expected + draw / 2:
+        return "1/2-1/2"
+    return "0-1"
+
+
+def swiss_events(players: int, rounds: int, seed: int = 7) -> list[Event]:
+    """A Swiss with score-group pairing (adjacent in score/rating order, avoiding rematches
+    greedily), byes for the odd player, realistic results from ratings."""
+    rng = random.Random(seed)
+    ids = [f"p{i:03d}" for i in range(players)]
+    rating = {p: 2700 - i * 2 for i, p in enumerate(ids)}
+    evs: list[Event] = [
+        created(fmt="swiss", rounds=rounds, tiebreaks=FIDE_6),
+        *[player(p, rating[p]) for p in ids],
+    ]
+    score = dict.fromkeys(ids, 0)
+    met: set[frozenset[str]] = set()
+    had_bye: set[str] = set()
+    for r in range(1, rounds + 1):
+        order = sorted(ids, key=lambda p: (-score[p], -rating[p]))
+        bye = None
+        if len(order) % 2:
+            bye = next(p for p in reversed(order) if p not in had_bye)
+            order.remove(bye)
+            had_bye.add(bye)
+        pairs = []
+        while order:
+            a = order.pop(0)
+            j = next((k for k, b in enumerate(order) if frozenset((a, b)) not in met), 0)
+            b = order.pop(j)
+            met.add(frozenset((a, b)))
+            w, bl = (a, b) if (r + len(pairs)) % 2 else (b, a)
+            pairs.append(ev.Pairing(game_id=f"r{r}-{len(pairs) + 1}", white=w, black=bl))
+        evs.append(
+            ev.RoundScheduled(round=r, pairings=pairs, byes=[ev.Bye(player_id=bye)] if bye else [])
+        )
+        if bye:
+            score[bye] += 2
+        for p in pairs:
+            res = _outcome(rng, rating[p.white], rating[p.black])
+            evs.append(result(p.game_id, res, "resignation" if res != "1/2-1/2" else "agreement"))
+            score[p.white] += {"1-0": 2, "1/2-1/2": 1, "0-1": 0}[res]
+            score[p.black] += {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[res]
+    return evs
+
+
+def league_events(engines: int, cycles: int, seed: int = 11, max_plies: int = 200) -> list[Event]:
+    """n×double round robin of engines with random legal games (moves recorded)."""
+    rng = random.Random(seed)
+    ids = [f"e{i:02d}" for i in range(engines)]
+    per_cycle = 2 * (engines - 1)
+    evs: list[Event] = [
+        created(fmt="league", cycles=cycles, rounds=cycles * per_cycle, rules_preset="tcec-league"),
+        *[player(p, kind="engine") for p in ids],
+    ]
+    ring = ids[:]
+    rnd = 0
+    for _c in range(cycles):
+        for half in (0, 1):
+            for _r in range(engines - 1):
+                rnd += 1
+                pairs = []
+                for i in range(engines // 2):
+                    a, b = ring[i], ring[engines - 1 - i]
+                    w, bl = (a, b) if half == 0 else (b, a)
+                    pairs.append(
+                        ev.Pairing(
+                            game_id=f"g{rnd}-{i}",
+                            white=w,
+                            black=bl,
+                            pair_id=f"{min(a, b)}-{max(a, b)}-{_c}",
+                        )
+                    )
+                evs.append(ev.RoundScheduled(round=rnd, pairings=pairs))
+                for p in pairs:
+                    board = chess.Board()
+                    ply = 0
+                    length = rng.randint(40, max_plies)
+                    while not board.is_game_over() and ply < length:
+                        mv = rng.choice(list(board.legal_moves))
+                        ply += 1
+                        evs.append(move(p.game_id, ply, mv.uci()))
+                        board.push(mv)
+                    outcome = board.outcome()
+                    if outcome is not None and outcome.winner is not None:
+                        res = "1-0" if outcome.winner else "0-1"
+                    else:
+                        res = rng.choice(["1/2-1/2", "1/2-1/2", "1-0", "0-1"])
+                    evs.append(result(p.game_id, res, "adjudication"))
+                ring = [ring[0], ring[-1], *ring[1:-1]]
+    return evs
+
+
+def _measure(recs: list[Recorded], samples: int) -> dict[str, Any]:
+    result_idx = [i for i, r in enumerate(recs) if isinstance(r.event, ev.GameEnded)]
+    step = max(1, len(result_idx) // samples)
+    sample = set(result_idx[step - 1 :: step])
+    state = StandingsState()
+    times: list[float] = []
+    fold_only: list[float] = []
+    t_replay = time.perf_counter()
+    for i, rec in enumerate(recs):
+        if i in sample:
+            t0 = time.perf_counter()
+            evolve(state, rec)
+            t1 = time.perf_counter()
+            standings(state)
+            t2 = time.perf_counter()
+            times.append((t2 - t0) * 1000)
+            fold_only.append((t1 - t0) * 1000)
+        else:
+            evolve(state, rec)
+    incremental_replay = time.perf_counter() - t_replay - sum(times) / 1000
+    t0 = time.perf_counter()
+    state2 = fold(recs)
+    table = standings(state2)
+    full = time.perf_counter() - t0
+    times.sort()
+    return {
+        "events": len(recs),
+        "results": len(result_idx),
+        "update_samples": len(times),
+        "update_ms": {
+            "mean": round(statistics.fmean(times), 3),
+            "p50": round(times[len(times) // 2], 3),
+            "p99": round(times[min(len(times) - 1, int(len(times) * 0.99))], 3),
+            "max": round(times[-1], 3),
+            "fold_only_mean": round(statistics.fmean(fold_only), 4),
+        },
+        "replay_whole_tournament_s": round(full, 3),
+        "replay_events_per_s": round(len(recs) / full),
+        "fold_without_tables_s": round(incremental_replay, 3),
+        "chain": [s.name for s in table.chain.specs],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(prog="python -m tests.bench.standings")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    doc: dict[str, Any] = {}
+    n, rounds, engines, cycles, samples = (60, 5, 6, 1, 20) if args.quick else (500, 11, 24, 4, 100)
+    _progress(f"swiss {n} players x {rounds} rounds")
+    doc["swiss_fide"] = {
+        "players": n,
+        "rounds": rounds,
+        **_measure(recorded("bench-swiss", swiss_events(n, rounds)), samples),
+    }
+    _progress(f"league {engines} engines x {cycles} DRR with moves")
+    doc["league_tcec"] = {
+        "engines": engines,
+        "cycles": cycles,
+        **_measure(recorded("bench-league", league_events(engines, cycles)), samples),
+    }
+    print(json.dumps(doc, indent=2))
+    return doc
+
+
+if __name__ == "__main__":
+    main()
