@@ -3,13 +3,15 @@ player's rounds from their own side. Tiebreak criteria are pure functions of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from functools import cached_property
+from typing import Any, Literal, TypeVar, cast
 
 from events_schema import events as ev
 from projections.standings.state import PlayerInfo, StandingsState
 
+T = TypeVar("T")
 Outcome = Literal["win", "draw", "loss"]
 EntryKind = Literal[
     "played",  # over the board
@@ -75,10 +77,23 @@ class Crosstable:
     rounds: int  # rounds scheduled in the stage
     withdrawn: Mapping[str, int | None] = field(default_factory=dict)
     rulings: tuple[ev.RulingIssued, ...] = ()
+    # Values derived from this (immutable) crosstable, computed once: criteria share them.
+    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    @cached_property
     def points(self) -> Mapping[str, int]:
         return {pid: sum(e.points for e in es) for pid, es in self.entries.items()}
+
+    @cached_property
+    def last_round(self) -> int:
+        """The last round in which any player has a result or a bye."""
+        return max((e.round for es in self.entries.values() for e in es), default=0)
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()` once per crosstable and key (a pure function of the crosstable)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(T, self._memo[key])
 
     def games_between(self, group: Iterable[str]) -> list[Game]:
         members = set(group)

@@ -9,7 +9,7 @@ from typing import Any
 from projections.standings.crosstable import Crosstable
 from projections.standings.crosstable import build as build_crosstable
 from projections.standings.state import StandingsState
-from projections.tiebreaks.chain import Chain, Ranking, rank
+from projections.tiebreaks.chain import Chain, Ranking, field_values, rank
 from projections.tiebreaks.presets import chain_for
 from projections.tiebreaks.registry import half_points
 
@@ -98,7 +98,7 @@ def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[st
                 for p, v in crit.compute(ct, members, params).items():
                     shown[p] = v.shown
         else:
-            for p, v in crit.compute(ct, tuple(ct.players), params).items():
+            for p, v in field_values(ct, crit, params).items():
                 shown[p] = v.shown
         out[key] = shown
     return out

@@ -102,7 +102,7 @@ class _Ranker:
         if crit.group_relative:
             return crit.compute(self.ct, group, params)
         if i not in self._absolute:  # computed once for the whole field
-            self._absolute[i] = crit.compute(self.ct, tuple(self.ct.players), params)
+            self._absolute[i] = field_values(self.ct, crit, params)
         return {p: self._absolute[i][p] for p in group}
 
     def order(self, group: list[str], i: int) -> tuple[list[list[str]], list[Boundary]]:
@@ -174,6 +174,13 @@ class _Ranker:
                     return [[p] for p in ranked], bounds
             self.unresolved.update(group)
         return [sorted(group)], []
+
+
+def field_values(ct: Crosstable, crit: Criterion, params: Mapping[str, Any]) -> dict[str, Value]:
+    """A criterion's values over the whole field, computed once per crosstable (the ranking
+    and the standings' columns share them)."""
+    key = ("criterion", crit.name, tuple(sorted((k, repr(v)) for k, v in params.items())))
+    return ct.memo(key, lambda: crit.compute(ct, tuple(ct.players), params))
 
 
 def _buckets(group: Sequence[str], values: Mapping[str, Value]) -> list[list[str]]:

@@ -105,12 +105,16 @@ class Slot:
 
 def rounds_counted(ct: Crosstable) -> int:
     """R: the last round in which any player has a result or a bye."""
-    return max((e.round for es in ct.entries.values() for e in es), default=0)
+    return ct.last_round
 
 
 def slots(ct: Crosstable, pid: str, rounds: int | None = None) -> list[Slot]:
     """The player's rounds 1..R in order; a round without an entry is an absent slot."""
     last = rounds_counted(ct) if rounds is None else rounds
+    return ct.memo(("fide.slots", pid, last), lambda: _slots(ct, pid, last))
+
+
+def _slots(ct: Crosstable, pid: str, last: int) -> list[Slot]:
     entries = [e for e in ct.entries.get(pid, ()) if e.round <= last]
     seen = {e.round for e in entries}
     out = [Slot(e.round, e.kind, e.points, e.opponent, e) for e in entries]
@@ -127,6 +131,11 @@ def adjusted_score(ct: Crosstable, pid: str, rounds: int | None = None) -> int:
     category 16.2.5 (a requested bye or absence followed only by VURs, e.g. every round after a
     withdrawal) counts as a draw.
     """
+    last = rounds_counted(ct) if rounds is None else rounds
+    return ct.memo(("fide.adjusted", pid, last), lambda: _adjusted_score(ct, pid, last))
+
+
+def _adjusted_score(ct: Crosstable, pid: str, rounds: int) -> int:
     record = slots(ct, pid, rounds)
     back = max((s.round for s in record if not s.vur), default=0)
     draw = ct.scoring.draw

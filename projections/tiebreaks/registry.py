@@ -129,6 +129,13 @@ def resolve_params(crit: Criterion, given: Mapping[str, Any]) -> dict[str, Any]:
 
 def half_points(value: int | Fraction) -> str:
     """Half-points shown as points: 7 -> 3½, 2 -> 1, 1 -> ½."""
+    if isinstance(value, int):
+        if value < 0:
+            return "-" + half_points(-value)
+        whole, half = divmod(value, 2)
+        if not half:
+            return str(whole)
+        return f"{whole}½" if whole else "½"
     points = Fraction(value) / 2
     whole = int(points)
     frac = points - whole
