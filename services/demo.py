@@ -50,6 +50,7 @@ def run_demo(db: Path, out: Console) -> None:
             game="chess",
             format="round_robin",
             rounds=3,
+            rules_preset="fide-round-robin",
             time_controls=[{"name": "rapid", "base_seconds": 900, "increment_seconds": 10}],
         ),
         *[_cmd("PlayerRegistered", player_id=p, name=n, rating=r) for p, n, r in PLAYERS],

@@ -32,7 +32,8 @@ token_app = typer.Typer(help="API tokens (stored hashed).", no_args_is_help=True
 schema_app = typer.Typer(help="JSON Schema of the event contract.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
 app.add_typer(schema_app, name="schema")
-out = Console()
+# Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
+out = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
 
 Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default) or kafka")]
@@ -218,14 +219,18 @@ def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTa
 
 
 def _print_table(tournament: str, table: StandingsTable) -> None:
-    crit_cols = [
-        key
+    pairs = [
+        (key, c.label)
         for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)
         if not c.terminal
     ]
+    crit_cols = [key for key, _ in pairs]
+    labels = [label for _, label in pairs]
+    # Short headers: the criteria's labels, or the full key where a label repeats.
+    heads_tb = [lab if labels.count(lab) == 1 else key for key, lab in pairs]
     t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
     heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
-    for col in [*heads, *crit_cols, "decided by"]:
+    for col in [*heads, *heads_tb, "decided by"]:
         t.add_column(col, justify="left" if col in ("player", "decided by") else "right")
     for r in table.rows:
         place = f"{r.place}{'=' if r.shared else ''}{'?' if r.unresolved else ''}"

@@ -133,10 +133,21 @@ def _golden_events() -> list[Recorded]:
 
 
 def test_golden_replay_demo_round_robin():
-    """events in -> standings out, byte for byte (tests/golden/demo-rr.*)."""
+    """events in -> standings out, byte for byte (tests/golden/demo-rr.*: the demo's stream,
+    fide-round-robin chain). Checked by hand: Ana 2½ (beat Bram and Dara, drew Chen); Bram and
+    Chen 1½ each: their game was corrected to a draw, so direct encounter is ½–½; FIDE WIN
+    (C.07 7.1, wins with or without playing) gives Bram 1 (the forfeit against Dara), Chen 0,
+    so Bram is 2nd "wins 1–0"; Dara ½. Sonneborn-Berger: Ana 1½ + ½ + ½·1½ = 2.75."""
     table = standings(fold(_golden_events()))
     expected = (GOLDEN / "demo-rr.standings.json").read_bytes()
     assert dumps(table.as_dict()) + b"\n" == expected
+    assert [(r.player_id, r.place, r.decided_by) for r in table.rows] == [
+        ("ana", 1, ""),
+        ("bram", 2, "points 2½–1½"),
+        ("chen", 3, "wins 1–0"),
+        ("dara", 4, "points 1½–½"),
+    ]
+    assert dict(table.rows[0].tiebreaks)["fide-sonneborn-berger(predetermined=True)"] == "2.75"
 
 
 # --- properties -------------------------------------------------------------------------------
