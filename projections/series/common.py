@@ -1,0 +1,102 @@
+"""What a series table needs from each tournament of the series, and the shared-place order.
+
+A series projection takes the series' `SeriesCreated` and, for each tournament of the series
+in order of completion, either its `StandingsState` (with the tournament id) or an
+`EventStanding` already read from one. Reading a fold means ranking its main stage with the
+tournament's own chain (`standings(state)`) and taking the prize and points tables in force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from events_schema.events import PrizeTable
+from projections.prizes.corrections import points_table_in_force, prize_table_in_force
+from projections.standings.state import StandingsState
+from projections.standings.table import standings
+
+
+@dataclass(frozen=True)
+class Placing:
+    place: int
+    player_id: str
+
+
+@dataclass(frozen=True)
+class EventStanding:
+    """One finished tournament of a series, as the series tables read it."""
+
+    tournament_id: str
+    name: str
+    cycles: int
+    rows: tuple[Placing, ...]  # final table, shared places numbered 1, 2, 2, 4
+    rules_preset: str | None = None
+    points_table: tuple[Decimal, ...] = ()
+    prize_table: PrizeTable | None = None
+    series_id: str | None = None
+    sources: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def participants(self) -> int:
+        return len(self.rows)
+
+
+Entry = EventStanding | tuple[str, StandingsState]
+
+
+def event_standing(tournament_id: str, state: StandingsState) -> EventStanding:
+    created = state.created
+    if created is None:
+        raise ValueError(f"tournament {tournament_id!r}: no TournamentCreated in the stream")
+    prize = prize_table_in_force(state)
+    points = points_table_in_force(state)
+    return EventStanding(
+        tournament_id=tournament_id,
+        name=created.name,
+        cycles=created.cycles,
+        rows=tuple(Placing(r.place, r.player_id) for r in standings(state).rows),
+        rules_preset=created.rules_preset,
+        points_table=points.value,
+        prize_table=prize.value,
+        series_id=created.series_id,
+        sources=(("prize_table", prize.source), ("points_table", points.source)),
+    )
+
+
+def read_entries(entries: Sequence[Entry], series_id: str | None) -> list[EventStanding]:
+    """The entries as `EventStanding`s; with `series_id`, a tournament created for another
+    series is refused."""
+    out: list[EventStanding] = []
+    ids: set[str] = set()
+    for entry in entries:
+        es = entry if isinstance(entry, EventStanding) else event_standing(*entry)
+        if es.tournament_id in ids:
+            raise ValueError(f"tournament {es.tournament_id!r} given twice")
+        ids.add(es.tournament_id)
+        if series_id is not None and es.series_id not in (None, series_id):
+            raise ValueError(
+                f"tournament {es.tournament_id!r} belongs to series {es.series_id!r}, "
+                f"not {series_id!r}"
+            )
+        out.append(es)
+    return out
+
+
+def ordered_blocks(
+    players: Iterable[str], key: Callable[[str], tuple[Any, ...]]
+) -> list[list[str]]:
+    """Players in blocks of equal `key` (smaller key = better), best block first; a block
+    lists its players by id."""
+    out: list[list[str]] = []
+    last: tuple[Any, ...] | None = None
+    for p in sorted(players, key=lambda p: (key(p), p)):
+        k = key(p)
+        if out and k == last:
+            out[-1].append(p)
+        else:
+            out.append([p])
+        last = k
+    return out
