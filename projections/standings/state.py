@@ -21,6 +21,7 @@ class PlayerInfo:
     name: str
     rating: int | None
     kind: str
+    seed: int | None = None
 
 
 @dataclass
@@ -105,7 +106,7 @@ def _(event: ev.TournamentCreated, state: StandingsState, event_id: UUID, seq: i
 def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: int) -> None:
     if event.player_id not in state.players:
         state.players[event.player_id] = PlayerInfo(
-            event.player_id, event.name, event.rating, event.kind
+            event.player_id, event.name, event.rating, event.kind, event.seed
         )
         state.registrations[event_id] = event.player_id
 

@@ -28,6 +28,7 @@ PRESETS: dict[str, Chain] = {
     "tcec-cup": _chain("shared-place"),
     "tcec-superfinal": _chain("shared-place"),
     "tcec-frd-final": _chain("shared-place"),
+    "tcec-4k-minifinal": _chain("shared-place"),
     **fide.PRESETS,
     **tcec.PRESETS,
     # Premier Division: the league chain for places below the SuFi spots; the SuFi spots
