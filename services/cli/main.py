@@ -284,6 +284,129 @@ def lot(
     )
 
 
+@app.command()
+def playoff(
+    tournament: str,
+    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """The playoff state: stage, who is in, games, what is required next, final order."""
+    from services.cli import tables
+
+    with open_log(_settings(backend, db)) as log:
+        state = tables.fold_tournament(log, tournament, at)
+        if state.created is None:
+            _fail("playoff.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        view = tables.playoff_for(log, tournament, state)
+    if view is None:
+        preset = state.created.rules_preset if state.created else None
+        _fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
+        return
+    if as_json:
+        sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
+        return
+    out.print(f"[bold]{view.kind}[/bold] ({view.rule}): {view.status}")
+    if view.tied:
+        out.print(f"tied: {', '.join(view.tied)}; still in: {', '.join(view.still_in) or '—'}")
+    for stage in view.stages:
+        t = Table(title=f"{stage.name} ({stage.kind}){' complete' if stage.complete else ''}")
+        for col in ("round", "game", "white", "black", "time control", "result"):
+            t.add_column(col)
+        for g in stage.games:
+            t.add_row(
+                str(g.round),
+                g.game_id,
+                g.white,
+                g.black,
+                g.time_control.name,
+                g.result or ("scheduled" if g.scheduled else "to schedule"),
+            )
+        out.print(t)
+    for req in view.required_next:
+        out.print(f"[yellow]next[/yellow] {req.kind} ({req.stage}): {req.text}")
+    if view.final_order:
+        order = " > ".join(" = ".join(block) for block in view.final_order)
+        out.print(f"final order: {order}")
+    for note in view.notes:
+        out.print(f"[dim]note: {note}[/dim]")
+
+
+@app.command()
+def prizes(
+    tournament: str,
+    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Prize money and tour points, split as the rules say, to the cent."""
+    from services.cli import tables
+
+    with open_log(_settings(backend, db)) as log:
+        state = tables.fold_tournament(log, tournament, at)
+        if state.created is None:
+            _fail("prizes.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        try:
+            split = tables.prizes_for(log, tournament, state)
+        except ValueError as exc:
+            _fail("prizes.invalid", "prize_table", str(exc))
+            return
+    body = split.as_dict()
+    if as_json:
+        sys.stdout.write(dumps(body).decode() + "\n")
+        return
+    t = Table(title=f"Prizes: {tournament} ({body.get('status', '')})")
+    for col in ("player", "places", "prize", "share", "premium", "tour points", "note"):
+        t.add_column(col)
+    for line in split.lines:
+        pending = f" (+{line.premium_pending} if playoff won)" if line.premium_pending else ""
+        t.add_row(
+            line.player_id,
+            line.places,
+            str(line.prize),
+            str(line.share),
+            f"{line.premium}{pending}",
+            "" if line.tour_points is None else str(line.tour_points),
+            line.note,
+        )
+    out.print(t)
+    out.print(" ".join(f"{k}: {v}" for k, v in body["totals"].items()))
+
+
+@app.command()
+def series(
+    series_id: str,
+    at: Annotated[int | None, typer.Option("--at", help="the series stream as at this seq")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """The series table (GCT tour or Czech series) over its completed tournaments."""
+    from services.cli import tables
+
+    with open_log(_settings(backend, db)) as log:
+        try:
+            body = tables.series_table(log, series_id, at)
+        except (LookupError, ValueError) as exc:
+            _fail("series.invalid", "SERIES", str(exc))
+            return
+    if as_json:
+        sys.stdout.write(dumps(body).decode() + "\n")
+        return
+    t = Table(title=f"{body['name']} ({body['kind']}): {len(body['tournaments_counted'])} events")
+    rows = body["table"]["rows"]
+    for col in ("#", "player", "points", "decided by"):
+        t.add_column(col)
+    for r in rows:
+        place = f"{r['place']}{'=' if r.get('shared') else ''}"
+        t.add_row(place, r["player_id"], str(r["points"]), r.get("decided_by", ""))
+    out.print(t)
+    if body["tournaments_in_progress"]:
+        out.print(f"in progress (not counted yet): {', '.join(body['tournaments_in_progress'])}")
+
+
 # --------------------------------------------------------------------------------------------
 # tokens, schema, serve
 # --------------------------------------------------------------------------------------------
