@@ -10,10 +10,11 @@ the same schedule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from events_schema.events import TimeControl
+from events_schema.events import LotDrawn, TimeControl
 from projections.standings.state import StandingsState
 
 Status = Literal["not_needed", "waiting", "in_progress", "decided", "awaiting_ruling"]
@@ -119,6 +120,21 @@ class PlayoffView:
             "final_order": [list(b) for b in self.final_order],
             "notes": list(self.notes),
         }
+
+
+def lot_problem(lot: LotDrawn, expected: Sequence[str] | None, pick: int) -> str | None:
+    """Why a recorded lot does not fit what the machine asked for, or None. `expected` None
+    accepts any candidates (e.g. openings). A misfit is reported, never folded silently."""
+    if expected is not None and sorted(lot.candidates) != sorted(expected):
+        return f"drawn from {sorted(lot.candidates)}, expected {sorted(expected)}"
+    if len(set(lot.outcome)) != len(lot.outcome):
+        return f"the outcome {list(lot.outcome)} names an entry twice"
+    strangers = sorted(set(lot.outcome) - set(lot.candidates))
+    if strangers:
+        return f"the outcome names {strangers}, which are not candidates"
+    if len(lot.outcome) != pick:
+        return f"the outcome names {len(lot.outcome)} entries, {pick} expected"
+    return None
 
 
 def main_stage_complete(state: StandingsState) -> bool:

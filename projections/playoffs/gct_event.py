@@ -65,6 +65,7 @@ from projections.playoffs.base import (
     StageView,
     Status,
     berger_round_robin,
+    lot_problem,
     main_stage_complete,
     result_of,
 )
@@ -156,21 +157,6 @@ def _rr_points(result: str, side: Literal["white", "black"]) -> int:
     return 0
 
 
-def _check_lot(
-    candidates: Sequence[str], outcome: Sequence[str], expected: Sequence[str], pick: int
-) -> str | None:
-    if sorted(candidates) != sorted(expected):
-        return f"drawn from {sorted(candidates)}, expected {sorted(expected)}"
-    if len(set(outcome)) != len(outcome):
-        return f"the outcome {list(outcome)} names a player twice"
-    strangers = sorted(set(outcome) - set(expected))
-    if strangers:
-        return f"the outcome names {strangers}, who are not candidates"
-    if len(outcome) != pick:
-        return f"the outcome names {len(outcome)} player(s), {pick} expected"
-    return None
-
-
 class _Machine:
     """One recomputation of the playoff; collects stages, requirements and notes."""
 
@@ -207,7 +193,7 @@ class _Machine:
         if found is None:
             self.required.append(Requirement("lot", stage, why, lot=spec))
             return None
-        error = _check_lot(found.candidates, found.outcome, candidates, pick)
+        error = lot_problem(found, candidates, pick)
         if error is not None:
             text = (
                 f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "

@@ -93,6 +93,7 @@ from projections.playoffs.base import (
     StageView,
     Status,
     berger_round_robin,
+    lot_problem,
     main_stage_complete,
 )
 from projections.standings.state import GameRecord, StandingsState
@@ -154,20 +155,6 @@ def _result(rec: GameRecord) -> str | None:
     return rec.results[-1][2] if rec.results else None
 
 
-def _check_lot(lot: ev.LotDrawn, expected: Sequence[str] | None, pick: int) -> str | None:
-    """Why a lot does not fit, or None. `expected` None: any candidates (openings)."""
-    if expected is not None and sorted(lot.candidates) != sorted(expected):
-        return f"drawn from {sorted(lot.candidates)}, expected {sorted(expected)}"
-    if len(set(lot.outcome)) != len(lot.outcome):
-        return f"the outcome {lot.outcome} names an entry twice"
-    strangers = sorted(set(lot.outcome) - set(lot.candidates))
-    if strangers:
-        return f"the outcome names {strangers}, which are not candidates"
-    if len(lot.outcome) != pick:
-        return f"the outcome names {len(lot.outcome)} entries, {pick} expected"
-    return None
-
-
 def _ranked(players: Sequence[str], points: dict[str, int]) -> list[str]:
     """Best first; equal points keep the given order."""
     return sorted(players, key=lambda p: -points[p])
@@ -205,7 +192,7 @@ class _Run:
         if found is None:
             self.required.append(Requirement("lot", stage, why, lot=spec))
             return None
-        error = _check_lot(found, candidates, pick)
+        error = lot_problem(found, candidates, pick)
         if error is not None:
             text = (
                 f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "

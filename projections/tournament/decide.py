@@ -262,27 +262,23 @@ def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
-def _(proposed: ev.ClockReported, state: TournamentState) -> list[ev.Event]:
+@_decide.register(ev.ClockReported)
+@_decide.register(ev.ServerInterrupted)
+def _(proposed: ev.ClockReported | ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
     _game_in_progress(state, proposed.game_id)
     return [proposed]
+
+
+def _player_in_game(game: GameState, player_id: str) -> None:
+    if player_id not in (game.white, game.black):
+        raise Rejected(
+            "player.not_in_game", "payload.player_id", f"{player_id!r} is not in {game.game_id}"
+        )
 
 
 @_decide.register
 def _(proposed: ev.EngineCrashed, state: TournamentState) -> list[ev.Event]:
-    game = _game(state, proposed.game_id)
-    if proposed.player_id not in (game.white, game.black):
-        raise Rejected(
-            "player.not_in_game",
-            "payload.player_id",
-            f"{proposed.player_id!r} is not in {game.game_id}",
-        )
-    return [proposed]
-
-
-@_decide.register
-def _(proposed: ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
-    _game_in_progress(state, proposed.game_id)
+    _player_in_game(_game(state, proposed.game_id), proposed.player_id)
     return [proposed]
 
 
@@ -310,12 +306,7 @@ def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
             raise Rejected("sanction.no_game", "payload.game_id", "a game forfeit names the game")
         return [proposed]
     game = _game(state, proposed.game_id)
-    if proposed.player_id not in (game.white, game.black):
-        raise Rejected(
-            "player.not_in_game",
-            "payload.player_id",
-            f"{proposed.player_id!r} is not in {game.game_id}",
-        )
+    _player_in_game(game, proposed.player_id)
     out: list[ev.Event] = [proposed]
     forfeit = proposed.level == "game_forfeit"
     # LGC Sanctions: "If a player receives two warnings in the same game, then the referee

@@ -520,7 +520,7 @@ def test_a_bye_lot_with_the_wrong_count_is_reported_and_can_be_redrawn():
     v = s.view()
     assert v.status == "awaiting_ruling"
     [req] = v.required_next
-    assert req.kind == "lot" and "2 player(s), 3 expected" in req.text
+    assert req.kind == "lot" and "2 entries, 3 expected" in req.text
     assert any("does not fit" in n for n in v.notes)
     assert by_name(v, "gct-armageddon-1").byes == ()  # not folded
     s.append(ev.EventRetracted(retracted_event_id=bad, reason="wrong count"))
