@@ -7,9 +7,12 @@ It never mutates the state.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import singledispatch
+from typing import Annotated
 
 import chess
+from pydantic import Field, TypeAdapter, ValidationError
 from sgfmill import common as sgf_common
 
 from events_schema import events as ev
@@ -365,7 +368,33 @@ def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
 def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
     if proposed.ruling_id in state.rulings:
         raise Rejected("ruling.duplicate", "payload.ruling_id", f"{proposed.ruling_id!r} exists")
+    # A correction to the prize or points table is a ruling (projections/prizes/corrections):
+    # refuse one the prize projection could not read, rather than let it be skipped later.
+    for key, adapter in (("prize_table", _PRIZE_TABLE), ("points_table", _POINTS_TABLE)):
+        if proposed.subject == key:
+            if key not in proposed.decision:
+                raise Rejected("ruling.missing_table", "payload.decision", f"give {{{key!r}: ...}}")
+            try:
+                adapter.validate_python(proposed.decision[key])
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(x) for x in err["loc"])
+                where = f"payload.decision.{key}" + (f".{loc}" if loc else "")
+                raise Rejected("ruling.invalid_table", where, err["msg"]) from None
+    order = proposed.decision.get("tiebreak_order")
+    if order is not None and (
+        not isinstance(order, list) or any(p not in state.players for p in order)
+    ):
+        raise Rejected(
+            "ruling.invalid_order",
+            "payload.decision.tiebreak_order",
+            "a list of registered player ids, best first",
+        )
     return [proposed]
+
+
+_PRIZE_TABLE: TypeAdapter[ev.PrizeTable] = TypeAdapter(ev.PrizeTable)
+_POINTS_TABLE: TypeAdapter[list[Decimal]] = TypeAdapter(list[Annotated[Decimal, Field(ge=0)]])
 
 
 @_decide.register

@@ -268,3 +268,38 @@ def test_chess960_start_allows_castling_in_both_notations():
     state = given(*base, move("r1g1", 1, "e1g1"))
     assert state.games["r1g1"].board is not None
     assert state.games["r1g1"].board.piece_at(chess.F1) == chess.Piece(chess.ROOK, chess.WHITE)
+
+
+def test_prize_table_correction_rulings_are_validated():
+    """A prize-table correction is a RulingIssued (subject "prize_table"); a table the prize
+    projection could not read is refused at the door, naming the field."""
+    good = ev.RulingIssued(
+        ruling_id="r1",
+        by="chief arbiter",
+        subject="prize_table",
+        text="sponsor raised the prize fund",
+        decision={"prize_table": {"currency": "USD", "prizes": [{"place": 1, "amount": "500"}]}},
+    )
+    assert decide(given(*small_tournament()), good) == [good]
+    bad = good.model_copy(
+        update={"decision": {"prize_table": {"prizes": [{"place": 0, "amount": "-5"}]}}}
+    )
+    err = then_rejected(
+        small_tournament(),
+        bad,
+        "ruling.invalid_table",
+        "payload.decision.prize_table.prizes.0.place",
+    )
+    assert "greater than or equal" in err.message
+    then_rejected(
+        small_tournament(),
+        good.model_copy(update={"subject": "points_table", "decision": {"points_table": ["x"]}}),
+        "ruling.invalid_table",
+        "payload.decision.points_table.0",
+    )
+    then_rejected(
+        small_tournament(),
+        good.model_copy(update={"subject": "tiebreak", "decision": {"tiebreak_order": ["zed"]}}),
+        "ruling.invalid_order",
+        "payload.decision.tiebreak_order",
+    )
