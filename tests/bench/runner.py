@@ -567,8 +567,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the benchmark, print the JSON document to stdout, and return it."""
+def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
+    """Run the benchmark, print the JSON document to stdout (unless `emit` is off), and
+    return it."""
     args = parse_args(argv)
     p = QUICK if args.quick else Params()
     if args.events is not None:
@@ -601,7 +602,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     finally:
         gc.unfreeze()
     doc["total_seconds"] = round(time.perf_counter() - t_all, 1)
-    print(json.dumps(doc, indent=2))
+    if emit:
+        print(json.dumps(doc, indent=2))
     progress(f"done in {doc['total_seconds']} s")
     return doc
 

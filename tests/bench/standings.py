@@ -192,7 +192,7 @@ def _measure(recs: list[Recorded], samples: int) -> dict[str, Any]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.standings")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
@@ -210,7 +210,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "cycles": cycles,
         **_measure(recorded("bench-league", league_events(engines, cycles)), samples),
     }
-    print(json.dumps(doc, indent=2))
+    if emit:
+        print(json.dumps(doc, indent=2))
     return doc
 
 
