@@ -35,6 +35,7 @@ class GameRecord:
     pair_id: str | None
     opening: str | None
     fen: str | None = None
+    scheduled_seq: int = 0  # seq of the RoundScheduled that paired it
     # (event id, seq, result, termination) in force, oldest first
     results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
@@ -131,6 +132,7 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
             black=p.black,
             pair_id=p.pair_id,
             opening=p.opening,
+            scheduled_seq=seq,
         )
         ids.append(p.game_id)
     byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]

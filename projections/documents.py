@@ -1,0 +1,122 @@
+"""The four published projections of a tournament, as plain documents.
+
+Every consumer — the Kafka processors, the embedded runner, the HTTP feed, `arbiter replay` —
+builds them with this one function from the same fold, so what the live feed showed at a seq
+and what a replay to that seq prints are the same bytes (`events_schema.codec.dumps`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from projections.playoffs import playoff_view
+from projections.prizes import event_prizes
+from projections.standings import standings
+from projections.standings.state import StandingsState
+from projections.standings.table import Table
+
+#: Bump when a document's shape or content rules change: consumers see it in every message.
+PROJECTION_VERSION = 1
+PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes")
+
+
+def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
+    """Results corrected after a later round of the same stage was paired: the pairing of that
+    round may rest on the old result, so the arbiter is told (TCEC Swiss 7.d describes such a
+    case; every rulebook lets the arbiter decide what to do)."""
+    flags = []
+    for game in state.games.values():
+        if len(game.results) < 2:
+            continue
+        corrected_at = game.results[-1][1]
+        later = sorted(
+            {
+                g.round
+                for g in state.games.values()
+                if g.stage == game.stage and g.round > game.round and g.scheduled_seq < corrected_at
+            }
+        )
+        if later:
+            flags.append(
+                {
+                    "kind": "correction_after_pairing",
+                    "game_id": game.game_id,
+                    "stage": game.stage,
+                    "round": game.round,
+                    "corrected_at_seq": corrected_at,
+                    "rounds_paired_before": later,
+                    "text": f"{game.game_id} (round {game.round}) was corrected at seq "
+                    f"{corrected_at}, after round(s) {later} had been paired",
+                }
+            )
+    return sorted(flags, key=lambda f: (f["stage"], f["round"], f["game_id"]))
+
+
+def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
+    rows = []
+    for r in table.rows:
+        row = r.as_dict()
+        row.pop("tiebreaks")
+        row.pop("decided_by")
+        rows.append(row)
+    return {"rows": rows, "flags": corrections_after_pairing(state)}
+
+
+def _tiebreaks_doc(table: Table) -> dict[str, Any]:
+    return {
+        "chain": [{"name": s.name, "params": dict(s.params)} for s in table.chain.specs],
+        "pairwise_head_to_head": table.chain.options.pairwise_head_to_head,
+        "rows": [
+            {
+                "player_id": r.player_id,
+                "place": r.place,
+                "shared": r.shared,
+                "unresolved": r.unresolved,
+                "values": dict(r.tiebreaks),
+                "decided_by": r.decided_by,
+            }
+            for r in table.rows
+        ],
+    }
+
+
+def _playoff_doc(state: StandingsState) -> dict[str, Any]:
+    view = playoff_view(state)
+    return {"defined": False} if view is None else {"defined": True, **view.as_dict()}
+
+
+def _prizes_doc(state: StandingsState, playoff: dict[str, Any]) -> dict[str, Any]:
+    created = state.created
+    if created is None or (created.prize_table is None and not created.points_table):
+        return {"defined": False}
+    winner = None
+    if playoff.get("status") == "decided" and playoff.get("final_order"):
+        top = playoff["final_order"][0]
+        winner = top[0] if len(top) == 1 else None
+    try:
+        split = event_prizes(state, playoff_winner=winner)
+    except ValueError as exc:
+        return {"defined": True, "error": str(exc)}
+    return {"defined": True, **split.as_dict()}
+
+
+def documents(state: StandingsState, tournament_id: str) -> dict[str, dict[str, Any]]:
+    """{projection name: message} for the tournament as folded up to `state.seq`."""
+    table = standings(state)
+    playoff = _playoff_doc(state)
+    bodies = {
+        "standings": _standings_doc(table, state),
+        "tiebreaks": _tiebreaks_doc(table),
+        "playoff": playoff,
+        "prizes": _prizes_doc(state, playoff),
+    }
+    return {
+        name: {
+            "tournament_id": tournament_id,
+            "projection": name,
+            "version": PROJECTION_VERSION,
+            "as_of_seq": state.seq,
+            "data": body,
+        }
+        for name, body in bodies.items()
+    }
