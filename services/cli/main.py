@@ -583,5 +583,14 @@ def export_trf_cmd(
     out.print(f"wrote {tournament} to {out_file}")
 
 
+def _register_extensions() -> None:
+    from services.cli import audit, feed, processors
+
+    for module in (audit, processors, feed):
+        module.register(app)
+
+
+_register_extensions()
+
 if __name__ == "__main__":
     app()
