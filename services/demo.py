@@ -4,6 +4,8 @@ standings. Run with `arbiter demo`."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +121,9 @@ def run_demo(db: Path, out: Console) -> None:
         assert env.prev_hash == prev and env.computed_hash() == env.hash, f"broken at {env.seq}"
         prev = env.hash
     out.print(f"{len(envs)} events, hash chain verified; head {prev[:16]}…")
-    out.print(f"inspect them: arbiter events {TID} --db {db}")
+    cli = os.path.relpath(sys.argv[0]) if sys.argv and sys.argv[0] else "arbiter"
+    out.print(f"inspect them: {cli} events {TID} --db {db}")
+    out.print(f"             {cli} explain {TID} bram chen --db {db}")
     log.close()
 
 
