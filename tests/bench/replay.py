@@ -1,0 +1,293 @@
+"""Replay speed: how fast a tournament's stream is read and folded into its projections.
+
+`python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB]` prints one JSON
+document. It generates N realistic events (default 1,000,000): many 16-player Swiss
+tournaments of 15 rounds, each game real random legal chess moves (uci/san, clocks, evals)
+and a GameEnded; appended to a fresh SQLite log in batches of 500, dealt round-robin over
+the tournaments as concurrent events would be. Then, per tournament, over the whole log:
+
+- `read_raw`: the stored bytes alone (SQLite only);
+- `read_decode`: `log.read` (bytes -> `Envelope`) + `Recorded.of` (payload decode/upcast);
+- `replay`: `log.read` + the `Projector` fold + the four documents at the end
+  (`services.audit.replay_to`, what `arbiter replay` does);
+- `fold_only`: the `Projector` fold over envelopes already in memory (a sample of
+  tournaments), to show where the time goes.
+
+With KAFKA_BOOTSTRAP set, the same on Kafka with M events (default 100,000) on a fresh topic.
+Rates are events per second of wall-clock time, single-threaded, one run each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from .runner import _ensure_paths, _random_games
+
+_ensure_paths()
+
+from builders import ADMIN, ARBITER, T0  # noqa: E402
+
+from events_schema import Recorded  # noqa: E402
+from services.audit import replay_to  # noqa: E402
+from services.eventlog.base import EventLog, NewEvent  # noqa: E402
+from services.projector import Projector  # noqa: E402
+
+PLAYERS = 16
+ROUNDS = 15
+MAX_PLIES = 60
+BATCH = 500
+RESULTS = (("1-0", "resignation"), ("0-1", "resignation"), ("1/2-1/2", "agreement"))
+
+
+def _progress(msg: str) -> None:
+    print(f"[replay-bench] {msg}", file=sys.stderr, flush=True)
+
+
+def _ne(type_: str, payload: dict[str, Any], n: int, actor: Any = ARBITER) -> NewEvent:
+    return NewEvent(
+        event_id=uuid.uuid4(),
+        type=type_,
+        schema_version=2 if type_ == "PlayerRegistered" else 1,
+        occurred_at=T0 + timedelta(milliseconds=n),
+        actor=actor,
+        payload=payload,
+    )
+
+
+def tournament_events(
+    tid: str, rng: random.Random, games: list[list[tuple[str, str]]]
+) -> Iterator[NewEvent]:
+    """One tournament's events in order (it is cut short by the caller when N is reached)."""
+    n = 0
+    yield _ne(
+        "TournamentCreated",
+        {"name": tid, "game": "chess", "format": "swiss", "rounds": ROUNDS},
+        n,
+        ADMIN,
+    )
+    ids = [f"p{i:02d}" for i in range(PLAYERS)]
+    for i, pid in enumerate(ids):
+        n += 1
+        yield _ne(
+            "PlayerRegistered",
+            {"player_id": pid, "name": pid.upper(), "rating": 2800 - 10 * i, "kind": "human"},
+            n,
+            ADMIN,
+        )
+    for r in range(1, ROUNDS + 1):
+        order = ids[:]
+        rng.shuffle(order)
+        pairs = [(f"r{r}b{b + 1}", order[2 * b], order[2 * b + 1]) for b in range(PLAYERS // 2)]
+        n += 1
+        yield _ne(
+            "RoundScheduled",
+            {
+                "round": r,
+                "stage": "main",
+                "pairings": [{"game_id": g, "white": w, "black": b} for g, w, b in pairs],
+                "byes": [],
+            },
+            n,
+        )
+        for gid, _, _ in pairs:
+            moves = games[rng.randrange(len(games))][: rng.randint(20, MAX_PLIES)]
+            clocks = [5_400_000, 5_400_000]
+            for ply, (uci, san) in enumerate(moves, start=1):
+                side = (ply - 1) % 2
+                spent = rng.randint(800, 240_000)
+                clocks[side] = max(0, clocks[side] - spent + 30_000)
+                n += 1
+                yield _ne(
+                    "MovePlayed",
+                    {
+                        "game_id": gid,
+                        "ply": ply,
+                        "colour": "white" if side == 0 else "black",
+                        "uci": uci,
+                        "san": san,
+                        "clock_ms": clocks[side],
+                        "move_time_ms": spent,
+                        "eval_cp": rng.randint(-300, 300),
+                        "depth": rng.randint(18, 32),
+                        "nodes": rng.randint(500_000, 60_000_000),
+                    },
+                    n,
+                )
+            res, term = RESULTS[rng.randrange(3)]
+            n += 1
+            yield _ne("GameEnded", {"game_id": gid, "result": res, "termination": term}, n)
+
+
+def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
+    """Append `total` events over as many tournaments as needed; returns their ids."""
+    rng = random.Random(seed)
+    games = _random_games(24, rng, max_plies=MAX_PLIES)
+    per = 1 + PLAYERS + ROUNDS * (1 + (PLAYERS // 2) * (MAX_PLIES // 2 + 20))  # ~ upper bound
+    count = max(1, total // (per // 2 + 1))
+    tids = [f"bench-{i:04d}" for i in range(count)]
+    streams = {t: tournament_events(t, random.Random(f"{seed}:{t}"), games) for t in tids}
+    appended, last_report = 0, 0
+    live = list(tids)
+    while appended < total:
+        if not live:  # every tournament finished: open more
+            t = f"bench-{len(tids):04d}"
+            tids.append(t)
+            live.append(t)
+            streams[t] = tournament_events(t, random.Random(f"{seed}:{t}"), games)
+        for t in list(live):
+            want = min(BATCH, total - appended)
+            if want <= 0:
+                break
+            batch = [e for _, e in zip(range(want), streams[t], strict=False)]
+            if len(batch) < want:
+                live.remove(t)
+            if batch:
+                log.append(t, batch)
+                appended += len(batch)
+        if appended - last_report >= 100_000:
+            last_report = appended
+            _progress(f"appended {appended:,} events")
+    return [t for t in tids if log.last_seq(t) > 0]
+
+
+def _timed(fn: Callable[[], int]) -> dict[str, Any]:
+    gc.collect()
+    t = time.perf_counter()
+    n = fn()
+    s = time.perf_counter() - t
+    return {"events": n, "seconds": round(s, 3), "events_per_s": round(n / s, 1) if s else None}
+
+
+def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    read_raw = getattr(log, "read_raw", None)
+    if callable(read_raw):
+
+        def raw() -> int:
+            return sum(1 for t in tids for _ in read_raw(t))
+
+        out["read_raw"] = _timed(raw)
+
+    def read_decode() -> int:
+        n = 0
+        for t in tids:
+            for env in log.read(t):
+                Recorded.of(env)
+                n += 1
+        return n
+
+    out["read_decode"] = _timed(read_decode)
+    _progress(f"read+decode: {out['read_decode']}")
+
+    def replay() -> int:
+        n = 0
+        for t in tids:
+            msgs = replay_to(log.read(t), t, log.last_seq(t))
+            n += json.loads(msgs["standings"])["as_of_seq"]
+        return n
+
+    out["replay"] = _timed(replay)
+    _progress(f"replay: {out['replay']}")
+
+    held = [list(log.read(t)) for t in tids[:sample]]
+
+    def fold_only() -> int:
+        n = 0
+        for envs in held:
+            p = Projector()
+            for env in envs:
+                p.apply(env)
+            n += len(envs)
+        return n
+
+    out["fold_only"] = _timed(fold_only)
+    out["fold_only"]["tournaments"] = len(held)
+    return out
+
+
+def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = keep or Path(tmp) / "replay.sqlite3"
+        if path.exists():
+            path.unlink()
+        log = SQLiteEventLog(path)
+        t = time.perf_counter()
+        tids = generate(log, events)
+        gen_s = time.perf_counter() - t
+        _progress(f"sqlite: {events:,} events in {len(tids)} tournaments, {gen_s:.0f}s")
+        doc = {
+            "events": events,
+            "tournaments": len(tids),
+            "generate_and_append_s": round(gen_s, 1),
+            "db_file_bytes": path.stat().st_size,
+            **measure(log, tids),
+        }
+        log.close()
+        return doc
+
+
+def bench_kafka(events: int, bootstrap: str) -> dict[str, Any]:
+    from services.eventlog.kafka import KafkaEventLog
+
+    topic = f"arbiter.bench.replay.{uuid.uuid4().hex[:10]}"
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=8)
+    t = time.perf_counter()
+    tids = generate(log, events)
+    gen_s = time.perf_counter() - t
+    _progress(f"kafka: {events:,} events in {len(tids)} tournaments, {gen_s:.0f}s")
+    log.close()
+    reader = KafkaEventLog(bootstrap, topic=topic, partitions=8)  # a cold reader
+    doc = {
+        "events": events,
+        "topic": topic,
+        "tournaments": len(tids),
+        "generate_and_append_s": round(gen_s, 1),
+        **measure(reader, tids),
+    }
+    reader.close()
+    return doc
+
+
+def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(prog="python -m tests.bench.replay")
+    ap.add_argument("--events", type=int, default=1_000_000)
+    ap.add_argument("--kafka-events", type=int, default=100_000)
+    ap.add_argument("--keep", type=Path, default=None, help="keep the SQLite log at this path")
+    args = ap.parse_args(argv)
+    doc: dict[str, Any] = {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+        },
+        "params": {"players": PLAYERS, "rounds": ROUNDS, "max_plies": MAX_PLIES, "batch": BATCH},
+        "sqlite": bench_sqlite(args.events, args.keep),
+    }
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
+    doc["kafka"] = (
+        bench_kafka(args.kafka_events, bootstrap)
+        if bootstrap
+        else {"skipped": "no KAFKA_BOOTSTRAP"}
+    )
+    if emit:
+        print(json.dumps(doc, indent=2))
+    return doc
+
+
+if __name__ == "__main__":
+    main()
