@@ -127,6 +127,9 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
         }
         return _json(body, 200 if result.duplicate else 201)
 
+    from services.feed import feed_router  # live projections: snapshots, SSE, the live page
+
+    app.include_router(feed_router(app))
     return app
 
 

@@ -1,9 +1,75 @@
-"""`arbiter` commands for feed (registered by services/cli/main.py)."""
+"""`arbiter feed ...`: the projections as the live feed publishes them.
+
+- `arbiter feed show TOURNAMENT [--projection NAME] [--at SEQ]`: the messages folded from the
+  log (the embedded runner's fold, byte for byte), as JSON lines.
+- `arbiter feed tail TOURNAMENT --api URL --token T [--last-event-id N]`: follow the API's SSE
+  stream (`GET /tournaments/{id}/stream`) and print one JSON line per change.
+
+`arbiter serve` runs the feed in-process on the embedded log (services/feed).
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import Annotated
+
 import typer
+
+from projections.documents import PROJECTIONS
+
+feed_app = typer.Typer(help="The live projection feed.", no_args_is_help=True)
+
+
+@feed_app.command("show")
+def show(
+    tournament: str,
+    projection: Annotated[list[str] | None, typer.Option("--projection", "-p")] = None,
+    at: Annotated[int | None, typer.Option(help="as of this seq")] = None,
+) -> None:
+    """Print the projection messages of a tournament, folded from the local log."""
+    from services.config import Settings, open_log
+    from services.projector import replay
+
+    names = projection or list(PROJECTIONS)
+    unknown = [n for n in names if n not in PROJECTIONS]
+    if unknown:
+        raise typer.BadParameter(f"unknown projection {unknown[0]!r}: one of {PROJECTIONS}")
+    with open_log(Settings.from_env()) as log:
+        messages = replay(log.read(tournament, 1, at), tournament)
+    if not messages:
+        typer.echo(f"{tournament}: no events", err=True)
+        raise typer.Exit(1)
+    for name in names:
+        sys.stdout.write(messages[name].decode() + "\n")
+
+
+@feed_app.command("tail")
+def tail(
+    tournament: str,
+    api: Annotated[str, typer.Option(help="API base URL")] = "http://127.0.0.1:8000",
+    token: Annotated[str, typer.Option(envvar="ARBITER_TOKEN", help="a reader's token")] = "",
+    last_event_id: Annotated[int, typer.Option(help="resume after this as_of_seq")] = 0,
+) -> None:
+    """Follow the SSE stream of a tournament: one JSON message per line (Ctrl-C to stop)."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}", "Last-Event-ID": str(last_event_id)}
+    url = f"{api.rstrip('/')}/tournaments/{tournament}/stream"
+    timeout = httpx.Timeout(10.0, read=None)
+    try:
+        with httpx.stream("GET", url, headers=headers, timeout=timeout) as resp:
+            if resp.status_code != 200:
+                resp.read()
+                typer.echo(resp.text, err=True)
+                raise typer.Exit(1)
+            for line in resp.iter_lines():
+                if line.startswith("data:"):
+                    sys.stdout.write(line[5:].strip() + "\n")
+                    sys.stdout.flush()
+    except KeyboardInterrupt:
+        pass
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the `arbiter` app."""
+    app.add_typer(feed_app, name="feed")

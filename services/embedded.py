@@ -1,0 +1,331 @@
+"""The in-process projection feed: a hub of published projection messages, and its sources.
+
+- `FeedHub` keeps, per tournament, the latest message of each projection and a bounded
+  in-memory history of published messages (each with a hub-wide publication number), and
+  wakes waiters when a tournament changes: threads (`wait`) and asyncio tasks (`watch`).
+- `EmbeddedRunner` is the embedded source: a daemon thread tails the event log
+  (`subscribe(from_beginning=True)`), folds what each `poll` returns through one `Projector`
+  as a batch and publishes the changed messages to the hub. Used on the SQLite log (and, as a
+  fallback, over the Kafka event log's own `subscribe()`).
+- `KafkaProjectionSource` is the Kafka source: it reads the processors' compacted output
+  topics `arbiter.projection.<name>` (key: tournament id, value: the message JSON with
+  `as_of_seq`) from the beginning and publishes them to the hub, never moving a projection
+  backwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from projections.documents import PROJECTIONS
+from services.eventlog.base import EventLog
+from services.projector import Message, Projector
+
+log = logging.getLogger("arbiter.feed")
+
+#: Published messages kept per tournament for live delivery to lagging SSE connections.
+HISTORY_PER_TOURNAMENT = 2_000
+
+
+@dataclass(frozen=True)
+class Published:
+    number: int  # hub-wide publication order, 1-based
+    message: Message
+
+
+class _Watcher:
+    """An asyncio subscriber to one tournament: `publish` (any thread) sets its event."""
+
+    def __init__(self, hub: FeedHub, tournament_id: str) -> None:
+        self.hub, self.tournament_id = hub, tournament_id
+        self.loop = asyncio.get_running_loop()
+        self.event = asyncio.Event()
+
+    def notify(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the connection is gone
+            self.loop.call_soon_threadsafe(self.event.set)
+
+    async def wait(self, timeout: float) -> bool:
+        """True when the tournament changed since the last wait, False on timeout."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.event.wait(), timeout)
+        changed = self.event.is_set()
+        self.event.clear()
+        return changed
+
+    def close(self) -> None:
+        self.hub._unwatch(self)
+
+    def __enter__(self) -> _Watcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class _Tournament:
+    latest: dict[str, Message] = field(default_factory=dict)
+    history: deque[Published] = field(default_factory=lambda: deque(maxlen=HISTORY_PER_TOURNAMENT))
+    evicted: int = 0  # publication number of the last message dropped from the history
+
+
+class FeedHub:
+    """Thread-safe store of published messages; every method may be called from any thread."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._tournaments: dict[str, _Tournament] = {}
+        self._watchers: dict[str, set[_Watcher]] = {}
+        self._number = 0
+        self.caught_up = threading.Event()  # the source has read what was there at its start
+
+    def publish(self, messages: Iterable[Message]) -> int:
+        """Record messages; a message older than (or as old as) the latest of its projection is
+        ignored. Returns how many were recorded."""
+        touched: set[str] = set()
+        recorded = 0
+        with self._cond:
+            for m in messages:
+                t = self._tournaments.setdefault(m.tournament_id, _Tournament())
+                current = t.latest.get(m.projection)
+                if current is not None and current.as_of_seq >= m.as_of_seq:
+                    continue
+                self._number += 1
+                recorded += 1
+                t.latest[m.projection] = m
+                if len(t.history) == t.history.maxlen:
+                    t.evicted = t.history[0].number
+                t.history.append(Published(self._number, m))
+                touched.add(m.tournament_id)
+            watchers = [w for tid in touched for w in self._watchers.get(tid, ())]
+            if touched:
+                self._cond.notify_all()
+        for w in watchers:
+            w.notify()
+        return recorded
+
+    def latest(self, tournament_id: str, projection: str) -> Message | None:
+        with self._cond:
+            t = self._tournaments.get(tournament_id)
+            return None if t is None else t.latest.get(projection)
+
+    def snapshot(self, tournament_id: str, after_seq: int = 0) -> tuple[list[Message], int]:
+        """The latest message of each projection newer than `after_seq` (in seq order), and the
+        publication number to read live changes after — taken atomically."""
+        with self._cond:
+            t = self._tournaments.get(tournament_id)
+            msgs = [] if t is None else [m for m in t.latest.values() if m.as_of_seq > after_seq]
+            return sorted(msgs, key=_order), self._number
+
+    def since(self, tournament_id: str, number: int) -> tuple[list[Message], int]:
+        """Messages of a tournament published after publication `number`, and the new number.
+        A reader that fell behind the history gets the latest of each projection instead
+        (state transfer: nothing newer is lost, intermediate versions are skipped)."""
+        with self._cond:
+            t = self._tournaments.get(tournament_id)
+            if t is None:
+                return [], self._number
+            if t.evicted > number:
+                # Fell behind: what was evicted cannot be replayed; send the latest.
+                return sorted(t.latest.values(), key=_order), self._number
+            return [p.message for p in t.history if p.number > number], self._number
+
+    def wait(self, tournament_id: str, number: int, timeout: float) -> bool:
+        """Block a thread until something of the tournament is published after `number`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                t = self._tournaments.get(tournament_id)
+                if t is not None and t.history and t.history[-1].number > number:
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+
+    def watch(self, tournament_id: str) -> _Watcher:
+        """An asyncio waiter for the tournament (call from the event loop; close it after)."""
+        w = _Watcher(self, tournament_id)
+        with self._cond:
+            self._watchers.setdefault(tournament_id, set()).add(w)
+        return w
+
+    def _unwatch(self, w: _Watcher) -> None:
+        with self._cond:
+            ws = self._watchers.get(w.tournament_id)
+            if ws is not None:
+                ws.discard(w)
+                if not ws:
+                    del self._watchers[w.tournament_id]
+
+    def tournaments(self) -> list[str]:
+        with self._cond:
+            return sorted(self._tournaments)
+
+
+def _order(m: Message) -> tuple[int, int]:
+    return (m.as_of_seq, PROJECTIONS.index(m.projection) if m.projection in PROJECTIONS else 99)
+
+
+class Source(Protocol):
+    hub: FeedHub
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class EmbeddedRunner:
+    """Tails the event log from the beginning and folds it through a `Projector` in a daemon
+    thread; each `poll` is one batch (under load, a batch spans many events, so the projections
+    are recomputed once per batch and tournament, not once per event). After a fold that took
+    a while, the runner idles as long again, so the API keeps at least half the CPU under load
+    (Python threads share one GIL) and the batches grow instead of the backlog."""
+
+    IDLE_AFTER = 0.002  # seconds of folding after which the runner idles as long
+    MAX_IDLE = 0.1
+
+    def __init__(
+        self, event_log: EventLog, hub: FeedHub | None = None, max_batch: int = 5_000
+    ) -> None:
+        self.event_log, self.hub, self.max_batch = event_log, hub or FeedHub(), max_batch
+        self.projector = Projector()
+        self.errors = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="arbiter-feed-runner", daemon=True
+                )
+                self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        sub = self.event_log.subscribe(from_beginning=True)
+        try:
+            while not self._stop.is_set():
+                try:
+                    envelopes = sub.poll(timeout=0.25, max_events=self.max_batch)
+                    if envelopes:
+                        began = time.perf_counter()
+                        self.hub.publish(self.projector.run(envelopes))
+                        spent = time.perf_counter() - began
+                        if spent > self.IDLE_AFTER and self.hub.caught_up.is_set():
+                            # Leave the GIL to the API for as long as the fold took (at most
+                            # half the process's CPU): appends go on arriving, and the next
+                            # poll folds them as one batch.
+                            self._stop.wait(min(spent, self.MAX_IDLE))
+                    if len(envelopes) < self.max_batch:
+                        self.hub.caught_up.set()
+                except Exception:  # keep serving what was folded; say what went wrong
+                    self.errors += 1
+                    log.exception("feed runner: batch failed")
+                    self._stop.wait(0.5)
+        finally:
+            sub.close()
+
+
+class KafkaProjectionSource:
+    """Reads the processors' output topics `<prefix><name>` (compacted, keyed by tournament id,
+    JSON values with `as_of_seq`) from the beginning into the hub."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        hub: FeedHub | None = None,
+        prefix: str = "arbiter.projection.",
+        projections: Iterable[str] = PROJECTIONS,
+    ) -> None:
+        self.bootstrap, self.hub, self.prefix = bootstrap, hub or FeedHub(), prefix
+        self.topics = [f"{prefix}{name}" for name in projections]
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="arbiter-feed-kafka", daemon=True
+                )
+                self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _consumer(self) -> Any:
+        from kafka import KafkaConsumer
+
+        return KafkaConsumer(
+            *self.topics,
+            bootstrap_servers=self.bootstrap,
+            group_id=None,  # every feed process reads every message; no offsets committed
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+            metadata_max_age_ms=5_000,
+        )
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                consumer = self._consumer()
+            except Exception:
+                log.exception("feed: cannot reach Kafka at %s; retrying", self.bootstrap)
+                self._stop.wait(2.0)
+                continue
+            try:
+                while not self._stop.is_set():
+                    batches = consumer.poll(timeout_ms=250, max_records=5_000)
+                    msgs = [
+                        m
+                        for records in batches.values()
+                        for r in records
+                        if (m := self.decode(r.topic, r.key, r.value)) is not None
+                    ]
+                    if msgs:
+                        self.hub.publish(msgs)
+                    if not batches:
+                        self.hub.caught_up.set()
+            except Exception:
+                log.exception("feed: Kafka source failed; reconnecting")
+                self._stop.wait(1.0)
+            finally:
+                with contextlib.suppress(Exception):
+                    consumer.close()
+
+    def decode(self, topic: str, key: bytes | None, value: bytes | None) -> Message | None:
+        if value is None:  # a tombstone: the feed keeps what it had
+            return None
+        try:
+            doc = orjson.loads(value)
+            name = doc.get("projection") or topic.removeprefix(self.prefix)
+            tid = doc.get("tournament_id") or (key.decode() if key else None)
+            seq = int(doc["as_of_seq"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            log.warning("feed: undecodable message on %s (key %r)", topic, key)
+            return None
+        if not tid:
+            return None
+        return Message(str(tid), str(name), seq, bytes(value))

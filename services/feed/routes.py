@@ -1,0 +1,179 @@
+"""Feed routes: projection snapshots, the SSE stream and the live page of a tournament.
+
+- `GET /tournaments/{id}/projections/{name}`: the latest message of a projection
+  (`standings`, `tiebreaks`, `playoff`, `prizes`); 404 when none was published yet.
+- `GET /tournaments/{id}/stream`: Server-Sent Events. `event:` is the projection name, `data:`
+  the message JSON (with `as_of_seq`), `id:` its `as_of_seq` (written on the last event of each
+  seq, see `services.feed.sse.frame`). Resume (`Last-Event-ID` header, or `?last_event_id=`)
+  is a *state transfer*: on connect the server sends the latest version of each projection
+  whose `as_of_seq` is greater than the id (not every intermediate version), then every live
+  change; a (projection, as_of_seq) is never sent twice on one connection, and nothing at or
+  below the id is sent. A `: keep-alive` comment goes out when nothing changed for a while
+  (`ARBITER_FEED_KEEPALIVE` seconds, default 15).
+- `GET /tournaments/{id}/live`: a plain HTML page that renders the stream.
+
+Reads need a broadcaster, auditor or admin token, or an arbiter token naming the tournament:
+`Authorization: Bearer <token>`, or `?token=<token>` (EventSource cannot set headers; the token
+then appears in URLs and access logs, so hand pages a broadcaster token). Errors use the API's
+`{"error": {rule, field, message}}` format (401, 403, 404, 422).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from projections.documents import PROJECTIONS
+from services.api.app import _STREAM_ID, ApiError
+from services.auth import Principal, TokenStore
+from services.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
+from services.eventlog.base import EventLog
+from services.feed import sse
+from services.feed.page import live_page
+
+CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
+
+
+class Feed:
+    """The hub and its source for one API app; the source starts on first use."""
+
+    def __init__(self, event_log: EventLog, keepalive: float | None = None) -> None:
+        self.event_log = event_log
+        self.keepalive = keepalive or float(os.environ.get("ARBITER_FEED_KEEPALIVE", "15"))
+        self.hub = FeedHub()
+        self.source: Source | None = None
+        self._lock = threading.Lock()
+
+    def _make_source(self) -> Source:
+        mode = os.environ.get("ARBITER_FEED_SOURCE", "")
+        if self.event_log.backend == "kafka" and mode != "log":
+            bootstrap = str(getattr(self.event_log, "bootstrap", ""))
+            prefix = os.environ.get("ARBITER_PROJECTION_PREFIX", "arbiter.projection.")
+            return KafkaProjectionSource(bootstrap, self.hub, prefix=prefix)
+        return EmbeddedRunner(self.event_log, self.hub)
+
+    def started(self) -> FeedHub:
+        with self._lock:
+            if self.source is None:
+                self.source = self._make_source()
+                self.source.start()
+        return self.hub
+
+    async def ready(self) -> FeedHub:
+        hub = self.started()
+        if not hub.caught_up.is_set():
+            await run_in_threadpool(hub.caught_up.wait, CATCH_UP_WAIT)
+        return hub
+
+    def stop(self) -> None:
+        if self.source is not None:
+            self.source.stop()
+
+
+def _principal(tokens: TokenStore, request: Request) -> Principal:
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        who = tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        field = "Authorization"
+    else:
+        token = request.query_params.get("token", "")
+        if not token:
+            raise ApiError(
+                401, "auth.missing_token", "Authorization", "send 'Bearer <token>' or ?token="
+            )
+        who, field = tokens.authenticate(token), "token"
+    if who is None:
+        raise ApiError(401, "auth.invalid_token", field, "unknown or revoked token")
+    return who
+
+
+def _last_event_id(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ApiError(422, "feed.last_event_id", "Last-Event-ID", "an as_of_seq (integer ≥ 0)")
+    return value
+
+
+def feed_router(app: FastAPI) -> APIRouter:
+    """The feed's routes for `app` (whose state holds the log and the token store)."""
+    event_log: EventLog = app.state.log
+    tokens: TokenStore = app.state.tokens
+    feed = Feed(event_log)
+    app.state.feed = feed
+    # Started with the server (uvicorn runs the lifespan: `arbiter serve` folds the embedded log
+    # from its start), else on the first feed request.
+    router = APIRouter(on_startup=[feed.started], on_shutdown=[feed.stop])
+
+    def reader(request: Request, tournament_id: str) -> str:
+        who = _principal(tokens, request)
+        if not _STREAM_ID.match(tournament_id):
+            raise ApiError(
+                422,
+                "path.tournament_id",
+                "tournament_id",
+                "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric",
+            )
+        if not who.may_read(tournament_id):
+            raise ApiError(
+                403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tournament_id}"
+            )
+        return tournament_id
+
+    @router.get("/tournaments/{tournament_id}/projections/{name}")
+    async def projection(tournament_id: str, name: str, request: Request) -> Response:
+        tid = reader(request, tournament_id)
+        if name not in PROJECTIONS:
+            raise ApiError(
+                404, "feed.unknown_projection", "name", f"one of {', '.join(PROJECTIONS)}"
+            )
+        hub = await feed.ready()
+        msg = hub.latest(tid, name)
+        if msg is None:
+            raise ApiError(404, "feed.not_found", "tournament_id", f"no {name} for {tid} yet")
+        headers = {"Cache-Control": "no-cache", "ETag": f'"{msg.as_of_seq}"'}
+        return Response(msg.body, media_type="application/json", headers=headers)
+
+    @router.get("/tournaments/{tournament_id}/stream")
+    async def stream(tournament_id: str, request: Request) -> Response:
+        tid = reader(request, tournament_id)
+        floor = _last_event_id(request)
+        hub = await feed.ready()
+        return StreamingResponse(
+            _events(hub, tid, floor, feed.keepalive),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @router.get("/tournaments/{tournament_id}/live")
+    async def live(tournament_id: str, request: Request) -> Response:
+        tid = reader(request, tournament_id)
+        return HTMLResponse(live_page(tid), headers={"Cache-Control": "no-cache"})
+
+    return router
+
+
+async def _events(hub: FeedHub, tid: str, floor: int, keepalive: float) -> AsyncIterator[bytes]:
+    with hub.watch(tid) as watcher:  # registered before the snapshot: no change slips between
+        sent: dict[str, int] = {}
+        snapshot, cursor = hub.snapshot(tid, floor)
+        yield b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
+        while True:
+            if not await watcher.wait(keepalive):
+                yield sse.KEEPALIVE
+                continue
+            changes, cursor = hub.since(tid, cursor)
+            chunk = sse.frame(changes, sent, floor)
+            if chunk:
+                yield chunk
+            await asyncio.sleep(0)

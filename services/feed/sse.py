@@ -1,0 +1,37 @@
+"""Server-Sent Events framing for projection messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.projector import Message
+
+
+def frame(messages: Sequence[Message], sent: dict[str, int], floor: int) -> bytes:
+    """The events for `messages` that this connection has not sent yet, in order.
+
+    A message is sent only if its `as_of_seq` is above `floor` (the client's Last-Event-ID) and
+    above what this connection already sent for that projection, so a (projection, as_of_seq)
+    is never sent twice on one connection, and a projection never goes backwards. `sent` is
+    updated.
+
+    `id:` (= as_of_seq) is written on the last event of each run of events with the same
+    as_of_seq: the client's last event id only moves once every projection that changed at
+    that seq has arrived, so a connection dropped in the middle of a seq resumes from the seq
+    before and loses nothing.
+    """
+    todo = []
+    for m in messages:
+        if m.as_of_seq > max(floor, sent.get(m.projection, 0)):
+            sent[m.projection] = m.as_of_seq
+            todo.append(m)
+    out = bytearray()
+    for i, m in enumerate(todo):
+        out += b"event: " + m.projection.encode() + b"\n"
+        if i + 1 == len(todo) or todo[i + 1].as_of_seq != m.as_of_seq:
+            out += b"id: %d\n" % m.as_of_seq
+        out += b"data: " + m.body + b"\n\n"
+    return bytes(out)
+
+
+KEEPALIVE = b": keep-alive\n\n"
