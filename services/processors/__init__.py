@@ -1,0 +1,53 @@
+"""Projection processors: one faust-streaming app per projection (issue 5, item 1).
+
+`arbiter processor standings|tiebreaks|playoff|prizes` runs one of them as its own OS process
+and consumer group. Each is a thin agent over `services.projector.Projector`:
+
+    events topic (keyed by tournament, read_committed)
+      -> stream.take(BATCH, within=...)          (batching)
+      -> envelope_from_bytes -> Projector.apply    (idempotent by (tournament, seq))
+      -> Projector.messages -> output topic        (compacted, keyed by tournament id)
+
+Output: `arbiter.projection.<name>` (cleanup.policy=compact, as many partitions as the events
+topic), key = tournament id, value = the canonical JSON document of `projections.documents`
+(it carries `version` and `as_of_seq`). A message is published only when the projection's
+data changed (Projector's rule), with `as_of_seq` = the last seq folded in that batch; so the
+value is always byte-equal to `services.projector.replay` of the events up to its `as_of_seq`,
+and the latest value's data equals the replay of the whole stream.
+
+Restart recovery (no Faust table, nothing on disk): on start, before the worker joins its
+group, the processor folds every partition of the events topic from offset 0 to its current
+end (read_committed; the fold is fast, see tests/bench/processors.py), reads its output topic
+to learn what was last published per tournament, and publishes only what differs (e.g. a
+message lost in a kill -9 between fold and send). The Faust consumer then resumes at the
+group's committed offsets; everything it delivers up to the rebuild point is a duplicate that
+`Projector.apply` ignores, so a crash, a redelivery or a reset of the group's offsets
+publishes nothing twice and never republishes an older state. Committed offsets therefore
+only bound how much is re-read, never correctness.
+
+Gaps: an event whose seq is beyond the next one raises `GapDetected`; it is logged, counted
+(`gaps` in `<data-dir>/status.json`) and not folded, the tournament is held at its last good
+seq (nothing past the gap is published), and the processor re-reads that tournament's
+partition from the beginning (`recover_gaps`: on the next batch touching it and every few
+seconds) and folds it in order; once the missing seq is there the tournament is released and
+published. If the event is really absent from the log the tournament stays held and the gap
+stays visible in status.json and the log (an operator matter: the writer protocol in
+`services/eventlog/kafka.py` never produces one). A gap can also appear when a partition moves
+between two workers of one group; the same re-read repairs it.
+
+Faust settings for one node (see `app.build_app`): store `memory://` (no tables), one agent
+instance (concurrency 1) consuming every partition of the events topic, `topic_partitions=1`
+and `topic_replication_factor=1` (no internal topics are used), `table_standby_replicas=0`,
+web server disabled unless `--web-port` is given (then bound to 127.0.0.1),
+`processing_guarantee=at_least_once` (acks after the batch is folded and sent; offsets
+committed every second, never automatically by the client), `consumer_auto_offset_reset=
+earliest`, and the consumer reads with isolation_level=read_committed (Faust only does that
+under exactly_once, so `transport.py` sets it: aborted transactional appends must not be
+folded).
+"""
+
+from __future__ import annotations
+
+from services.processors.core import ProcessorConfig, ProcessorCore
+
+__all__ = ["ProcessorConfig", "ProcessorCore"]

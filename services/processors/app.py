@@ -1,0 +1,113 @@
+"""The Faust app of one processor, and `run()` (what `arbiter processor NAME` calls)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import faust
+from kafka.errors import KafkaError
+
+from services.processors import transport
+from services.processors.core import ProcessorConfig, ProcessorCore
+from services.projector import Message
+
+log = logging.getLogger("arbiter.processor")
+
+
+def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
+    transport.register()
+    web: dict[str, Any] = (
+        {"web_enabled": False}
+        if cfg.web_port is None
+        else {"web_enabled": True, "web_bind": "127.0.0.1", "web_port": cfg.web_port}
+    )
+    app = faust.App(
+        cfg.group_id,  # the consumer group
+        broker=";".join(f"{transport.SCHEME}://{h}" for h in cfg.bootstrap.split(",")),
+        store="memory://",
+        datadir=str(cfg.workdir / "faust"),
+        autodiscover=False,
+        topic_partitions=1,  # no internal topics are used
+        topic_replication_factor=1,
+        table_standby_replicas=0,
+        processing_guarantee="at_least_once",
+        consumer_auto_offset_reset="earliest",
+        broker_commit_interval=1.0,
+        broker_commit_every=10_000,
+        broker_session_timeout=cfg.session_timeout,
+        broker_heartbeat_interval=max(1.0, cfg.session_timeout / 5),
+        broker_max_poll_records=cfg.batch,
+        stream_buffer_maxsize=max(4096, 2 * cfg.batch),
+        producer_acks=-1,
+        producer_linger=0.005,
+        **web,
+    )
+    events = app.topic(
+        cfg.events_topic,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+    )
+    out = app.topic(cfg.out_topic, key_serializer="raw", value_serializer="raw")
+    lock = asyncio.Lock()  # compute+send as one step: messages leave in fold order
+
+    async def publish(msgs: list[Message]) -> None:
+        for m in msgs:
+            await out.send(key=m.tournament_id.encode(), value=m.body)
+
+    async def recover(touched_held: bool = False) -> None:
+        tids = core.recovery_due(touched_held)
+        if not tids:
+            return
+        loop = asyncio.get_running_loop()
+        envs = await loop.run_in_executor(None, core.read_tournaments, tids)
+        async with lock:
+            await publish(core.apply_recovered(tids, envs))
+
+    @app.agent(events, concurrency=1)
+    async def fold(stream: faust.StreamT[bytes]) -> None:
+        core.stats["agent_started_at"] = time.time()
+        async for values in stream.take(cfg.batch, within=cfg.within):
+            held_before = len(core.held)
+            async with lock:
+                await publish(core.fold(values))
+            if core.held:
+                await recover(touched_held=len(core.held) > held_before)
+
+    @app.timer(interval=0.5)  # type: ignore[untyped-decorator]
+    async def status() -> None:
+        core.write_status()
+        await recover()
+
+    return app
+
+
+def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
+    """Create topics, rebuild, then run the Faust worker until SIGTERM/SIGINT."""
+    logging.basicConfig(
+        level=loglevel.upper(),
+        format=f"%(asctime)s %(levelname)s [{cfg.projection}] %(name)s: %(message)s",
+    )
+    core = ProcessorCore(cfg)
+    # A broker that has just started can refuse topic creation for a moment ("all brokers are
+    # currently fenced"); Faust would then die creating its own assignor topic.
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            core.ensure_topics()
+            break
+        except KafkaError as exc:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("broker not ready (%s); retrying", exc)
+            time.sleep(1.0)
+    if cfg.rebuild:
+        core.publish_sync(core.rebuild())
+    core.write_status()
+    app = build_app(cfg, core)
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    worker.execute_from_commandline()
