@@ -14,6 +14,7 @@ from rich.console import Console
 from events_schema import GENESIS_HASH, Actor, Command, CommandBatch
 from services.commands import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
+from services.projector import Projector
 
 TID = "demo-rr-2026"
 ARBITER = Actor(id="arbiter:demo", role="arbiter")
@@ -121,9 +122,18 @@ def run_demo(db: Path, out: Console) -> None:
         assert env.prev_hash == prev and env.computed_hash() == env.hash, f"broken at {env.seq}"
         prev = env.hash
     out.print(f"{len(envs)} events, hash chain verified; head {prev[:16]}…")
+    # The same projections the live feed and the Kafka processors publish, run in-process
+    # over the embedded log (services/projector.py), one message per projection.
+    messages = Projector().run(envs)
+    published = ", ".join(f"{m.projection} (as of seq {m.as_of_seq})" for m in messages)
+    out.print(f"embedded projections published: {published}")
     cli = os.path.relpath(sys.argv[0]) if sys.argv and sys.argv[0] else "arbiter"
     out.print(f"inspect them: {cli} events {TID} --db {db}")
     out.print(f"             {cli} explain {TID} bram chen --db {db}")
+    out.print(
+        f"live page:   {cli} token create --role broadcaster; ARBITER_DB={db} {cli} serve; "
+        f"open http://127.0.0.1:8000/tournaments/{TID}/live?token=<token>"
+    )
     log.close()
 
 
