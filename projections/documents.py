@@ -13,7 +13,7 @@ from projections.playoffs import playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
 from projections.standings.state import StandingsState
-from projections.standings.table import Table
+from projections.standings.table import Table, column_keys
 
 #: Bump when a document's shape or content rules change: consumers see it in every message.
 PROJECTION_VERSION = 1
@@ -63,8 +63,16 @@ def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
 
 
 def _tiebreaks_doc(table: Table) -> dict[str, Any]:
+    keys = column_keys(table.chain)
+    crits = table.chain.criteria()
     return {
         "chain": [{"name": s.name, "params": dict(s.params)} for s in table.chain.specs],
+        # Display order and labels of the value columns (the `values` maps are key-sorted).
+        "columns": [
+            {"key": key, "label": crit.label, "source": crit.source}
+            for key, (crit, _) in zip(keys, crits, strict=True)
+            if not crit.terminal
+        ],
         "pairwise_head_to_head": table.chain.options.pairwise_head_to_head,
         "rows": [
             {

@@ -59,14 +59,17 @@ function renderStandings() {
   let cols = [];
   if (tb) {
     for (const r of tb.data.rows) byPlayer[r.player_id] = r;
-    cols = tb.data.chain.map(c => c.name);
-    if (tb.data.rows.length) cols = Object.keys(tb.data.rows[0].values);
+    cols = tb.data.columns || [];
   }
   const head = el("tr");
   for (const h of ["#", "Player", "Points", "Played", "W", "D", "L"]) {
     head.appendChild(el("th", h, h === "Player" ? "name" : ""));
   }
-  for (const c of cols) head.appendChild(el("th", c));
+  for (const c of cols) {
+    const th = el("th", c.label);
+    th.title = c.key + " (" + c.source + ")";
+    head.appendChild(th);
+  }
   head.appendChild(el("th", "Decided by", "why"));
   table.tHead.replaceChildren(head);
   const rows = [];
@@ -82,7 +85,7 @@ function renderStandings() {
     tr.appendChild(el("td", r.drawn));
     tr.appendChild(el("td", r.lost));
     const t = byPlayer[r.player_id];
-    for (const c of cols) tr.appendChild(el("td", t ? t.values[c] : ""));
+    for (const c of cols) tr.appendChild(el("td", t ? t.values[c.key] : ""));
     tr.appendChild(el("td", t ? t.decided_by : "", "why"));
     rows.push(tr);
   }
