@@ -53,8 +53,15 @@ class Feed:
     def _make_source(self) -> Source:
         mode = os.environ.get("ARBITER_FEED_SOURCE", "")
         if self.event_log.backend == "kafka" and mode != "log":
+            from services.processors.core import ProcessorConfig
+
             bootstrap = str(getattr(self.event_log, "bootstrap", ""))
-            prefix = os.environ.get("ARBITER_PROJECTION_PREFIX", "arbiter.projection.")
+            # The processors' naming rule (ProcessorConfig.out_topic): `arbiter.projection.`
+            # for the default events topic, `<events topic>.projection.` for any other.
+            topic = str(getattr(self.event_log, "topic", ""))
+            out = ProcessorConfig("standings", events_topic=topic).out_topic
+            default = out.removesuffix("standings")
+            prefix = os.environ.get("ARBITER_PROJECTION_PREFIX", default)
             return KafkaProjectionSource(bootstrap, self.hub, prefix=prefix)
         return EmbeddedRunner(self.event_log, self.hub)
 
