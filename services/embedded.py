@@ -186,7 +186,34 @@ class Source(Protocol):
     def stop(self) -> None: ...
 
 
-class EmbeddedRunner:
+class _Background:
+    """A daemon thread running `_run` until `stop()`; `start()` is idempotent."""
+
+    thread_name = "arbiter-feed"
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=self.thread_name, daemon=True
+                )
+                self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class EmbeddedRunner(_Background):
     """Tails the event log from the beginning and folds it through a `Projector` in a daemon
     thread; each `poll` is one batch (under load, a batch spans many events, so the projections
     are recomputed once per batch and tournament, not once per event). After a fold that took
@@ -200,24 +227,10 @@ class EmbeddedRunner:
         self, event_log: EventLog, hub: FeedHub | None = None, max_batch: int = 5_000
     ) -> None:
         self.event_log, self.hub, self.max_batch = event_log, hub or FeedHub(), max_batch
+        self.thread_name = "arbiter-feed-runner"
         self.projector = Projector()
         self.errors = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="arbiter-feed-runner", daemon=True
-                )
-                self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().__init__()
 
     def _run(self) -> None:
         sub = self.event_log.subscribe(from_beginning=True)
@@ -244,7 +257,7 @@ class EmbeddedRunner:
             sub.close()
 
 
-class KafkaProjectionSource:
+class KafkaProjectionSource(_Background):
     """Reads the processors' output topics `<prefix><name>` (compacted, keyed by tournament id,
     JSON values with `as_of_seq`) from the beginning into the hub."""
 
@@ -256,23 +269,9 @@ class KafkaProjectionSource:
         projections: Iterable[str] = PROJECTIONS,
     ) -> None:
         self.bootstrap, self.hub, self.prefix = bootstrap, hub or FeedHub(), prefix
+        self.thread_name = "arbiter-feed-kafka"
         self.topics = [f"{prefix}{name}" for name in projections]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="arbiter-feed-kafka", daemon=True
-                )
-                self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().__init__()
 
     def _consumer(self) -> Any:
         from kafka import KafkaConsumer

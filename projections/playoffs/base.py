@@ -137,6 +137,45 @@ def lot_problem(lot: LotDrawn, expected: Sequence[str] | None, pick: int) -> str
     return None
 
 
+def required_lot(
+    state: StandingsState,
+    *,
+    purpose: str,
+    subject: str,
+    stage: str,
+    candidates: Sequence[str] | None,
+    pick: int,
+    why: str,
+    required: list[Requirement],
+    notes: list[str],
+    extra: dict[str, Any] | None = None,
+) -> tuple[list[str] | None, bool]:
+    """The checked outcome of the lot in force for `subject`, or None with a requirement added
+    (the lot to draw, or to retract and redraw when the recorded one does not fit). The bool
+    is True when a recorded lot does not fit: the arbiter must act (awaiting_ruling)."""
+    spec: dict[str, Any] = {
+        "purpose": purpose,
+        "subject": subject,
+        "candidates": list(candidates) if candidates is not None else [],
+        "pick": pick,
+        **(extra or {}),
+    }
+    found = state.lot(subject, purpose)
+    if found is None:
+        required.append(Requirement("lot", stage, why, lot=spec))
+        return None, False
+    error = lot_problem(found, candidates, pick)
+    if error is not None:
+        text = (
+            f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "
+            f"(EventRetracted) and draw again; {why}"
+        )
+        notes.append(text)
+        required.append(Requirement("lot", stage, text, lot=spec))
+        return None, True
+    return list(found.outcome), False
+
+
 def main_stage_complete(state: StandingsState) -> bool:
     """Every round of the main stage is scheduled (up to `rounds` when the tournament set it)
     and every main-stage game has a result."""

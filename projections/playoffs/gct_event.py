@@ -55,7 +55,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from events_schema.events import TimeControl
 from projections.playoffs.base import (
@@ -65,8 +65,8 @@ from projections.playoffs.base import (
     StageView,
     Status,
     berger_round_robin,
-    lot_problem,
     main_stage_complete,
+    required_lot,
     result_of,
 )
 from projections.standings.state import StandingsState
@@ -183,27 +183,19 @@ class _Machine:
         why: str,
     ) -> list[str] | None:
         """The outcome of the lot in force, checked; None (and a requirement) otherwise."""
-        spec: dict[str, Any] = {
-            "purpose": purpose,
-            "subject": subject,
-            "candidates": list(candidates),
-            "pick": pick,
-        }
-        found = self.state.lot(subject, purpose)
-        if found is None:
-            self.required.append(Requirement("lot", stage, why, lot=spec))
-            return None
-        error = lot_problem(found, candidates, pick)
-        if error is not None:
-            text = (
-                f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "
-                f"(EventRetracted) and draw again; {why}"
-            )
-            self.notes.append(text)
-            self.required.append(Requirement("lot", stage, text, lot=spec))
-            self.stuck = True
-            return None
-        return list(found.outcome)
+        outcome, misfit = required_lot(
+            self.state,
+            purpose=purpose,
+            subject=subject,
+            stage=stage,
+            candidates=candidates,
+            pick=pick,
+            why=why,
+            required=self.required,
+            notes=self.notes,
+        )
+        self.stuck = self.stuck or misfit
+        return outcome
 
     def planned(
         self,

@@ -93,8 +93,8 @@ from projections.playoffs.base import (
     StageView,
     Status,
     berger_round_robin,
-    lot_problem,
     main_stage_complete,
+    required_lot,
 )
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import standings
@@ -180,29 +180,25 @@ class _Run:
         why: str,
     ) -> list[str] | None:
         """The checked outcome of the lot in force, or None with a requirement."""
-        spec: dict[str, Any] = {
-            "purpose": purpose,
-            "subject": subject,
-            "candidates": list(candidates) if candidates is not None else [],
-            "pick": pick,
-        }
-        if candidates is None:
-            spec["candidates_from"] = "the openings of the Season's earlier books (Leagues 7.5)"
-        found = state.lot(subject, purpose)
-        if found is None:
-            self.required.append(Requirement("lot", stage, why, lot=spec))
-            return None
-        error = lot_problem(found, candidates, pick)
-        if error is not None:
-            text = (
-                f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "
-                f"(EventRetracted) and draw again; {why}"
-            )
-            self.notes.append(text)
-            self.required.append(Requirement("lot", stage, text, lot=spec))
-            self.stuck = True
-            return None
-        return list(found.outcome)
+        extra = (
+            {"candidates_from": "the openings of the Season's earlier books (Leagues 7.5)"}
+            if candidates is None
+            else None
+        )
+        outcome, misfit = required_lot(
+            state,
+            purpose=purpose,
+            subject=subject,
+            stage=stage,
+            candidates=candidates,
+            pick=pick,
+            why=why,
+            required=self.required,
+            notes=self.notes,
+            extra=extra,
+        )
+        self.stuck = self.stuck or misfit
+        return outcome
 
     def strays(self, state: StandingsState, stage: str, used: set[str]) -> None:
         for gid in sorted(g.game_id for g in state.stage_games(stage)):
