@@ -37,6 +37,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         batch: Annotated[int, typer.Option(help="stream.take batch size")] = 2000,
         session_timeout: Annotated[float, typer.Option(help="consumer session, s")] = 10.0,
+        stall_after: Annotated[
+            float,
+            typer.Option(help="restart if new events go unfolded this long, s (0: never)"),
+        ] = 20.0,
         loglevel: Annotated[str, typer.Option()] = "info",
         rebuild: Annotated[
             bool,
@@ -62,6 +66,7 @@ def register(app: typer.Typer) -> None:
             web_port=web_port,
             batch=batch,
             session_timeout=session_timeout,
+            stall_after=stall_after,
             rebuild=rebuild,
         )
         run(cfg, loglevel=loglevel)

@@ -25,6 +25,11 @@ group's committed offsets; everything it delivers up to the rebuild point is a d
 publishes nothing twice and never republishes an older state. Committed offsets therefore
 only bound how much is re-read, never correctness.
 
+Liveness: a watchdog (every 5 s) compares the events topic's end offsets with the last folded
+batch; when the topic grew and nothing was folded for `--stall-after` seconds (default 20; a
+Faust consumer that never resumes after a broker restart, faust #175/#640), the process
+re-executes itself with the same command line and rebuilds as on any start.
+
 Gaps: an event whose seq is beyond the next one raises `GapDetected`; it is logged, counted
 (`gaps` in `<data-dir>/status.json`) and not folded, the tournament is held at its last good
 seq (nothing past the gap is published), and the processor re-reads that tournament's

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 import time
 from typing import Any
 
@@ -83,7 +85,36 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
         core.write_status()
         await recover()
 
+    @app.timer(interval=5.0)  # type: ignore[untyped-decorator]
+    async def watchdog() -> None:
+        if cfg.stall_after <= 0 or core.stats.get("restarting"):
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            end_total = await loop.run_in_executor(None, core.events_end_total)
+        except KafkaError as exc:  # the broker is away; its return is what we wait for
+            log.warning("watchdog: cannot read the events topic's end (%s)", exc)
+            return
+        if core.stalled(end_total, time.time()):
+            core.stats["restarting"] = True
+            core.write_status()
+            log.error(
+                "no batch folded for %.0f s while %s grew: restarting this process "
+                "(it rebuilds from the events topic on start)",
+                cfg.stall_after,
+                cfg.events_topic,
+            )
+            restart_process()
+
     return app
+
+
+def restart_process() -> None:
+    """Replace this process with a fresh one running the same `arbiter` command line (same
+    pid, environment and working directory)."""
+    logging.shutdown()
+    code = "from services.cli.main import app; app()"
+    os.execv(sys.executable, [sys.executable, "-c", code, *sys.argv[1:]])
 
 
 def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:

@@ -48,6 +48,10 @@ class ProcessorConfig:
     within: float = 0.05
     session_timeout: float = 10.0
     rebuild: bool = True  # False only for a fresh group (benchmarks): see run()
+    # Restart the process when the events topic grew but nothing was folded for this long
+    # (a Faust consumer that never resumes after a broker restart; faust #175/#640). The
+    # rebuild on start makes the restart safe. 0 disables the watchdog.
+    stall_after: float = 20.0
 
     def __post_init__(self) -> None:
         if self.projection not in PROJECTIONS:
@@ -152,6 +156,36 @@ class ProcessorCore:
             return len(found)
         finally:
             consumer.close()
+
+    # -- liveness ---------------------------------------------------------------------------
+
+    def events_end_total(self) -> int:
+        """Sum of the events topic's end offsets (read_committed: the last stable offsets)."""
+        consumer = self._consumer()
+        try:
+            parts = consumer.partitions_for_topic(self.cfg.events_topic) or set()
+            tps = [TopicPartition(self.cfg.events_topic, p) for p in sorted(parts)]
+            return sum(consumer.end_offsets(tps).values()) if tps else 0
+        finally:
+            consumer.close()
+
+    def stalled(self, end_total: int, now: float) -> bool:
+        """True when the topic grew at least `stall_after` seconds ago and no batch was folded
+        since it grew. (A transaction marker alone can grow it too: a needless restart, never a
+        wrong result.)"""
+        if self.cfg.stall_after <= 0:
+            return False
+        if "watch_end_total" not in self.stats:  # first look: no growth seen yet
+            self.stats["watch_end_total"] = end_total
+            self.stats["watch_grew_at"] = 0.0
+            return False
+        if end_total != self.stats["watch_end_total"]:
+            self.stats["watch_end_total"] = end_total
+            self.stats["watch_grew_at"] = now
+            return False
+        grew_at = float(self.stats.get("watch_grew_at") or 0.0)
+        folded_at = float(self.stats.get("last_fold_at") or 0.0)
+        return bool(grew_at) and folded_at < grew_at and now - grew_at > self.cfg.stall_after
 
     # -- reading ---------------------------------------------------------------------------
 
