@@ -16,6 +16,7 @@ from rich.table import Table
 
 from events_schema import Actor, Command, CommandBatch, Recorded
 from events_schema.codec import dumps, loads
+from projections.standings import StandingsState
 from projections.standings import Table as StandingsTable
 from projections.standings import explain as explain_rows
 from projections.standings import fold as standings_fold
@@ -211,11 +212,16 @@ def explain(
         out.print(f"{hi.player_id} (place {hi.place}) is above {lo.player_id} (place {lo.place})")
 
 
-def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
+def _fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
+    """The tournament's standings fold up to `at`; refused when the tournament has no events."""
     state = standings_fold([Recorded.of(e) for e in log.read(tournament, 1, at)])
     if state.created is None:
-        _fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
-    return standings_table(state)
+        _fail(f"{what}.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    return state
+
+
+def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
+    return standings_table(_fold_known(log, tournament, at, "standings"))
 
 
 def _print_table(tournament: str, table: StandingsTable) -> None:
@@ -296,9 +302,7 @@ def playoff(
     from services.cli import tables
 
     with open_log(_settings(backend, db)) as log:
-        state = tables.fold_tournament(log, tournament, at)
-        if state.created is None:
-            _fail("playoff.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        state = _fold_known(log, tournament, at, "playoff")
         view = tables.playoff_for(log, tournament, state)
     if view is None:
         preset = state.created.rules_preset if state.created else None
@@ -345,9 +349,7 @@ def prizes(
     from services.cli import tables
 
     with open_log(_settings(backend, db)) as log:
-        state = tables.fold_tournament(log, tournament, at)
-        if state.created is None:
-            _fail("prizes.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        state = _fold_known(log, tournament, at, "prizes")
         try:
             split = tables.prizes_for(log, tournament, state)
         except ValueError as exc:

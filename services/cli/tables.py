@@ -20,10 +20,6 @@ from projections.standings import fold as standings_fold
 from services.eventlog.base import EventLog
 
 
-def fold_tournament(log: EventLog, tid: str, at: int | None = None) -> StandingsState:
-    return standings_fold([Recorded.of(e) for e in log.read(tid, 1, at)])
-
-
 def series_created(log: EventLog, series_id: str, at: int | None = None) -> ev.SeriesCreated | None:
     for env in log.read(series_id, 1, at):
         rec = Recorded.of(env)
