@@ -28,6 +28,7 @@ import httpx
 import orjson
 import pytest
 from conftest import kafka_bootstrap
+from tests_support import tail_logs, terminate
 
 from services.auth import TokenStore
 from services.eventlog.kafka import KafkaEventLog
@@ -261,21 +262,14 @@ class Stack:
             if proc.poll() is None:
                 proc.terminate()
         for proc in self.procs.values():
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            terminate(proc)
 
     def assert_alive(self) -> None:
         for name, proc in self.procs.items():
             assert proc.poll() is None, f"{name} exited {proc.returncode}\n{self.logs()}"
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
-            for p in sorted(self.tmp.glob("*.log"))
-        )
+        return tail_logs(self.tmp)
 
 
 @pytest.fixture

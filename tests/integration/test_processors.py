@@ -29,6 +29,7 @@ from builders import new_event, small_tournament
 from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
+from tests_support import tail_logs, terminate
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
@@ -206,23 +207,14 @@ class Procs:
 
     def stop_all(self) -> None:
         for name in list(self.procs):
-            proc = self.procs.pop(name)
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            terminate(self.procs.pop(name))
 
     def assert_alive(self) -> None:
         for name, proc in self.procs.items():
             assert proc.poll() is None, f"{name} exited {proc.returncode}\n{self.logs()}"
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
-            for p in sorted(self.tmp.glob("*.log"))
-        )
+        return tail_logs(self.tmp)
 
 
 @pytest.fixture
