@@ -9,9 +9,12 @@ breaks the chain at that point.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from datetime import UTC, datetime
 from typing import Any, Literal
 from uuid import UUID
+
+import orjson
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -106,4 +109,135 @@ def seal(
 
 
 def envelope_from_bytes(data: bytes) -> Envelope:
+    """Strict decode: raises on bytes that are not a valid envelope (the write path's check,
+    see `services.eventlog.base.encode_checked`). Readers use `read_envelope`."""
     return Envelope.model_validate_json(data)
+
+
+#: Namespace of the ids given to stored events whose own id cannot be read.
+UNREADABLE_NS = UUID("0b5c1d0e-6a43-4d55-9d1e-5e2f6c1a7e90")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class UnreadableEnvelope(Envelope):
+    """Stands, in a reader, where a stored event's bytes cannot be decoded as an envelope
+    (a manual edit, or an event stored by an older bug, e.g. nested deeper than the parser
+    allows). It keeps its place: the stream, seq, event id and hash as far as they can be
+    read from the stored record (else: the seq the reader counted, an id derived from the
+    bytes, `stored_sha256`), and why it is unreadable. Folds treat it as `Unreadable`: it
+    holds its tournament's projections, nothing else, until an admin retracts it by its
+    `event_id` (which needs no decoding). It is never written back: `to_json_dict` is the
+    honest marker the API shows in its place."""
+
+    reason: str
+    stored_sha256: str
+    stored_bytes: int
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "tournament_id": self.tournament_id,
+            "seq": self.seq,
+            "event_id": str(self.event_id),
+            "type": self.type,
+            "hash": self.hash,
+            "unreadable": self.reason,
+            "stored_sha256": self.stored_sha256,
+            "stored_bytes": self.stored_bytes,
+        }
+
+
+def unreadable_id(tournament_id: str, stored_sha256: str) -> UUID:
+    """The id of an event whose own id cannot be read: every reader derives the same."""
+    return uuid.uuid5(UNREADABLE_NS, f"{tournament_id}:{stored_sha256}")
+
+
+def read_envelope(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    tournament_id: str | None = None,
+    seq: int | None = None,
+    event_id: str | UUID | None = None,
+    hash: str | None = None,
+) -> Envelope:
+    """A reader's decode: never raises. Bytes that are not a valid envelope come back as an
+    `UnreadableEnvelope`; what the storage knows of the record (SQLite's columns, Kafka's
+    key) fills in what the bytes do not say. `seq=None` and unreadable bytes: seq 0, which
+    the caller replaces by the position it counted."""
+    body = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        return Envelope.model_validate_json(body)
+    except Exception as exc:  # noqa: BLE001 - anything unreadable is reported, not raised
+        reason = _first_line(exc)
+    raw: dict[str, Any] = {}
+    try:
+        loaded = orjson.loads(body)  # deeper than pydantic's parser, if it is JSON at all
+        if isinstance(loaded, dict):
+            raw = loaded
+    except orjson.JSONDecodeError:
+        pass
+    digest = hashlib.sha256(body).hexdigest()
+    tid = _str(raw.get("tournament_id")) or tournament_id or "?"
+    if tournament_id is not None and tid != tournament_id:
+        tid = tournament_id  # the storage's key is what readers group by
+    eid = _uuid(event_id) or _uuid(raw.get("event_id")) or unreadable_id(tid, digest)
+    number = seq if seq is not None else raw.get("seq")
+    return UnreadableEnvelope.model_construct(
+        event_id=eid,
+        tournament_id=tid,
+        seq=number if isinstance(number, int) and not isinstance(number, bool) else 0,
+        type=(_str(raw.get("type")) or "(unreadable)")[:64],
+        schema_version=raw.get("schema_version") if isinstance(raw.get("schema_version"), int) else 1,
+        occurred_at=_time(raw.get("occurred_at")),
+        recorded_at=_time(raw.get("recorded_at")),
+        actor=Actor(id="?", role="system"),
+        causation_id=None,
+        correlation_id=None,
+        payload={},
+        prev_hash=_hex(raw.get("prev_hash")) or GENESIS_HASH,
+        hash=hash or _hex(raw.get("hash")) or digest,
+        reason=reason,
+        stored_sha256=digest,
+        stored_bytes=len(body),
+    )
+
+
+def _first_line(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            loc = ".".join(str(x) for x in first.get("loc", ())) or "envelope"
+            return f"{loc}: {first.get('msg', '')}"[:300]
+        except Exception:  # noqa: BLE001, S110 - fall back to the text
+            pass
+    text = str(exc).strip().splitlines()
+    return (f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__)[:300]
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _uuid(v: Any) -> UUID | None:
+    if isinstance(v, UUID):
+        return v
+    try:
+        return UUID(v) if isinstance(v, str) else None
+    except ValueError:
+        return None
+
+
+def _hex(v: Any) -> str | None:
+    ok = isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+    return v if ok else None
+
+
+def _time(v: Any) -> datetime:
+    if isinstance(v, str):
+        try:
+            t = datetime.fromisoformat(v)
+            if t.tzinfo is not None:
+                return t.astimezone(UTC)
+        except (ValueError, OverflowError):
+            pass
+    return _EPOCH

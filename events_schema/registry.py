@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from events_schema.envelope import Envelope
+from pydantic import Field
+
+from events_schema.envelope import Envelope, UnreadableEnvelope
 from events_schema.events import EVENT_CLASSES, Event
 from events_schema.upcasters import upcast
 
@@ -42,6 +44,18 @@ def encode_payload(event: Event) -> dict[str, Any]:
     return event.model_dump(mode="json", exclude_none=True)
 
 
+class Unreadable(Event):
+    """What a reader folds where a stored event cannot be decoded (its envelope or its
+    payload: unknown type, newer version, invalid or too deeply nested). Not a stored type:
+    no command can propose it. Every fold records it and holds the tournament's
+    projections until an `EventRetracted` names its event id."""
+
+    event_type: ClassVar[str] = "(unreadable)"
+
+    stored_type: str = Field(max_length=64)
+    reason: str = Field(max_length=300)
+
+
 class Recorded:
     """A stored envelope together with its decoded, upcast payload: what folds consume."""
 
@@ -53,7 +67,20 @@ class Recorded:
 
     @classmethod
     def of(cls, envelope: Envelope) -> Recorded:
-        return cls(envelope, decode(envelope))
+        """The reader's decode: never raises. An event that cannot be decoded comes back as
+        `Unreadable` (poison tolerance: it holds its own tournament, nothing else)."""
+        if isinstance(envelope, UnreadableEnvelope):
+            return cls(envelope, Unreadable(stored_type=envelope.type, reason=envelope.reason))
+        try:
+            return cls(envelope, decode(envelope))
+        except Exception as exc:  # noqa: BLE001 - reported in the fold, never raised
+            lines = str(exc).strip().splitlines()
+            reason = f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
+            return cls(envelope, Unreadable(stored_type=envelope.type[:64], reason=reason))
+
+    @property
+    def unreadable(self) -> bool:
+        return isinstance(self.event, Unreadable)
 
     def __repr__(self) -> str:
         return f"Recorded({self.envelope.tournament_id}#{self.envelope.seq} {self.event!r})"

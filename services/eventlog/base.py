@@ -24,6 +24,9 @@ from uuid import UUID
 
 from events_schema import Actor, Envelope, seal
 from events_schema.codec import dumps
+from events_schema.envelope import envelope_from_bytes
+from events_schema.limits import DEFAULT_LIMITS, Limits
+from events_schema.registry import decode
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,47 @@ class EventIdConflict(EventLogError):
     field = "event_id"
 
 
+class EventLogUnavailable(EventLogError):
+    """The log cannot be reached or did not answer in time (HTTP 503 with Retry-After).
+    Nothing was appended by the failed call (a Kafka transaction that did not commit is
+    aborted or fenced; SQLite rolled back)."""
+
+    rule = "eventlog.unavailable"
+    field = ""
+    retry_after = 5
+
+
+class UnreadableOnWrite(EventLogError):
+    """A sealed envelope did not read back as itself with the readers' own decoder: it is
+    refused rather than stored (nothing is stored that cannot be read back)."""
+
+    rule = "eventlog.unreadable_on_write"
+
+
+def encode_checked(sealed: Sequence[Envelope], limits: Limits) -> list[bytes]:
+    """The stored bytes of a batch of sealed envelopes, after checking that every one is
+    within the limits (`LimitExceeded`, 413) and decodes back, with the decoder every reader
+    uses, to the same envelope and a valid typed event (`UnreadableOnWrite`). Both logs call
+    this just before they commit, so the two refuse exactly the same batches."""
+    out = [env.to_bytes() for env in sealed]
+    limits.check_envelope_bytes(len(b) for b in out)
+    for i, (env, body) in enumerate(zip(sealed, out, strict=True)):
+        try:
+            back = envelope_from_bytes(body)
+            decode(back)
+        except Exception as exc:  # noqa: BLE001 - any failure means unreadable
+            raise UnreadableOnWrite(
+                f"commands[{i}]: the sealed {env.type} would not decode back ({exc}); "
+                "nothing was stored"
+            ) from None
+        if back != env:
+            raise UnreadableOnWrite(
+                f"commands[{i}]: the sealed {env.type} decodes to a different value; "
+                "nothing was stored"
+            )
+    return out
+
+
 @dataclass
 class AppendResult:
     envelopes: list[Envelope]
@@ -135,6 +179,8 @@ class Subscription(ABC):
 
 class EventLog(ABC):
     backend: str = "?"
+    #: Bounds checked on every append (`encode_checked`); a backend may be given others.
+    limits: Limits = DEFAULT_LIMITS
 
     @abstractmethod
     def append(
@@ -173,6 +219,17 @@ class EventLog(ABC):
         self.close()
 
 
+def reused_id_message(event_id: UUID, tournament_id: str, stored: Envelope) -> str:
+    """The refusal of a reused event id. It names the stored event only when it is in the
+    caller's own stream: a caller scoped to one tournament learns nothing of another."""
+    if stored.tournament_id == tournament_id:
+        return (
+            f"event_id {event_id} is already stored as {tournament_id}#{stored.seq} "
+            f"({stored.type}) with different content; use a fresh event_id"
+        )
+    return f"event_id {event_id} is already used by another event; use a fresh event_id"
+
+
 def check_duplicates(
     tournament_id: str, events: Sequence[NewEvent], stored: dict[UUID, tuple[str, Envelope]]
 ) -> AppendResult | None:
@@ -189,10 +246,7 @@ def check_duplicates(
         if hit is not None and (
             hit[1].tournament_id != tournament_id or hit[0] != e.digest(tournament_id)
         ):
-            raise EventIdConflict(
-                f"event_id {e.event_id} is already stored as {hit[1].tournament_id}"
-                f"#{hit[1].seq} ({hit[1].type}) with different content"
-            )
+            raise EventIdConflict(reused_id_message(e.event_id, tournament_id, hit[1]))
     if len(stored) != len(events):
         raise EventIdConflict(
             "part of this batch is stored already (event ids "

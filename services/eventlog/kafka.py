@@ -47,7 +47,7 @@ from kafka.errors import KafkaError, TopicAlreadyExistsError
 from kafka.partitioner.default import murmur2
 
 from events_schema import GENESIS_HASH, Envelope
-from events_schema.envelope import envelope_from_bytes
+from events_schema.envelope import read_envelope
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
@@ -56,6 +56,7 @@ from services.eventlog.base import (
     Subscription,
     check_duplicates,
     content_digest,
+    encode_checked,
     utcnow,
 )
 
@@ -146,8 +147,11 @@ class KafkaEventLog(EventLog):
         # Under read_committed this is the last stable offset: nothing past it is visible.
         return int(self._reader.end_offsets([tp])[tp])
 
-    def _records(self, tp: TopicPartition, start: int, end: int) -> Iterator[tuple[int, bytes]]:
-        """(offset, value) of the committed records in [start, end); markers are skipped."""
+    def _records(
+        self, tp: TopicPartition, start: int, end: int
+    ) -> Iterator[tuple[int, bytes | None, bytes]]:
+        """(offset, key, value) of the committed records in [start, end); markers are
+        skipped."""
         with self._reader_lock:
             self._reader.seek(tp, start)
             position = start
@@ -156,7 +160,7 @@ class KafkaEventLog(EventLog):
                 for rec in batch:
                     if rec.offset >= end:
                         return
-                    yield rec.offset, rec.value
+                    yield rec.offset, rec.key, rec.value
                 position = self._reader.position(tp)
 
     def _catch_up(self, part: _Partition) -> None:
@@ -165,21 +169,37 @@ class KafkaEventLog(EventLog):
             end = self._end_offset(tp)
             if part.next_offset >= end:
                 return
-            for offset, value in list(self._records(tp, part.next_offset, end)):
-                self._index(part, offset, orjson.loads(value))
+            for offset, key, value in list(self._records(tp, part.next_offset, end)):
+                self._index(part, offset, key, value)
             part.next_offset = end
 
     @staticmethod
-    def _index(part: _Partition, offset: int, raw: dict[str, object]) -> None:
-        tid = str(raw["tournament_id"])
-        seq = int(raw["seq"])  # type: ignore[call-overload]
+    def _index(part: _Partition, offset: int, key: bytes | None, value: bytes) -> None:
+        """Index one record. A record that does not decode (poison: a manual write, an old
+        bug) is indexed at the next seq of its key's stream — a stream's records are its seqs
+        in offset order — under the id every reader derives for it, so it can be read back
+        as unreadable and retracted by that id."""
+        try:
+            raw = orjson.loads(value)
+            tid = str(raw["tournament_id"])
+            seq = int(raw["seq"])
+            digest = content_digest(tid, str(raw["type"]), int(raw["schema_version"]), raw["payload"])
+            event_id = UUID(str(raw["event_id"]))
+            last_hash = str(raw["hash"])
+        except Exception:  # noqa: BLE001 - poison: see the docstring
+            tid = key.decode(errors="replace") if key else "?"
+            stream = part.streams.get(tid)
+            env = read_envelope(
+                value, tournament_id=tid, seq=len(stream.offsets) + 1 if stream else 1
+            )
+            seq, event_id, digest = env.seq, env.event_id, ""
+            last_hash = env.hash
         stream = part.streams.setdefault(tid, _Stream())
         if seq != len(stream.offsets) + 1:
             return  # already indexed (our own write) — seqs are gapless per stream
         stream.offsets.append(offset)
-        stream.last_hash = str(raw["hash"])
-        digest = content_digest(tid, str(raw["type"]), int(raw["schema_version"]), raw["payload"])  # type: ignore[arg-type, call-overload]
-        part.ids[UUID(str(raw["event_id"]))] = (tid, seq, digest)
+        stream.last_hash = last_hash
+        part.ids[event_id] = (tid, seq, digest)
 
     def _part(self, tournament_id: str) -> _Partition:
         return self._parts[partition_for(tournament_id, self.partitions)]
@@ -270,17 +290,18 @@ class KafkaEventLog(EventLog):
             env = e.sealed(tournament_id, last_seq + i, prev, now)
             prev = env.hash
             sealed.append(env)
+        bodies = encode_checked(sealed, self.limits)  # bounded, and reads back as itself
         producer.begin_transaction()
         try:
             futures = [
                 producer.send(
                     self.topic,
                     key=tournament_id.encode(),
-                    value=env.to_bytes(),
+                    value=body,
                     partition=part.number,
                     headers=[("type", env.type.encode())],
                 )
-                for env in sealed
+                for env, body in zip(sealed, bodies, strict=True)
             ]
             producer.commit_transaction()
             offsets = [f.get(timeout=10).offset for f in futures]
@@ -311,12 +332,12 @@ class KafkaEventLog(EventLog):
             offsets = stream.offsets[max(from_seq, 1) - 1 : to_seq] if stream else []
         if not offsets:
             return iter(())
-        wanted = set(offsets)
+        seq_at = {off: seq for seq, off in enumerate(offsets, start=max(from_seq, 1))}
         tp = self._tps[part.number]
         out = [
-            envelope_from_bytes(value)
-            for off, value in self._records(tp, offsets[0], offsets[-1] + 1)
-            if off in wanted
+            read_envelope(value, tournament_id=tournament_id, seq=seq_at[off])
+            for off, _key, value in self._records(tp, offsets[0], offsets[-1] + 1)
+            if off in seq_at
         ]
         return iter(out)
 
@@ -327,14 +348,14 @@ class KafkaEventLog(EventLog):
             start = 0
             while start < end:
                 chunk = []
-                for off, value in self._records(tp, start, end):
-                    chunk.append(value)
+                for off, key, value in self._records(tp, start, end):
+                    chunk.append((key, value))
                     start = off + 1
                     if len(chunk) >= 5000:
                         break
                 else:
                     start = end
-                yield from (envelope_from_bytes(v) for v in chunk)
+                yield from (_read(k, v) for k, v in chunk)
 
     def last_seq(self, tournament_id: str) -> int:
         part = self._part(tournament_id)
@@ -365,6 +386,12 @@ class KafkaEventLog(EventLog):
         self._reader.close()
 
 
+def _read(key: bytes | None, value: bytes) -> Envelope:
+    """A reader's decode of a record (never raises). An unreadable record whose bytes do not
+    say its seq gets seq 0: the fold counts it as its stream's next event."""
+    return read_envelope(value, tournament_id=key.decode(errors="replace") if key else None)
+
+
 class _KafkaSubscription(Subscription):
     def __init__(self, log: KafkaEventLog, from_beginning: bool) -> None:
         super().__init__()
@@ -386,7 +413,7 @@ class _KafkaSubscription(Subscription):
 
     def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]:
         batches = self.consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_events)
-        return [envelope_from_bytes(r.value) for recs in batches.values() for r in recs]
+        return [_read(r.key, r.value) for recs in batches.values() for r in recs]
 
     def close(self) -> None:
         super().close()

@@ -15,7 +15,7 @@ from pathlib import Path
 from uuid import UUID
 
 from events_schema import GENESIS_HASH, Envelope
-from events_schema.envelope import envelope_from_bytes
+from events_schema.envelope import read_envelope
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
@@ -23,8 +23,18 @@ from services.eventlog.base import (
     NewEvent,
     Subscription,
     check_duplicates,
+    encode_checked,
     utcnow,
 )
+
+# Columns every read selects: the storage's own view of the record, so an event whose body
+# cannot be decoded still has its stream, seq, id and hash (see `read_envelope`).
+_COLS = "tournament_id, seq, event_id, hash, body"
+
+
+def _env(row: tuple[str, int, str, str, bytes | str]) -> Envelope:
+    tid, seq, event_id, hash_, body = row
+    return read_envelope(body, tournament_id=tid, seq=seq, event_id=event_id, hash=hash_)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -90,9 +100,9 @@ class SQLiteEventLog(EventLog):
         ids = [str(e.event_id) for e in events]
         marks = ",".join("?" * len(ids))
         rows = conn.execute(
-            f"SELECT event_id, digest, body FROM events WHERE event_id IN ({marks})", ids
+            f"SELECT digest, {_COLS} FROM events WHERE event_id IN ({marks})", ids
         ).fetchall()
-        stored = {UUID(r[0]): (r[1], envelope_from_bytes(r[2])) for r in rows}
+        stored = {UUID(r[3]): (r[0], _env(r[1:])) for r in rows}
         dup = check_duplicates(tournament_id, events, stored)
         if dup is not None:
             return dup
@@ -105,22 +115,16 @@ class SQLiteEventLog(EventLog):
             raise AppendConflict(tournament_id, expected_seq, last_seq)
         now = utcnow()
         out: list[Envelope] = []
-        rows_in = []
         for e in events:
             last_seq += 1
             env = e.sealed(tournament_id, last_seq, prev_hash, now)
             prev_hash = env.hash
             out.append(env)
-            rows_in.append(
-                (
-                    tournament_id,
-                    env.seq,
-                    str(env.event_id),
-                    e.digest(tournament_id),
-                    env.hash,
-                    env.to_bytes(),
-                )
-            )
+        bodies = encode_checked(out, self.limits)  # bounded, and reads back as itself
+        rows_in = [
+            (tournament_id, env.seq, str(env.event_id), e.digest(tournament_id), env.hash, body)
+            for env, e, body in zip(out, events, bodies, strict=True)
+        ]
         conn.executemany(
             "INSERT INTO events (tournament_id, seq, event_id, digest, hash, body) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -133,12 +137,12 @@ class SQLiteEventLog(EventLog):
     ) -> Iterator[Envelope]:
         upper = to_seq if to_seq is not None else 2**62
         cur = self._conn().execute(
-            "SELECT body FROM events WHERE tournament_id = ? AND seq >= ? AND seq <= ? "
+            f"SELECT {_COLS} FROM events WHERE tournament_id = ? AND seq >= ? AND seq <= ? "
             "ORDER BY seq",
-            (tournament_id, from_seq, upper),
+            (tournament_id, max(from_seq, 1), min(upper, 2**62)),
         )
-        for (body,) in cur:
-            yield envelope_from_bytes(body)
+        for row in cur:
+            yield _env(row)
 
     def read_raw(self, tournament_id: str) -> Iterator[bytes]:
         """Stored bytes exactly as written (for `verify` and the benchmarks)."""
@@ -146,11 +150,12 @@ class SQLiteEventLog(EventLog):
             "SELECT body FROM events WHERE tournament_id = ? ORDER BY seq", (tournament_id,)
         )
         for (body,) in cur:
-            yield bytes(body)
+            # A body edited into TEXT by hand is still handed over (as its UTF-8 bytes).
+            yield body.encode() if isinstance(body, str) else bytes(body)
 
     def read_all(self) -> Iterator[Envelope]:
-        for (body,) in self._conn().execute("SELECT body FROM events ORDER BY position"):
-            yield envelope_from_bytes(body)
+        for row in self._conn().execute(f"SELECT {_COLS} FROM events ORDER BY position"):
+            yield _env(row)
 
     def last_seq(self, tournament_id: str) -> int:
         row = (
@@ -163,10 +168,10 @@ class SQLiteEventLog(EventLog):
     def find(self, event_id: UUID, tournament_id: str | None = None) -> Envelope | None:
         row = (
             self._conn()
-            .execute("SELECT body FROM events WHERE event_id = ?", (str(event_id),))
+            .execute(f"SELECT {_COLS} FROM events WHERE event_id = ?", (str(event_id),))
             .fetchone()
         )
-        return envelope_from_bytes(row[0]) if row else None
+        return _env(row) if row else None
 
     def stream_ids(self) -> list[str]:
         rows = self._conn().execute("SELECT DISTINCT tournament_id FROM events ORDER BY 1")
@@ -179,15 +184,17 @@ class SQLiteEventLog(EventLog):
             start = int(row[0] or 0)
         return _SQLiteSubscription(self, start)
 
-    def _after(self, position: int, limit: int) -> list[tuple[int, bytes]]:
-        return (
+    def _after(self, position: int, limit: int) -> list[tuple[int, Envelope]]:
+        rows = (
             self._conn()
             .execute(
-                "SELECT position, body FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                f"SELECT position, {_COLS} FROM events WHERE position > ? "
+                "ORDER BY position LIMIT ?",
                 (position, limit),
             )
             .fetchall()
         )
+        return [(r[0], _env(r[1:])) for r in rows]
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -210,8 +217,9 @@ class _SQLiteSubscription(Subscription):
         while not self.closed:
             rows = self.log._after(self.position, max_events)
             if rows:
+                envelopes = [env for _, env in rows]  # decoded (never raises) before moving on
                 self.position = rows[-1][0]
-                return [envelope_from_bytes(body) for _, body in rows]
+                return envelopes
             left = deadline - time.monotonic()
             if left <= 0:
                 return []
