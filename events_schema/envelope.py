@@ -15,7 +15,6 @@ from typing import Any, Literal
 from uuid import UUID
 
 import orjson
-
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from events_schema.codec import dumps
@@ -166,7 +165,7 @@ def read_envelope(
     body = data.encode() if isinstance(data, str) else bytes(data)
     try:
         return Envelope.model_validate_json(body)
-    except Exception as exc:  # noqa: BLE001 - anything unreadable is reported, not raised
+    except Exception as exc:
         reason = _first_line(exc)
     raw: dict[str, Any] = {}
     try:
@@ -186,7 +185,9 @@ def read_envelope(
         tournament_id=tid,
         seq=number if isinstance(number, int) and not isinstance(number, bool) else 0,
         type=(_str(raw.get("type")) or "(unreadable)")[:64],
-        schema_version=raw.get("schema_version") if isinstance(raw.get("schema_version"), int) else 1,
+        schema_version=raw.get("schema_version")
+        if isinstance(raw.get("schema_version"), int)
+        else 1,
         occurred_at=_time(raw.get("occurred_at")),
         recorded_at=_time(raw.get("recorded_at")),
         actor=Actor(id="?", role="system"),
@@ -208,10 +209,14 @@ def _first_line(exc: Exception) -> str:
             first = errors()[0]
             loc = ".".join(str(x) for x in first.get("loc", ())) or "envelope"
             return f"{loc}: {first.get('msg', '')}"[:300]
-        except Exception:  # noqa: BLE001, S110 - fall back to the text
+        except Exception:
             pass
     text = str(exc).strip().splitlines()
     return (f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__)[:300]
+
+
+def _int(v: Any, default: int) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else default
 
 
 def _str(v: Any) -> str | None:

@@ -7,19 +7,23 @@ its stream for good. Every command is checked against these limits before the de
 it, and every sealed envelope again before the log commits it (`check_envelope_bytes`).
 
 The defaults (documented in README "Limits"), each overridable by an environment variable
-read once by `Limits.from_env()` (the services' composition roots call it):
+read by `Limits.from_env()` (the services' composition roots call it):
 
-| limit | default | variable | why |
-| --- | --- | --- | --- |
-| `max_event_bytes` | 512 KiB | `ARBITER_MAX_EVENT_BYTES` | one stored envelope (canonical bytes); a 5,000-board round's pairings fit, Kafka's `max.message.bytes` is set above it |
-| `max_batch_events` | 1,000 | `ARBITER_MAX_BATCH_EVENTS` | events in one atomic append |
-| `max_batch_bytes` | 4 MiB | `ARBITER_MAX_BATCH_BYTES` | one atomic append (one SQLite transaction, one Kafka transaction) |
-| `max_body_bytes` | 4 MiB + 64 KiB | `ARBITER_MAX_BODY_BYTES` | an HTTP request body, refused before it is parsed |
-| `max_depth` | 16 | `ARBITER_MAX_DEPTH` | JSON nesting of a command (the deepest event payload needs 5) |
-| `max_string` | 16,384 | `ARBITER_MAX_STRING` | characters in any one string (keys included) |
-| `max_items` | 10,000 | `ARBITER_MAX_ITEMS` | entries in one list or object |
-| `max_int` | 2**53 - 1 | — | integers must lie in [-max_int, max_int]: exact in every JSON reader (JavaScript's safe integers) and in SQLite |
-| `earliest`, `latest` | 1800-01-01Z, 2200-01-01Z | — | any datetime (`occurred_at`, dates in payloads): historic events can be entered, and no conversion to UTC overflows |
+- `max_event_bytes` 512 KiB (`ARBITER_MAX_EVENT_BYTES`): one stored envelope, canonical
+  bytes. A 5,000-board round's pairings fit; Kafka's `max.message.bytes` is set above it.
+- `max_batch_events` 1,000 (`ARBITER_MAX_BATCH_EVENTS`): events in one atomic append.
+- `max_batch_bytes` 4 MiB (`ARBITER_MAX_BATCH_BYTES`): one atomic append (one SQLite
+  transaction, one Kafka transaction).
+- `max_body_bytes` 4 MiB + 64 KiB (`ARBITER_MAX_BODY_BYTES`): an HTTP request body, refused
+  before it is parsed.
+- `max_depth` 16 (`ARBITER_MAX_DEPTH`): JSON nesting of a request or payload (the deepest
+  event payload needs 5; a request adds 4).
+- `max_string` 16,384 (`ARBITER_MAX_STRING`): characters in any one string, keys included.
+- `max_items` 10,000 (`ARBITER_MAX_ITEMS`): entries in one list or object.
+- `max_int` 2**53 - 1: integers lie in [-max_int, max_int], exact in every JSON reader
+  (JavaScript's safe integers) and in SQLite.
+- `earliest`, `latest` 1800-01-01Z, 2200-01-01Z: any datetime (`occurred_at`, dates in
+  payloads). Historic events can be entered, and no conversion to UTC overflows.
 
 Floats must be finite (JSON has no NaN or infinity; orjson would store them as null).
 """
@@ -31,7 +35,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -66,7 +70,7 @@ class Limits:
     earliest: datetime = datetime(1800, 1, 1, tzinfo=UTC)
     latest: datetime = datetime(2200, 1, 1, tzinfo=UTC)
 
-    _ENV = {
+    _ENV: ClassVar[dict[str, str]] = {
         "max_event_bytes": "ARBITER_MAX_EVENT_BYTES",
         "max_batch_events": "ARBITER_MAX_BATCH_EVENTS",
         "max_batch_bytes": "ARBITER_MAX_BATCH_BYTES",
@@ -182,8 +186,7 @@ class Limits:
             raise LimitExceeded(
                 "batch_events",
                 "commands",
-                f"{count} events in one append; at most {self.max_batch_events} "
-                "(max_batch_events)",
+                f"{count} events in one append; at most {self.max_batch_events} (max_batch_events)",
                 status=413,
             )
         if total > self.max_batch_bytes:

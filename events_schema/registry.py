@@ -73,7 +73,7 @@ class Recorded:
             return cls(envelope, Unreadable(stored_type=envelope.type, reason=envelope.reason))
         try:
             return cls(envelope, decode(envelope))
-        except Exception as exc:  # noqa: BLE001 - reported in the fold, never raised
+        except Exception as exc:
             lines = str(exc).strip().splitlines()
             reason = f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
             return cls(envelope, Unreadable(stored_type=envelope.type[:64], reason=reason))

@@ -11,12 +11,15 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from pydantic import ValidationError
 
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
+from events_schema.codec import dumps
+from events_schema.limits import LimitExceeded, Limits
 from events_schema.registry import UnknownEventType, encode_payload, event_class
 from projections.rejection import Rejected
 from projections.tournament import TournamentState, decide, evolve
@@ -26,6 +29,7 @@ from services.eventlog.base import (
     EventIdConflict,
     EventLog,
     NewEvent,
+    reused_id_message,
     utcnow,
 )
 
@@ -48,13 +52,17 @@ class CommandRejected(Exception):
 
 
 def parse_command(cmd: Command, where: str) -> Event:
-    """Turn a command into its typed proposed event, naming the bad field on failure."""
+    """Turn a command into its typed proposed event, naming the bad field on failure.
+
+    Strict, as JSON: a number where the schema says string (or `"2500"` where it says
+    integer, or `true` for a number) is refused, not coerced; dates and ids are given as
+    JSON strings."""
     try:
         cls = event_class(cmd.type)
     except UnknownEventType as exc:
         raise CommandRejected("command.unknown_type", f"{where}.type", str(exc)) from None
     try:
-        return cls.model_validate(cmd.payload)
+        return cls.model_validate_json(dumps(cmd.payload), strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
@@ -77,10 +85,39 @@ class _Cached:
     lock: threading.Lock
 
 
+def check_limits(batch: CommandBatch, limits: Limits) -> None:
+    """Every command within the limits (events_schema/limits.py), before anything is
+    decided: structure of the payload, and every datetime in range."""
+    if len(batch.commands) > limits.max_batch_events:
+        raise LimitExceeded(
+            "batch_events",
+            "commands",
+            f"{len(batch.commands)} commands; at most {limits.max_batch_events}",
+            status=413,
+        )
+    for i, cmd in enumerate(batch.commands):
+        limits.check_value(cmd.payload, f"commands[{i}].payload")
+        if cmd.occurred_at is not None:
+            limits.check_datetime(cmd.occurred_at, f"commands[{i}].occurred_at")
+
+
+def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
+    """Datetimes inside a typed payload (e.g. RoundScheduled.scheduled_at) in range."""
+    if isinstance(value, datetime):
+        limits.check_datetime(value, where)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_datetimes(v, f"{where}.{k}", limits)
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _check_datetimes(v, f"{where}[{i}]", limits)
+
+
 class CommandService:
-    def __init__(self, log: EventLog, max_retries: int = 5) -> None:
+    def __init__(self, log: EventLog, max_retries: int = 5, limits: Limits | None = None) -> None:
         self.log = log
         self.max_retries = max_retries
+        self.limits = limits if limits is not None else log.limits
         self._cache: dict[str, _Cached] = {}
         self._cache_lock = threading.Lock()
 
@@ -106,7 +143,10 @@ class CommandService:
     # -- commands --------------------------------------------------------------------------
 
     def handle(self, tournament_id: str, batch: CommandBatch, actor: Actor) -> AppendResult:
+        check_limits(batch, self.limits)
         proposed = [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+        for i, p in enumerate(proposed):
+            _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
         if actor.role != "admin":
             for i, p in enumerate(proposed):
                 if p.event_type in ADMIN_ONLY:
@@ -117,12 +157,15 @@ class CommandService:
                         status=403,
                     )
         first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
-        redelivered = self._redelivery(tournament_id, batch.commands, proposed, first_ids)
-        if redelivered is not None:
-            return redelivered
         entry = self._entry(tournament_id)
         for _attempt in range(self.max_retries):
             with entry.lock:
+                # The redelivery check runs under the tournament's lock (and again after a
+                # lost race): identical resends racing each other get one 201, the others
+                # the stored result — never a refusal by the decider.
+                redelivered = self._redelivery(tournament_id, batch.commands, proposed, first_ids)
+                if redelivered is not None:
+                    return redelivered
                 try:
                     return self._decide_and_append(
                         tournament_id, entry, batch, proposed, first_ids, actor
@@ -208,10 +251,7 @@ class CommandService:
                 and set(env.payload) - set(sent) <= derived
             )
             if not same:
-                raise EventIdConflict(
-                    f"event_id {first} is already stored as {env.tournament_id}#{env.seq} "
-                    f"({env.type}) with different content"
-                )
+                raise EventIdConflict(reused_id_message(first, tournament_id, env))
             found.append(env)
             k = 1
             while (more := self.log.find(derived_event_id(first, k), tournament_id)) is not None:

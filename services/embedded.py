@@ -89,6 +89,9 @@ class FeedHub:
         self._watchers: dict[str, set[_Watcher]] = {}
         self._number = 0
         self.caught_up = threading.Event()  # the source has read what was there at its start
+        # Tournaments whose projections the source holds (an unreadable event, a failure),
+        # with the reason; set by the source after each batch.
+        self._held: dict[str, dict[str, Any]] = {}
 
     def publish(self, messages: Iterable[Message]) -> int:
         """Record messages; a message older than (or as old as) the latest of its projection is
@@ -114,6 +117,27 @@ class FeedHub:
         for w in watchers:
             w.notify()
         return recorded
+
+    def set_held(self, held: dict[str, dict[str, Any]]) -> None:
+        """Replace the held tournaments; watchers of every tournament whose entry changed
+        are woken (the stream tells its clients)."""
+        with self._cond:
+            changed = {t for t in set(held) | set(self._held) if held.get(t) != self._held.get(t)}
+            if not changed:
+                return
+            self._held = dict(held)
+            watchers = [w for tid in changed for w in self._watchers.get(tid, ())]
+            self._cond.notify_all()
+        for w in watchers:
+            w.notify()
+
+    def held(self, tournament_id: str | None = None) -> dict[str, dict[str, Any]]:
+        """All held tournaments, or the one asked for (empty if it is not held)."""
+        with self._cond:
+            if tournament_id is None:
+                return dict(self._held)
+            entry = self._held.get(tournament_id)
+            return {tournament_id: entry} if entry is not None else {}
 
     def latest(self, tournament_id: str, projection: str) -> Message | None:
         with self._cond:
@@ -234,20 +258,28 @@ class EmbeddedRunner(_Background):
 
     def _run(self) -> None:
         sub = self.event_log.subscribe(from_beginning=True)
+        # A polled batch is kept until it has been folded and published: a failure retries
+        # it (the fold is idempotent by seq), it is never dropped. An unreadable event does
+        # not fail a batch: the projector holds its tournament only.
+        envelopes: list[Any] = []
         try:
             while not self._stop.is_set():
                 try:
-                    envelopes = sub.poll(timeout=0.25, max_events=self.max_batch)
+                    if not envelopes:
+                        envelopes = sub.poll(timeout=0.25, max_events=self.max_batch)
+                    polled = len(envelopes)
                     if envelopes:
                         began = time.perf_counter()
                         self.hub.publish(self.projector.run(envelopes))
+                        self.hub.set_held(self.projector.held())
+                        envelopes = []
                         spent = time.perf_counter() - began
                         if spent > self.IDLE_AFTER and self.hub.caught_up.is_set():
                             # Leave the GIL to the API for as long as the fold took (at most
                             # half the process's CPU): appends go on arriving, and the next
                             # poll folds them as one batch.
                             self._stop.wait(min(spent, self.MAX_IDLE))
-                    if len(envelopes) < self.max_batch:
+                    if polled < self.max_batch:
                         self.hub.caught_up.set()
                 except Exception:  # keep serving what was folded; say what went wrong
                     self.errors += 1

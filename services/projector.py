@@ -7,13 +7,19 @@ replay to a seq reproduces, byte for byte, what was published at that seq.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
 
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
+from events_schema.envelope import UnreadableEnvelope
 from projections.documents import PROJECTIONS, documents
 from projections.standings.state import StandingsState, evolve
+
+log = logging.getLogger("arbiter.projector")
 
 
 class GapDetected(Exception):
@@ -42,23 +48,70 @@ class Projector:
     # published again.
     published: dict[tuple[str, str], bytes] = field(default_factory=dict)
     duplicates: int = 0
+    # Tournaments whose projection code failed (a bug, not bad data): held with the error,
+    # every other tournament goes on. Cleared only by a restart (which refolds).
+    failed: dict[str, str] = field(default_factory=dict)
+    # Ids of unreadable records whose seq the bytes did not say (Kafka poison), folded at
+    # their stream's next seq: a redelivery of one is recognised by its id.
+    _positioned: set[tuple[str, UUID]] = field(default_factory=set)
 
     def apply(self, env: Envelope) -> bool:
         """Fold one event. False for a redelivery (seq already folded); raises GapDetected for
-        a seq beyond the next one."""
+        a seq beyond the next one. An unreadable event is folded as `Unreadable`: it holds
+        its tournament (see `held`), never the others."""
         state = self.states.setdefault(env.tournament_id, StandingsState())
+        if isinstance(env, UnreadableEnvelope) and env.seq == 0:
+            # A record whose bytes do not even say its seq stands at its stream's next seq
+            # (a stream's records are its seqs in log order).
+            key = (env.tournament_id, env.event_id)
+            if key in self._positioned:
+                self.duplicates += 1
+                return False
+            self._positioned.add(key)
+            env = env.model_copy(update={"seq": state.seq + 1})
         if env.seq <= state.seq:
             self.duplicates += 1
             return False
         if env.seq != state.seq + 1:
             raise GapDetected(env.tournament_id, state.seq + 1, env.seq)
-        evolve(state, Recorded.of(env))
+        rec = Recorded.of(env)
+        if rec.unreadable:
+            log.error(
+                "%s seq %d (event %s) cannot be read: %s; its projections are held until an "
+                "admin retracts it",
+                env.tournament_id,
+                env.seq,
+                env.event_id,
+                getattr(rec.event, "reason", ""),
+            )
+        evolve(state, rec)
         return True
 
+    def held(self) -> dict[str, dict[str, Any]]:
+        """Tournaments whose projections are not being published, and why: the first stored
+        event that cannot be read (seq, event id to retract, type, reason), or a failure."""
+        out: dict[str, dict[str, Any]] = {}
+        for tid, state in self.states.items():
+            if state.unreadable:
+                eid, (seq, type_, reason) = min(state.unreadable.items(), key=lambda kv: kv[1][0])
+                out[tid] = {
+                    "reason": "unreadable_event",
+                    "seq": seq,
+                    "event_id": str(eid),
+                    "type": type_,
+                    "detail": reason,
+                    "unreadable": len(state.unreadable),
+                    "remedy": f"an admin retracts it: EventRetracted retracted_event_id={eid}",
+                }
+        for tid, error in self.failed.items():
+            out[tid] = {"reason": "projection_failed", "detail": error}
+        return out
+
     def messages(self, tournament_id: str) -> list[Message]:
-        """The messages whose data changed since the last publication for this tournament."""
+        """The messages whose data changed since the last publication for this tournament.
+        None while the tournament is held by an unreadable event."""
         state = self.states.get(tournament_id)
-        if state is None or state.created is None:
+        if state is None or state.created is None or state.unreadable:
             return []
         out = []
         for name, doc in documents(state, tournament_id).items():
@@ -76,9 +129,29 @@ class Projector:
         the batch is what is published)."""
         touched: list[str] = []
         for env in envelopes:
-            if self.apply(env) and env.tournament_id not in touched:
-                touched.append(env.tournament_id)
-        return [m for tid in touched for m in self.messages(tid)]
+            tid = env.tournament_id
+            if tid in self.failed:
+                continue
+            try:
+                if self.apply(env) and tid not in touched:
+                    touched.append(tid)
+            except GapDetected:
+                raise
+            except Exception as exc:
+                self._fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
+        out: list[Message] = []
+        for tid in touched:
+            if tid in self.failed:
+                continue
+            try:
+                out.extend(self.messages(tid))
+            except Exception as exc:
+                self._fail(tid, f"building its projections: {type(exc).__name__}: {exc}")
+        return out
+
+    def _fail(self, tournament_id: str, error: str) -> None:
+        self.failed[tournament_id] = error[:500]
+        log.exception("%s held: %s", tournament_id, error)
 
 
 def replay(envelopes: Iterable[Envelope], tournament_id: str) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ from functools import singledispatch
 from uuid import UUID
 
 from events_schema import events as ev
-from events_schema.registry import Recorded
+from events_schema.registry import Recorded, Unreadable
 
 
 @dataclass
@@ -64,6 +64,9 @@ class StandingsState:
     start_game: dict[UUID, str] = field(default_factory=dict)
     rulings: dict[UUID, ev.RulingIssued] = field(default_factory=dict)
     lots: dict[UUID, ev.LotDrawn] = field(default_factory=dict)  # in stream order
+    # Stored events no reader can decode, not retracted: event id -> (seq, type, reason).
+    # While any is here the tournament's projections are held (not published).
+    unreadable: dict[UUID, tuple[int, str, str]] = field(default_factory=dict)
 
     def lot(self, subject: str, purpose: str | None = None) -> ev.LotDrawn | None:
         """The lot in force for a subject (the latest, if one was redrawn after a retraction)."""
@@ -186,8 +189,15 @@ def _(event: ev.LotDrawn, state: StandingsState, event_id: UUID, seq: int) -> No
 
 
 @_apply.register
+def _(event: Unreadable, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # Its effect is unknown, so it has none; the tournament is held until it is retracted.
+    state.unreadable[event_id] = (seq, event.stored_type, event.reason)
+
+
+@_apply.register
 def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int) -> None:
     target = event.retracted_event_id
+    state.unreadable.pop(target, None)
     state.withdrawals.pop(target, None)
     state.rulings.pop(target, None)
     state.lots.pop(target, None)

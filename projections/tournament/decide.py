@@ -27,6 +27,22 @@ _SERIES_EVENTS = (ev.RulingIssued, ev.LotDrawn, ev.EventRetracted)
 
 
 def decide(state: TournamentState, proposed: ev.Event) -> list[ev.Event]:
+    if state.unreadable:
+        # A stored event no reader can decode holds its stream: what it did is unknown, so
+        # nothing may be decided on top of it. Its retraction needs no decoding (by event
+        # id); the admin may then append what it should have said (supersede).
+        if (
+            isinstance(proposed, ev.EventRetracted)
+            and proposed.retracted_event_id in state.unreadable
+        ):
+            return [proposed]
+        eid, (seq, reason) = min(state.unreadable.items(), key=lambda kv: kv[1][0])
+        raise Rejected(
+            "stream.unreadable_event",
+            "type",
+            f"the stored event at seq {seq} ({eid}) cannot be read ({reason}); an admin must "
+            f"retract it first: EventRetracted with retracted_event_id {eid}",
+        )
     if state.kind == "none" and not isinstance(proposed, _CREATION):
         raise Rejected(
             "stream.not_created",

@@ -12,7 +12,7 @@ from functools import singledispatch
 import chess
 
 from events_schema import events as ev
-from events_schema.registry import Recorded
+from events_schema.registry import Recorded, Unreadable
 from projections.tournament.state import (
     EventRef,
     GameState,
@@ -204,11 +204,17 @@ def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> Non
 
 
 @_apply.register
+def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
+    state.unreadable[rec.envelope.event_id] = (rec.envelope.seq, event.reason)
+
+
+@_apply.register
 def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
     target = state.events.get(event.retracted_event_id)
     if target is None or event.retracted_event_id in state.retracted:
         return
     state.retracted.add(event.retracted_event_id)
+    state.unreadable.pop(event.retracted_event_id, None)
     tid = event.retracted_event_id
     if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:
         game = state.games[target.game_id]

@@ -99,6 +99,9 @@ class TournamentState:
     rulings: set[str] = field(default_factory=set)
     # Pauses and resumes in force, oldest first; a retraction removes its entry.
     pauses: list[tuple[UUID, bool]] = field(default_factory=list)
+    # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).
+    # The stream is held: only their retraction is accepted.
+    unreadable: dict[UUID, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def paused(self) -> bool:

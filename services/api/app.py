@@ -1,27 +1,46 @@
 """FastAPI app: `POST /tournaments/{id}/commands` appends, `GET /tournaments/{id}/events` reads.
 
 Errors are `{"error": {"rule", "field", "message"}}`: 401 no or bad token, 403 wrong role or
-tournament, 422 invalid or refused command, 409 concurrency or event-id conflict, 503 log
-unavailable. A refused request appends nothing.
+tournament, 413 too large (body, event or batch: see events_schema/limits.py), 422 invalid or
+refused command, 409 concurrency or event-id conflict, 503 log unavailable (with
+`Retry-After`). A refused request appends nothing. No client input is answered with a 500: an
+unexpected failure is logged and answered with a 500 that names nothing of the server.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor, Command, CommandBatch
+from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
+from events_schema.limits import LimitExceeded, Limits
 from services.auth import Principal, TokenStore
 from services.commands import CommandRejected, CommandService
-from services.eventlog.base import AppendConflict, EventIdConflict, EventLog, EventLogError
+from services.eventlog.base import (
+    AppendConflict,
+    AppendResult,
+    EventIdConflict,
+    EventLog,
+    EventLogError,
+    EventLogUnavailable,
+)
 
-_STREAM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+log = logging.getLogger("arbiter.api")
+
+# Matched with `fullmatch` (a `$` would accept a trailing newline).
+_STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: Largest seq a query may name (the JSON-safe integer range, see events_schema/limits.py).
+MAX_SEQ = 2**53 - 1
+#: Most events one `GET …/events` returns; `next_from_seq` says where to go on.
+MAX_READ = 10_000
 
 
 class ApiError(Exception):
@@ -39,15 +58,50 @@ def _error(status: int, rule: str, field: str, message: str) -> Response:
     return _json({"error": {"rule": rule, "field": field, "message": message}}, status, headers)
 
 
-def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
+def _unavailable(exc: Exception) -> Response:
+    retry = getattr(exc, "retry_after", EventLogUnavailable.retry_after)
+    resp = _error(503, "eventlog.unavailable", "", f"the event log is unavailable: {exc}")
+    resp.headers["Retry-After"] = str(retry)
+    return resp
+
+
+def _is_log_outage(exc: BaseException) -> bool:
+    """An error of the Kafka client that escaped the log's own mapping."""
+    return type(exc).__module__.split(".")[0] in ("kafka", "aiokafka")
+
+
+def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = None) -> FastAPI:
     """The composition root hands in the log and the token store (services/api/main.py)."""
+    limits = limits if limits is not None else event_log.limits
     app = FastAPI(title="Arbiter", version="0.1.0")
-    commands = CommandService(log)
-    app.state.log, app.state.tokens, app.state.commands = log, tokens, commands
+    commands = CommandService(event_log, limits=limits)
+    app.state.log, app.state.tokens, app.state.commands = event_log, tokens, commands
+    app.state.limits = limits
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> Response:
         return _error(exc.status, exc.rule, exc.field, exc.message)
+
+    @app.exception_handler(LimitExceeded)
+    async def _limit(_: Request, exc: LimitExceeded) -> Response:
+        return _error(exc.status, exc.rule, exc.field, exc.message)
+
+    @app.exception_handler(EventLogUnavailable)
+    async def _log_down(_: Request, exc: EventLogUnavailable) -> Response:
+        return _unavailable(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(_: Request, exc: RequestValidationError) -> Response:
+        err = exc.errors()[0] if exc.errors() else {}
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "request"
+        return _error(422, "request.invalid", loc, str(err.get("msg", "invalid request")))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        if _is_log_outage(exc):
+            return _unavailable(exc)
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error(500, "internal", "", "internal error; it was logged")
 
     def principal(request: Request) -> Principal:
         header = request.headers.get("authorization", "")
@@ -60,7 +114,7 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
         return who
 
     def stream_id(tournament_id: str) -> str:
-        if not _STREAM_ID.match(tournament_id):
+        if not _STREAM_ID.fullmatch(tournament_id):
             raise ApiError(
                 422,
                 "path.tournament_id",
@@ -71,27 +125,38 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
 
     @app.get("/health")
     def health() -> Response:
-        return _json({"status": "ok", "backend": log.backend})
+        return _json({"status": "ok", "backend": event_log.backend})
 
     @app.get("/tournaments")
     def list_tournaments(request: Request) -> Response:
         who = principal(request)
-        ids = [t for t in log.stream_ids() if who.may_read(t)]
+        ids = [t for t in event_log.stream_ids() if who.may_read(t)]
         return _json({"tournaments": ids})
 
     @app.get("/tournaments/{tournament_id}/events")
     def read_events(
         tournament_id: str,
         request: Request,
-        from_seq: int = Query(1, ge=1),
-        to_seq: int | None = Query(None, ge=1),
+        from_seq: int = Query(1, ge=1, le=MAX_SEQ),
+        to_seq: int | None = Query(None, ge=1, le=MAX_SEQ),
+        limit: int = Query(MAX_READ, ge=1, le=MAX_READ),
     ) -> Response:
+        """Events in seq order, at most `limit`; `next_from_seq` is set when more follow.
+        A stored event that cannot be decoded is listed as a marker with `unreadable` (its
+        seq, event id and why) in its place."""
         who = principal(request)
         tid = stream_id(tournament_id)
         if not who.may_read(tid):
             raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
-        events = [e.to_json_dict() for e in log.read(tid, from_seq, to_seq)]
-        return _json({"tournament_id": tid, "events": events, "count": len(events)})
+        upper = min(to_seq if to_seq is not None else MAX_SEQ, from_seq + limit - 1)
+        events = [e.to_json_dict() for e in event_log.read(tid, from_seq, upper)]
+        more = upper < (to_seq if to_seq is not None else MAX_SEQ) and len(events) == (
+            upper - from_seq + 1
+        )
+        body: dict[str, Any] = {"tournament_id": tid, "events": events, "count": len(events)}
+        if more and event_log.last_seq(tid) > upper:
+            body["next_from_seq"] = upper + 1
+        return _json(body)
 
     @app.post("/tournaments/{tournament_id}/commands")
     async def append(tournament_id: str, request: Request) -> Response:
@@ -104,8 +169,8 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
                 "tournament_id",
                 f"{who.role} {who.subject} may not append to {tid}",
             )
-        raw = await request.body()
-        batch = _parse_batch(raw)
+        raw = await _read_body(request, limits.max_body_bytes)
+        batch = _parse_batch(raw, limits)
         actor = Actor(id=who.subject, role=who.role)
         try:
             result = await run_in_threadpool(commands.handle, tid, batch, actor)
@@ -113,19 +178,17 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
             raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
         except (AppendConflict, EventIdConflict) as exc:
             raise ApiError(409, exc.rule, exc.field, str(exc)) from None
+        except EventLogUnavailable as exc:
+            return _unavailable(exc)
         except EventLogError as exc:
             raise ApiError(422, exc.rule, exc.field, str(exc)) from None
+        except LimitExceeded as exc:
+            raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
         except Exception as exc:  # the log is down: nothing was appended
-            if type(exc).__module__.startswith("kafka"):
-                raise ApiError(503, "eventlog.unavailable", "", str(exc)) from None
+            if _is_log_outage(exc):
+                return _unavailable(exc)
             raise
-        body = {
-            "tournament_id": tid,
-            "duplicate": result.duplicate,
-            "last_seq": result.last_seq,
-            "events": [e.to_json_dict() for e in result.envelopes],
-        }
-        return _json(body, 200 if result.duplicate else 201)
+        return _appended(tid, result)
 
     from services.feed import feed_router  # live projections: snapshots, SSE, the live page
 
@@ -133,8 +196,55 @@ def create_app(log: EventLog, tokens: TokenStore) -> FastAPI:
     return app
 
 
-def _parse_batch(raw: bytes) -> CommandBatch:
-    """A body is either a batch `{"commands": [...], "expected_seq": n}` or one command."""
+def _appended(tid: str, result: AppendResult) -> Response:
+    """The answer to a committed append. The events are stored whatever happens here, so if
+    the full body cannot be built the client still gets its ids and seqs."""
+    status = 200 if result.duplicate else 201
+    try:
+        body = {
+            "tournament_id": tid,
+            "duplicate": result.duplicate,
+            "last_seq": result.last_seq,
+            "events": [e.to_json_dict() for e in result.envelopes],
+        }
+        return _json(body, status)
+    except Exception:
+        log.exception("%s: appended, but the full response could not be built", tid)
+        short = {
+            "tournament_id": tid,
+            "duplicate": result.duplicate,
+            "last_seq": result.last_seq,
+            "events": [
+                {"event_id": str(e.event_id), "seq": e.seq, "type": e.type, "hash": e.hash}
+                for e in result.envelopes
+            ],
+            "partial": True,
+        }
+        return _json(short, status)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it exceeds `limit` bytes (before it is
+    parsed, and without reading the rest)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiError(
+            413, "limits.body_bytes", "body", f"{declared} bytes; at most {limit} (max_body_bytes)"
+        )
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, "limits.body_bytes", "body", f"over {limit} bytes (max_body_bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_batch(raw: bytes, limits: Limits) -> CommandBatch:
+    """A body is either a batch `{"commands": [...], "expected_seq": n}` or one command.
+    Bounded first (limits on the decoded value), then validated strictly as JSON (no
+    string-to-number coercion: `"expected_seq": "5"` is refused)."""
     try:
         data = loads(raw)
     except ValueError as exc:
@@ -142,10 +252,14 @@ def _parse_batch(raw: bytes) -> CommandBatch:
     if not isinstance(data, dict):
         raise ApiError(422, "body.not_object", "body", "send a JSON object")
     try:
-        if "commands" in data:
-            return CommandBatch.model_validate(data)
+        limits.check_value(data, "body")
+    except LimitExceeded as exc:
+        raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+    if "commands" not in data:
         expected = data.pop("expected_seq", None)
-        return CommandBatch(commands=[Command.model_validate(data)], expected_seq=expected)
+        data = {"commands": [data], "expected_seq": expected}
+    try:
+        return CommandBatch.model_validate_json(dumps(data), strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"]) or "body"

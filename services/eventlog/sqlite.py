@@ -36,6 +36,7 @@ def _env(row: tuple[str, int, str, str, bytes | str]) -> Envelope:
     tid, seq, event_id, hash_, body = row
     return read_envelope(body, tournament_id=tid, seq=seq, event_id=event_id, hash=hash_)
 
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     position      INTEGER PRIMARY KEY AUTOINCREMENT,

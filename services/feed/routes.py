@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 
+import orjson
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
@@ -38,6 +40,10 @@ from services.feed import sse
 from services.feed.page import live_page
 
 CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
+# An open stream re-checks its token this often and closes (after an `event: revoked`) once
+# the token is revoked or no longer covers the tournament: within 30 s of the revocation.
+# (`ARBITER_FEED_REAUTH` seconds, default 10.)
+REAUTH_EVERY = 10.0
 
 
 class Feed:
@@ -46,6 +52,7 @@ class Feed:
     def __init__(self, event_log: EventLog, keepalive: float | None = None) -> None:
         self.event_log = event_log
         self.keepalive = keepalive or float(os.environ.get("ARBITER_FEED_KEEPALIVE", "15"))
+        self.reauth = float(os.environ.get("ARBITER_FEED_REAUTH", str(REAUTH_EVERY)))
         self.hub = FeedHub()
         self.source: Source | None = None
         self._lock = threading.Lock()
@@ -81,6 +88,14 @@ class Feed:
     def stop(self) -> None:
         if self.source is not None:
             self.source.stop()
+
+
+def _token(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else ""
+    return request.query_params.get("token", "")
 
 
 def _principal(tokens: TokenStore, request: Request) -> Principal:
@@ -124,7 +139,7 @@ def feed_router(app: FastAPI) -> APIRouter:
 
     def reader(request: Request, tournament_id: str) -> str:
         who = _principal(tokens, request)
-        if not _STREAM_ID.match(tournament_id):
+        if not _STREAM_ID.fullmatch(tournament_id):
             raise ApiError(
                 422,
                 "path.tournament_id",
@@ -146,18 +161,42 @@ def feed_router(app: FastAPI) -> APIRouter:
             )
         hub = await feed.ready()
         msg = hub.latest(tid, name)
+        held = hub.held(tid).get(tid)
         if msg is None:
+            if held is not None:
+                raise ApiError(
+                    409, "feed.held", "tournament_id", f"{tid} is held: {_held_text(held)}"
+                )
             raise ApiError(404, "feed.not_found", "tournament_id", f"no {name} for {tid} yet")
         headers = {"Cache-Control": "no-cache", "ETag": f'"{msg.as_of_seq}"'}
+        if held is not None:  # the last version published before the hold
+            headers["Arbiter-Held"] = _held_text(held)
         return Response(msg.body, media_type="application/json", headers=headers)
+
+    @router.get("/tournaments/{tournament_id}/feed-status")
+    async def feed_status(tournament_id: str, request: Request) -> Response:
+        """Whether the feed publishes this tournament, the version of each projection it
+        holds, and, if held, why (the unreadable event's seq and id)."""
+        tid = reader(request, tournament_id)
+        hub = await feed.ready()
+        held = hub.held(tid).get(tid)
+        versions = {n: m.as_of_seq for n in PROJECTIONS if (m := hub.latest(tid, n)) is not None}
+        body = {"tournament_id": tid, "held": held, "projections": versions}
+        return Response(orjson.dumps(body), media_type="application/json")
 
     @router.get("/tournaments/{tournament_id}/stream")
     async def stream(tournament_id: str, request: Request) -> Response:
         tid = reader(request, tournament_id)
         floor = _last_event_id(request)
         hub = await feed.ready()
+        token = _token(request)
+
+        def still_allowed() -> bool:
+            who = tokens.authenticate(token)
+            return who is not None and who.may_read(tid)
+
         return StreamingResponse(
-            _events(hub, tid, floor, feed.keepalive),
+            _events(hub, tid, floor, feed.keepalive, still_allowed, feed.reauth),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -170,15 +209,51 @@ def feed_router(app: FastAPI) -> APIRouter:
     return router
 
 
-async def _events(hub: FeedHub, tid: str, floor: int, keepalive: float) -> AsyncIterator[bytes]:
+def _held_text(held: dict[str, object]) -> str:
+    if held.get("reason") == "unreadable_event":
+        return (
+            f"the event at seq {held.get('seq')} ({held.get('event_id')}) cannot be read; "
+            "projections are held until an admin retracts it"
+        )
+    return "its projections failed to build; see the server log"
+
+
+def _held_frame(held: dict[str, object] | None) -> bytes:
+    """`event: held` (data: why) when the tournament's projections stop being published,
+    `event: held` with data `null` when they resume."""
+    return b"event: held\ndata: " + orjson.dumps(held) + b"\n\n"
+
+
+async def _events(
+    hub: FeedHub,
+    tid: str,
+    floor: int,
+    keepalive: float,
+    still_allowed: Callable[[], bool] = lambda: True,
+    reauth: float = REAUTH_EVERY,
+) -> AsyncIterator[bytes]:
     with hub.watch(tid) as watcher:  # registered before the snapshot: no change slips between
         sent: dict[str, int] = {}
         snapshot, cursor = hub.snapshot(tid, floor)
-        yield b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
+        held = hub.held(tid).get(tid)
+        first = b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
+        yield first + (_held_frame(held) if held is not None else b"")
+        next_auth = time.monotonic() + reauth
         while True:
-            if not await watcher.wait(keepalive):
+            wait = min(keepalive, max(0.0, next_auth - time.monotonic()))
+            changed = await watcher.wait(wait)
+            if time.monotonic() >= next_auth:
+                if not await run_in_threadpool(still_allowed):
+                    yield b"event: revoked\ndata: {}\n\n"
+                    return
+                next_auth = time.monotonic() + reauth
+            if not changed:
                 yield sse.KEEPALIVE
                 continue
+            now_held = hub.held(tid).get(tid)
+            if now_held != held:
+                held = now_held
+                yield _held_frame(held)
             changes, cursor = hub.since(tid, cursor)
             chunk = sse.frame(changes, sent, floor)
             if chunk:
