@@ -183,11 +183,9 @@ def read_envelope(
     return UnreadableEnvelope.model_construct(
         event_id=eid,
         tournament_id=tid,
-        seq=number if isinstance(number, int) and not isinstance(number, bool) else 0,
+        seq=_int(number, 0),
         type=(_str(raw.get("type")) or "(unreadable)")[:64],
-        schema_version=raw.get("schema_version")
-        if isinstance(raw.get("schema_version"), int)
-        else 1,
+        schema_version=_int(raw.get("schema_version"), 1),
         occurred_at=_time(raw.get("occurred_at")),
         recorded_at=_time(raw.get("recorded_at")),
         actor=Actor(id="?", role="system"),

@@ -36,7 +36,8 @@ import orjson
 
 from events_schema import GENESIS_HASH, Envelope
 from events_schema.codec import dumps, loads
-from events_schema.envelope import chain_hash
+from events_schema.envelope import chain_hash, read_envelope
+from events_schema.registry import Recorded
 from projections.documents import PROJECTIONS, documents
 from services.projector import Projector
 
@@ -328,6 +329,18 @@ def diff(
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class StoredRow:
+    """One stored record as the storage keeps it: its own columns (what the log indexes the
+    record by) next to the stored bytes. `seq` is the column's value as read, whatever type a
+    hand edit left there; a column the storage does not keep is None."""
+
+    body: bytes | None
+    seq: object = None
+    event_id: str | None = None
+    hash: str | None = None
+
+
 @dataclass
 class Verdict:
     tournament_id: str
@@ -336,6 +349,11 @@ class Verdict:
     head_hash: str = GENESIS_HASH
     broken: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Events stored intact (their hash checks) that no reader can decode: warnings, not
+    #: breaks. Each: seq, event_id, type, reason.
+    unreadable: list[dict[str, Any]] = field(default_factory=list)
+    #: The verified hash at each of the seqs asked for (`at_seqs`), when the chain reached it.
+    hashes: dict[int, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -353,6 +371,7 @@ class Verdict:
         else:
             out["verified_up_to_seq"] = self.head_seq
             out["broken"] = self.broken
+        out["unreadable"] = self.unreadable
         return out
 
 
@@ -360,92 +379,297 @@ def _broken(seq: int, kind: str, detail: str, **more: Any) -> dict[str, Any]:
     return {"seq": seq, "kind": kind, "detail": detail, **more}
 
 
-def verify_chain(tournament_id: str, stored: Iterable[bytes | dict[str, Any]]) -> Verdict:
+@dataclass
+class _Rec:
+    """A stored record as verify sees it: the parsed JSON object (None when the bytes are not
+    one), why not, the bytes, and the storage's own columns if it gave them."""
+
+    raw: dict[str, Any] | None
+    why: str = ""
+    body: bytes | None = None
+    row: StoredRow | None = None
+
+
+def _parse_record(item: object) -> _Rec:
+    row = item if isinstance(item, StoredRow) else None
+    data: object = item.body if isinstance(item, StoredRow) else item
+    if isinstance(data, dict):
+        return _Rec(data, row=row)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        return _Rec(None, f"stored as {type(data).__name__}, not bytes", row=row)
+    if not data:
+        return _Rec(None, "the stored body is empty", data, row)
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return _Rec(None, f"not JSON ({str(exc).splitlines()[0][:120]})", data, row)
+    if not isinstance(raw, dict):
+        return _Rec(None, f"JSON {type(raw).__name__}, not an envelope object", data, row)
+    return _Rec(raw, body=data, row=row)
+
+
+def _records(stored: Iterable[object]) -> Iterator[_Rec]:
+    """The records in order; a storage that fails while handing them over (a row it cannot
+    read) ends the stream with an undecodable record there, never with an exception."""
+    it = iter(stored)
+    while True:
+        try:
+            item = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:  # reported at its position, never raised
+            yield _Rec(None, f"the storage could not read the row ({type(exc).__name__}: {exc})")
+            return
+        yield _parse_record(item)
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _unreadable(tournament_id: str, seq: int, rec: _Rec) -> dict[str, Any] | None:
+    """The warning for an intact record that readers cannot decode, else None."""
+    assert rec.raw is not None
+    body = rec.body if rec.body is not None else dumps(rec.raw)
+    env = read_envelope(
+        body,
+        tournament_id=tournament_id,
+        seq=seq,
+        event_id=str(rec.raw.get("event_id")) if rec.raw.get("event_id") else None,
+        hash=str(rec.raw["hash"]),
+    )
+    recorded = Recorded.of(env)
+    if not recorded.unreadable:
+        return None
+    reason = getattr(recorded.event, "reason", "") or getattr(env, "reason", "")
+    return {
+        "seq": seq,
+        "event_id": str(env.event_id),
+        "type": env.type,
+        "reason": str(reason),
+    }
+
+
+def verify_chain(
+    tournament_id: str,
+    stored: Iterable[bytes | str | dict[str, Any] | StoredRow],
+    *,
+    from_seq: int = 1,
+    prev_hash: str | None = GENESIS_HASH,
+    at_seqs: Iterable[int] = (),
+    check_decode: bool = True,
+) -> Verdict:
     """Check a stream's hash chain from its stored envelopes, in the log's seq order.
 
-    At each position the next seq is expected (gapless from 1). The FIRST broken link is
-    reported with its kind:
+    At each position the next seq is expected (gapless from `from_seq`, 1 by default; the
+    first event's `prev_hash` must be `prev_hash`, the genesis hash by default, or is not
+    checked when it is None: a verification that resumes at a known seq). The FIRST broken
+    link is reported with its kind, naming the seq:
     - `removed`: the expected seq is absent from the stream (a gap);
     - `reordered`: another seq stands where the expected one should (it exists elsewhere in
       the stream, or the seq goes backwards / repeats);
-    - `altered`: the bytes do not decode as an envelope, name another stream, or their hash
+    - `altered`: the bytes do not decode as an envelope (garbage, truncated, not JSON, stored
+      as another type, a row the storage cannot read), name another stream, or their hash
       recomputed over the canonical bytes differs from the stored `hash`; or the event is
       self-consistent but its `prev_hash` is not the previous event's hash (one of the two was
-      altered and re-hashed).
+      altered and re-hashed); or, where the storage gives its own columns (`StoredRow`), the
+      row's seq, event id or hash column disagrees with the stored bytes.
     Rows whose seq is beyond a removal are not checked further (the chain is broken there).
+    Never raises on what is stored.
+
+    A record whose hash checks but that readers cannot decode (`read_envelope` /
+    `Recorded.of(...).unreadable`) is intact: it is listed in `unreadable`, not a break
+    (`check_decode=False` skips this, e.g. when only the chain matters).
+    A cut-off end of the stream (its last events deleted) or a re-hashed suffix are not
+    visible in the chain alone: signed checkpoints (services/checkpoints.py) catch those.
     """
-    records: list[dict[str, Any] | None] = []
-    for item in stored:
-        if isinstance(item, dict):
-            records.append(item)
-            continue
-        try:
-            raw = orjson.loads(item)
-        except orjson.JSONDecodeError:
-            raw = None
-        records.append(raw if isinstance(raw, dict) else None)
-    seqs = {r.get("seq") for r in records if r is not None}
+    records = list(_records(stored))
+    body_seqs: dict[int, object] = {}  # seq in the bytes -> the row's seq column
+    for rec in records:
+        s = _int(rec.raw.get("seq")) if rec.raw is not None else None
+        if s is not None and s not in body_seqs:
+            body_seqs[s] = rec.row.seq if rec.row is not None else s
+    wanted = set(at_seqs)
     v = Verdict(tournament_id, events=len(records))
-    prev = GENESIS_HASH
-    for i, raw in enumerate(records):
-        expected = i + 1
-        if raw is None or not isinstance(raw.get("seq"), int) or "hash" not in raw:
-            v.broken = _broken(expected, "altered", f"the event at seq {expected} is undecodable")
+    prev = prev_hash
+    # A row whose hash column disagrees with its (self-consistent) bytes: re-hashed in place.
+    # Its successor's prev_hash normally shows it first; else it is the break at the end.
+    rehashed: tuple[dict[str, Any], int, str] | None = None
+    for i, rec in enumerate(records):
+        expected = from_seq + i
+        broken = _check_record(tournament_id, rec, expected, prev, body_seqs)
+        if broken is not None:
+            if rehashed is not None and rehashed[0]["seq"] == expected - 1:
+                broken["detail"] += f" ({rehashed[0]['detail']})"
+            v.broken = broken
             return v
-        seq = raw["seq"]
-        if seq != expected:
-            if seq > expected and expected not in seqs:
-                v.broken = _broken(
-                    expected,
-                    "removed",
-                    f"seq {expected} is missing: after seq {expected - 1} comes seq {seq}",
-                    found_seq=seq,
-                )
-            else:
-                v.broken = _broken(
-                    expected,
-                    "reordered",
-                    f"seq {seq} stands where seq {expected} should",
-                    found_seq=seq,
-                )
-            return v
-        if raw.get("tournament_id") != tournament_id:
-            v.broken = _broken(
-                seq, "altered", f"seq {seq} names stream {raw.get('tournament_id')!r}"
+        assert rec.raw is not None
+        seq, prev = expected, str(rec.raw["hash"])
+        column = rec.row.hash if rec.row is not None else None
+        if rehashed is None and column is not None and column != prev:
+            detail = (
+                f"seq {seq}: the row's hash column {column} is not the stored envelope's "
+                f"hash {prev}: seq {seq} was altered and re-hashed"
             )
-            return v
-        recomputed = chain_hash(raw)
-        if recomputed != raw["hash"]:
-            v.broken = _broken(
-                seq,
-                "altered",
-                f"seq {seq}: hash mismatch (stored {raw['hash']}, recomputed {recomputed})",
-                stored_hash=raw["hash"],
-                recomputed_hash=recomputed,
-            )
-            return v
-        if raw.get("prev_hash") != prev:
-            v.broken = _broken(
-                seq,
-                "altered",
-                f"seq {seq}: prev_hash {raw.get('prev_hash')} is not the hash of seq "
-                f"{seq - 1} ({prev}): seq {seq - 1} or seq {seq} was altered and re-hashed, "
-                "or an event was replaced",
-                expected_prev_hash=prev,
-                found_prev_hash=raw.get("prev_hash"),
-            )
-            return v
-        prev = raw["hash"]
+            rehashed = (_broken(seq, "altered", detail), v.head_seq, v.head_hash)
         v.head_seq, v.head_hash = seq, prev
+        if seq in wanted:
+            v.hashes[seq] = prev
+        if check_decode:
+            warning = _unreadable(tournament_id, seq, rec)
+            if warning is not None:
+                v.unreadable.append(warning)
+    if rehashed is not None:
+        v.broken, v.head_seq, v.head_hash = rehashed
+        v.hashes = {k: h for k, h in v.hashes.items() if k <= v.head_seq}
+        v.unreadable = [u for u in v.unreadable if u["seq"] <= v.head_seq]
     return v
 
 
-def stored_records(log: Any, tournament_id: str) -> Iterator[bytes | dict[str, Any]]:
-    """The stream as stored: raw bytes where the log offers them (SQLite `read_raw`), else the
-    envelopes' JSON form (Kafka: records are decoded by the log's reader)."""
+def _check_record(
+    tournament_id: str,
+    rec: _Rec,
+    expected: int,
+    prev: str | None,
+    body_seqs: dict[int, object],
+) -> dict[str, Any] | None:
+    """The broken link at this record, or None when it is the intact next link."""
+    row = rec.row
+    column = row.seq if row is not None else None
+    if row is not None and _int(column) is None:
+        return _broken(
+            expected,
+            "altered",
+            f"the row after seq {expected - 1} has seq column {column!r}, not a seq",
+            found_seq=column,
+        )
+    raw = rec.raw
+    seq = _int(raw.get("seq")) if raw is not None else None
+    if raw is None or seq is None or not isinstance(raw.get("hash"), str):
+        at = _int(column) if row is not None else None
+        if at is not None and at != expected:  # the storage says which seq it is: not ours
+            seq = at
+        else:
+            why = rec.why or "not an envelope (no seq or hash)"
+            return _broken(
+                expected, "altered", f"the event at seq {expected} is undecodable: {why}"
+            )
+    if seq != expected:
+        if seq > expected and expected not in body_seqs:
+            return _broken(
+                expected,
+                "removed",
+                f"seq {expected} is missing: after seq {expected - 1} comes seq {seq}",
+                found_seq=seq,
+            )
+        where = body_seqs.get(expected)
+        moved = (
+            f" (seq {expected} is stored in the row numbered {where!r})"
+            if row is not None and where is not None and where != expected
+            else ""
+        )
+        return _broken(
+            expected,
+            "reordered",
+            f"seq {seq} stands where seq {expected} should{moved}",
+            found_seq=seq,
+        )
+    assert raw is not None
+    if row is not None and column != seq:
+        return _broken(
+            seq,
+            "altered",
+            f"seq {seq} is stored in the row numbered {column} (its seq column was changed)",
+            found_seq=column,
+        )
+    if raw.get("tournament_id") != tournament_id:
+        return _broken(seq, "altered", f"seq {seq} names stream {raw.get('tournament_id')!r}")
+    try:
+        recomputed = chain_hash(raw)
+    except Exception as exc:  # e.g. nested deeper than the codec allows
+        return _broken(seq, "altered", f"seq {seq}: its hash cannot be recomputed ({exc})")
+    if recomputed != raw["hash"]:
+        return _broken(
+            seq,
+            "altered",
+            f"seq {seq}: hash mismatch (stored {raw['hash']}, recomputed {recomputed})",
+            stored_hash=raw["hash"],
+            recomputed_hash=recomputed,
+        )
+    if row is not None and row.event_id is not None and row.event_id != raw.get("event_id"):
+        return _broken(
+            seq,
+            "altered",
+            f"seq {seq}: the row's event_id column {row.event_id} is not the stored "
+            f"envelope's event_id {raw.get('event_id')}",
+        )
+    if prev is not None and raw.get("prev_hash") != prev:
+        return _broken(
+            seq,
+            "altered",
+            f"seq {seq}: prev_hash {raw.get('prev_hash')} is not the hash of seq "
+            f"{seq - 1} ({prev}): seq {seq - 1} or seq {seq} was altered and re-hashed, "
+            "or an event was replaced",
+            expected_prev_hash=prev,
+            found_prev_hash=raw.get("prev_hash"),
+        )
+    return None
+
+
+def stored_records(
+    log: Any, tournament_id: str, from_seq: int = 1
+) -> Iterator[bytes | StoredRow | dict[str, Any]]:
+    """The stream as stored, from `from_seq`. On SQLite: each row's own columns (seq, event
+    id, hash) with its body, read through a separate read-only connection, bodies as bytes
+    whatever their storage class (a body edited into TEXT, or not UTF-8, is still handed
+    over); else raw bytes where the log offers them (`read_raw`); else (Kafka: records are
+    decoded by the log's reader) the envelopes' JSON form."""
+    path = getattr(log, "path", None)
+    if getattr(log, "backend", None) == "sqlite" and isinstance(path, str) and path != ":memory:":
+        rows = _sqlite_rows(path, tournament_id, from_seq)
+        first = next(rows, None)  # opens the file: a failure here falls back to the log
+        if first is not None:
+            yield first
+            yield from rows
+            return
     read_raw = getattr(log, "read_raw", None)
-    if callable(read_raw):
+    if callable(read_raw) and from_seq <= 1:
         yield from read_raw(tournament_id)
         return
-    for env in log.read(tournament_id):
+    for env in log.read(tournament_id, from_seq):
         yield env.to_json_dict()
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return None if value is None else str(value)
+
+
+def _sqlite_rows(path: str, tournament_id: str, from_seq: int) -> Iterator[StoredRow]:
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=30.0)
+        cur = conn.execute(
+            "SELECT seq, CAST(event_id AS BLOB), CAST(hash AS BLOB), CAST(body AS BLOB) "
+            "FROM events WHERE tournament_id = ? AND seq >= ? ORDER BY seq, position",
+            (tournament_id, from_seq),
+        )
+    except sqlite3.Error:
+        return
+    try:
+        for seq, event_id, hash_, body in cur:
+            yield StoredRow(
+                body=bytes(body) if body is not None else None,
+                seq=seq,
+                event_id=_text(event_id),
+                hash=_text(hash_),
+            )
+    finally:
+        conn.close()

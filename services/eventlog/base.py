@@ -135,7 +135,7 @@ def encode_checked(sealed: Sequence[Envelope], limits: Limits) -> list[bytes]:
         try:
             back = envelope_from_bytes(body)
             decode(back)
-        except Exception as exc:  # noqa: BLE001 - any failure means unreadable
+        except Exception as exc:
             raise UnreadableOnWrite(
                 f"commands[{i}]: the sealed {env.type} would not decode back ({exc}); "
                 "nothing was stored"

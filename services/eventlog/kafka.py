@@ -183,10 +183,11 @@ class KafkaEventLog(EventLog):
             raw = orjson.loads(value)
             tid = str(raw["tournament_id"])
             seq = int(raw["seq"])
-            digest = content_digest(tid, str(raw["type"]), int(raw["schema_version"]), raw["payload"])
+            version = int(raw["schema_version"])
+            digest = content_digest(tid, str(raw["type"]), version, raw["payload"])
             event_id = UUID(str(raw["event_id"]))
             last_hash = str(raw["hash"])
-        except Exception:  # noqa: BLE001 - poison: see the docstring
+        except Exception:
             tid = key.decode(errors="replace") if key else "?"
             stream = part.streams.get(tid)
             env = read_envelope(
