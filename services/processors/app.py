@@ -73,10 +73,11 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     @app.agent(events, concurrency=1)
     async def fold(stream: faust.StreamT[bytes]) -> None:
         core.stats["agent_started_at"] = time.time()
-        async for values in stream.take(cfg.batch, within=cfg.within):
+        async for events in stream.take_events(cfg.batch, within=cfg.within):
             held_before = len(core.held)
+            records = [(e.message.key, e.message.value) for e in events]
             async with lock:
-                await publish(core.fold(values))
+                await publish(core.fold(records))
             if core.held:
                 await recover(touched_held=len(core.held) > held_before)
 

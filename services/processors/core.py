@@ -22,7 +22,7 @@ from kafka.errors import TopicAlreadyExistsError
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
-from events_schema.envelope import envelope_from_bytes
+from events_schema.envelope import read_envelope
 from projections.documents import PROJECTIONS
 from services.eventlog.kafka import partition_for
 from services.projector import GapDetected, Message, Projector
@@ -76,6 +76,12 @@ class ProcessorConfig:
     @property
     def workdir(self) -> Path:
         return self.data_dir / self.projection
+
+
+def decode_record(key: bytes | None, value: bytes) -> Envelope:
+    """A reader's decode of an events-topic record: never raises (see `read_envelope`); the
+    record's key names the tournament when the bytes cannot."""
+    return read_envelope(value, tournament_id=key.decode(errors="replace") if key else None)
 
 
 @dataclass
@@ -236,6 +242,8 @@ class ProcessorCore:
 
     def _apply(self, env: Envelope, touched: list[str]) -> None:
         tid = env.tournament_id
+        if tid in self.projector.failed:
+            return
         try:
             if self.projector.apply(env):
                 self.stats["folded"] += 1
@@ -246,19 +254,30 @@ class ProcessorCore:
                 self.held[tid] = gap
                 self.stats["gaps"] += 1
                 log.warning("gap detected: %s; tournament held, re-reading its partition", gap)
+        except Exception as exc:  # a bug in a projection: hold this tournament, go on
+            self.projector.fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
 
-    def fold(self, values: Iterable[bytes]) -> list[Message]:
-        """One batch from the agent: decode, fold, the messages to publish."""
+    def fold(self, records: Iterable[tuple[bytes | None, bytes]]) -> list[Message]:
+        """One batch from the agent, as (key, value) records: decode, fold, the messages to
+        publish. A record that cannot be decoded holds its own tournament (the projector
+        reports it in `held`), never the batch."""
         touched: list[str] = []
-        for raw in values:
+        for key, raw in records:
             self.stats["events"] += 1
-            self._apply(envelope_from_bytes(raw), touched)
+            self._apply(decode_record(key, raw), touched)
         self.stats["batches"] += 1
         self.stats["last_fold_at"] = time.time()
         return self._messages(touched)
 
     def _messages(self, touched: Iterable[str]) -> list[Message]:
-        out = [m for tid in touched for m in self.projector.messages(tid)]
+        out: list[Message] = []
+        for tid in touched:
+            if tid in self.projector.failed:
+                continue
+            try:
+                out.extend(self.projector.messages(tid))
+            except Exception as exc:  # a bug in a projection: hold this tournament, go on
+                self.projector.fail(tid, f"building its projections: {exc}")
         self.stats["published"] += len(out)
         return out
 
@@ -269,15 +288,20 @@ class ProcessorCore:
         touched: list[str] = []
         for rec in self.read(self.cfg.events_topic, dict.fromkeys(range(self.partitions))):
             self.stats["rebuild_events"] += 1
-            self._apply(envelope_from_bytes(rec.value), touched)
+            self._apply(decode_record(rec.key, rec.value), touched)
         out_parts = self._partition_count(self.cfg.out_topic)
         name = self.cfg.projection
         for rec in self.read(self.cfg.out_topic, dict.fromkeys(range(out_parts))):
             if rec.key is None or rec.value is None:
                 continue
-            doc = loads(rec.value)
-            self.projector.published[(rec.key.decode(), name)] = dumps(doc["data"])
-        msgs = [m for tid in list(self.projector.states) for m in self.projector.messages(tid)]
+            try:
+                doc = loads(rec.value)
+                data = dumps(doc["data"])
+            except (ValueError, KeyError, TypeError):
+                continue  # not ours to read: it is republished from the fold
+            self.projector.published[(rec.key.decode(), name)] = data
+        msgs = self._messages(list(self.projector.states))
+        self.stats["published"] -= len(msgs)  # counted as rebuild_published instead
         self.stats["rebuild_published"] = len(msgs)
         self.stats["rebuild_s"] = round(time.perf_counter() - t0, 3)
         log.info(
@@ -322,7 +346,7 @@ class ProcessorCore:
         return [
             env
             for rec in self.read(self.cfg.events_topic, dict.fromkeys(parts))
-            if (env := envelope_from_bytes(rec.value)).tournament_id in wanted
+            if (env := decode_record(rec.key, rec.value)).tournament_id in wanted
         ]
 
     def apply_recovered(self, tids: list[str], envs: list[Envelope]) -> list[Message]:
@@ -355,6 +379,9 @@ class ProcessorCore:
             **self.stats,
             "duplicates": self.projector.duplicates,
             "held": {t: {"expected": g.expected, "got": g.got} for t, g in self.held.items()},
+            # Tournaments held by a stored event that cannot be read (seq, event id to
+            # retract, reason) or by a failure of the projection code.
+            "unreadable": self.projector.held(),
             "tournaments": {t: s.seq for t, s in self.projector.states.items()},
         }
 
