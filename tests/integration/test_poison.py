@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import ADMIN, ARBITER, batch, created, player
 from conftest import LogFactory, kafka_bootstrap
 
-from builders import ADMIN, ARBITER, batch, created, player
 from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope, chain_hash
@@ -177,7 +177,7 @@ def test_only_an_admin_may_retract_the_poison_and_nothing_else_is_accepted(
         service.handle("tA", batch(retract), ARBITER)
     assert refused.value.rule == "auth.admin_only"
     other = ev.EventRetracted(retracted_event_id=uuid.uuid4(), reason="x")
-    with pytest.raises(CommandRejected, match="stream.unreadable_event"):
+    with pytest.raises(CommandRejected, match=r"stream\.unreadable_event"):
         service.handle("tA", batch(other), ADMIN)
 
 
