@@ -160,12 +160,6 @@ class CommandService:
         entry = self._entry(tournament_id)
         for _attempt in range(self.max_retries):
             with entry.lock:
-                # The redelivery check runs under the tournament's lock (and again after a
-                # lost race): identical resends racing each other get one 201, the others
-                # the stored result — never a refusal by the decider.
-                redelivered = self._redelivery(tournament_id, batch.commands, proposed, first_ids)
-                if redelivered is not None:
-                    return redelivered
                 try:
                     return self._decide_and_append(
                         tournament_id, entry, batch, proposed, first_ids, actor
@@ -194,6 +188,13 @@ class CommandService:
         actor: Actor,
     ) -> AppendResult:
         state = self._catch_up(tournament_id, entry)
+        # The redelivery check runs under the tournament's lock, after the catch-up (and
+        # again after a lost race): whatever the state holds, `find` sees too, so identical
+        # resends racing each other — in this process or others — get one append and the
+        # stored result for the rest, never a refusal by the decider.
+        redelivered = self._redelivery(tournament_id, batch.commands, proposed, first_ids)
+        if redelivered is not None:
+            return redelivered
         base_seq = state.seq
         if batch.expected_seq is not None and batch.expected_seq != base_seq:
             raise AppendConflict(tournament_id, batch.expected_seq, base_seq)
