@@ -7,6 +7,7 @@ of defence. `position` is the global append order that `subscribe` tails.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -51,10 +52,28 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 
+#: Durability of a committed append (`PRAGMA synchronous`). FULL: the WAL is fsynced at every
+#: commit, so an acknowledged event survives a power cut or an OS crash, not only a killed
+#: process — what an audit log promises. NORMAL fsyncs only at checkpoints (a power cut can
+#: lose the last commits; a process kill cannot). Chosen by `ARBITER_SQLITE_SYNCHRONOUS`;
+#: the cost is measured by `make bench` (`sqlite.durability`).
+SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
+
+
+def synchronous_from_env() -> str:
+    mode = os.environ.get("ARBITER_SQLITE_SYNCHRONOUS", "FULL").upper()
+    if mode not in SYNCHRONOUS_MODES:
+        raise ValueError(f"ARBITER_SQLITE_SYNCHRONOUS must be one of {SYNCHRONOUS_MODES}")
+    return mode
+
+
 class SQLiteEventLog(EventLog):
     backend = "sqlite"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, synchronous: str | None = None) -> None:
+        self.synchronous = (synchronous or synchronous_from_env()).upper()
+        if self.synchronous not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}")
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +87,7 @@ class SQLiteEventLog(EventLog):
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA busy_timeout=30000")
             self._local.conn = conn
         return conn

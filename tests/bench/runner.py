@@ -321,9 +321,49 @@ def bench_sqlite(p: Params, factory: MoveFactory) -> dict[str, Any]:
                 "read_all": {"events": n_a, "seconds": round(t_a, 3)},
             },
             "db_file_bytes_per_event": round(db_bytes / (n_b + n_s), 1),
+            "durability": _sqlite_durability(p, factory),
         }
     )
     return out
+
+
+def _sqlite_durability(p: Params, factory: MoveFactory) -> dict[str, Any]:
+    """The cost of `synchronous=FULL` (the default: the WAL is fsynced at every commit, so an
+    acknowledged event survives a power cut) beside NORMAL (fsync at checkpoints only), on
+    the same single-event and batched appends, in the same run."""
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    n_single = max(10, p.sqlite_single_events // 2)
+    rates: dict[str, dict[str, float]] = {}
+    for mode in ("NORMAL", "FULL"):
+        tids = [f"dur-{mode}-{i:02d}" for i in range(p.tournaments)]
+        singles = _batches(factory.events(n_single), tids, 1)
+        batched = _batches(factory.events(p.sqlite_batched_events // 5), tids, p.batch_size)
+        with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
+            log = SQLiteEventLog(Path(tmp) / "events.sqlite3", synchronous=mode)
+            try:
+                progress(f"sqlite: synchronous={mode}")
+                n_s, t_s = _timed(lambda log=log, singles=singles: _append_all(log, singles))
+                n_b, t_b = _timed(lambda log=log, batched=batched: _append_all(log, batched))
+            finally:
+                log.close()
+        rates[mode] = {
+            "append_single_events_per_s": _rate(n_s, t_s),
+            "append_batched_events_per_s": _rate(n_b, t_b),
+        }
+    return {
+        **{k.lower(): v for k, v in rates.items()},
+        "full_over_normal_single": round(
+            rates["FULL"]["append_single_events_per_s"]
+            / rates["NORMAL"]["append_single_events_per_s"],
+            3,
+        ),
+        "full_over_normal_batched": round(
+            rates["FULL"]["append_batched_events_per_s"]
+            / rates["NORMAL"]["append_batched_events_per_s"],
+            3,
+        ),
+    }
 
 
 # -- Kafka ------------------------------------------------------------------------------------
