@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -174,6 +175,14 @@ def register(app: typer.Typer) -> None:
                 msgs = audit.replay_to(envs, tournament, resolved.seq, names, tick)
         if not resolved.complete:
             m.err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
+        held = audit.held_at(envs, tournament, resolved.seq)
+        if held is not None:
+            m.err.print(
+                f"[yellow]held[/yellow] at seq {resolved.seq}: the event at seq "
+                f"{held.get('seq')} ({held.get('event_id')}) cannot be read "
+                f"({held.get('detail')}); nothing was published from it until it is "
+                f"retracted ({held.get('remedy')})"
+            )
         if as_json:
             for name in names:
                 if name in msgs:
@@ -214,30 +223,93 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def verify(
         tournament: str,
+        checkpoint: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--checkpoint",
+                help="a signed checkpoint (or a list of them): a FILE or an http(s) URL such as "
+                ".../tournaments/T/checkpoints; repeatable",
+            ),
+        ] = None,
+        public_key: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--public-key",
+                help="a trusted checkpoint public key (PEM, or base64 of the raw key); "
+                "repeatable, e.g. the old and the new key after a rotation",
+            ),
+        ] = None,
+        stored: Annotated[
+            bool,
+            typer.Option("--stored", help="also check the local checkpoint store's checkpoints"),
+        ] = False,
+        token: Annotated[
+            str | None, typer.Option(envvar="ARBITER_TOKEN", help="API token for --checkpoint URLs")
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json")] = False,
         backend: Backend = None,
         db: Db = None,
     ) -> None:
-        """Check the whole hash chain from the stored envelopes; exit 1 at the first break."""
+        """Check the whole hash chain from the stored envelopes, and the stream against signed
+        checkpoints; exit 1 at the first problem. Intact but unreadable events are warnings."""
+        from services import checkpoints as cps
+
         m = _main()
-        with m.open_log(m._settings(backend, db)) as log:
-            verdict = audit.verify_chain(tournament, audit.stored_records(log, tournament))
-        if verdict.events == 0:
+        settings = m._settings(backend, db)
+        pinned: dict[str, bytes] = {}
+        for path in public_key or []:
+            try:
+                raw = cps.load_public_key(path)
+            except cps.CheckpointKeyError as exc:
+                m._fail("verify.public_key", "--public-key", str(exc))
+                return
+            pinned[cps.key_id_of(raw)] = raw
+        sources = [item for spec in checkpoint or [] for item in _load_checkpoints(spec, token)]
+        if stored:
+            path = cps.store_path(settings)
+            if path.exists():
+                store = cps.CheckpointStore(path)
+                sources += [(f"store#{i}", cp) for i, cp in enumerate(store.all(tournament), 1)]
+                store.close()
+        with m.open_log(settings) as log:
+            report = cps.verify_against(
+                tournament, audit.stored_records(log, tournament), sources, pinned
+            )
+        verdict = report.verdict
+        if verdict.events == 0 and not sources:
             m._fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        for text in report.warnings:
+            m.err.print(f"[yellow]warning[/yellow] {escape(text)}", soft_wrap=True)
+        for u in verdict.unreadable:
+            m.err.print(
+                f"[yellow]warning[/yellow] seq {u['seq']} event_id {u['event_id']} "
+                f"({escape(u['type'])}: {escape(u['reason'])}) is stored intact but "
+                "unreadable: an admin can retract it with EventRetracted "
+                f"retracted_event_id={u['event_id']}",
+                soft_wrap=True,
+            )
         if as_json:
-            sys.stdout.write(dumps(verdict.as_dict()).decode() + "\n")
-        elif verdict.ok:
+            sys.stdout.write(dumps(report.as_dict()).decode() + "\n")
+        elif report.ok:
             m.out.print(
                 f"[green]OK[/green] {tournament}: {verdict.events} events, chain intact; "
-                f"head seq {verdict.head_seq} hash {verdict.head_hash}"
+                f"head seq {verdict.head_seq} hash {verdict.head_hash}",
+                soft_wrap=True,
             )
+            for r in report.checkpoints:
+                m.out.print(f"  checkpoint: {escape(r.detail)}", soft_wrap=True)
         else:
-            b = verdict.broken or {}
+            p = report.problems[0]
+            where = f" at seq {p['seq']}" if p.get("seq") is not None else ""
+            intact = f" (intact up to seq {verdict.head_seq})" if not verdict.ok else ""
             m.out.print(
-                f"[red]BROKEN[/red] {tournament} at seq {b.get('seq')}: {b.get('kind')}: "
-                f"{b.get('detail')} (intact up to seq {verdict.head_seq})"
+                f"[red]BROKEN[/red] {tournament}{where}: {p['kind']}: "
+                f"{escape(str(p['detail']))}{intact}",
+                soft_wrap=True,
             )
-        if not verdict.ok:
+            for other in report.problems[1:]:
+                m.out.print(f"  also: {other['kind']}: {escape(str(other['detail']))}")
+        if not report.ok:
             raise typer.Exit(1)
 
     @app.command()
@@ -318,6 +390,8 @@ def register(app: typer.Typer) -> None:
         env = res.envelopes[0]
         m.out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
 
+    app.add_typer(_checkpoint_app(), name="checkpoint")
+
 
 def _parse(text: str, option: str) -> audit.Point:
     try:
@@ -373,3 +447,199 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
     quiet = report["events_not_listed"]
     if quiet:
         console.print("not listed: " + ", ".join(f"{n} {k}" for k, n in quiet.items()))
+
+
+# --------------------------------------------------------------------------------------------
+# signed checkpoints (services/checkpoints.py)
+# --------------------------------------------------------------------------------------------
+
+
+def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
+    """The checkpoints a `--checkpoint` names: a file or an http(s) URL holding one signed
+    checkpoint, a list, or the API's `{"checkpoints": [...]}`."""
+    from services import checkpoints as cps
+
+    m = _main()
+    if spec.startswith(("http://", "https://")):
+        import httpx
+
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        try:
+            r = httpx.get(spec, headers=headers, timeout=30, follow_redirects=True)
+        except httpx.HTTPError as exc:
+            m._fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
+            raise AssertionError from exc  # unreachable: _fail exits
+        if r.status_code >= 400:
+            try:
+                message = r.json()["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                message = r.text[:200]
+            m._fail(
+                "verify.checkpoint_unavailable",
+                "--checkpoint",
+                f"{spec}: HTTP {r.status_code}: {message}",
+            )
+        raw: bytes = r.content
+    else:
+        try:
+            raw = Path(spec).read_bytes()
+        except OSError as exc:
+            m._fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
+            raise AssertionError from exc  # unreachable: _fail exits
+    try:
+        data = loads(raw)
+    except ValueError as exc:
+        m._fail("verify.checkpoint_malformed", "--checkpoint", f"{spec}: not JSON ({exc})")
+        raise AssertionError from exc  # unreachable: _fail exits
+    items = cps.parse_published(data)
+    if len(items) == 1:
+        return [(spec, items[0])]
+    return [(f"{spec}[{i}]", item) for i, item in enumerate(items)]
+
+
+def _checkpoint_app() -> typer.Typer:
+    from typer.core import TyperGroup
+
+    class SignByDefault(TyperGroup):
+        """`arbiter checkpoint T` is `arbiter checkpoint sign T`."""
+
+        def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+            if args and args[0] not in self.commands and not args[0].startswith("-"):
+                args = ["sign", *args]
+            return super().resolve_command(ctx, args)
+
+    cp_app = typer.Typer(
+        cls=SignByDefault,
+        no_args_is_help=True,
+        help="Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
+    )
+
+    def service(log: EventLog, settings: Any) -> Any:
+        from services import checkpoints as cps
+
+        m = _main()
+        return cps.CheckpointService.from_settings(
+            log, settings, announce=lambda text: m.err.print(f"[yellow]{escape(text)}[/yellow]")
+        )
+
+    @cp_app.command("sign")
+    def sign(
+        tournament: str,
+        out_file: Annotated[
+            Path | None, typer.Option("--out", help="also write the checkpoint to this file")
+        ] = None,
+        backend: Backend = None,
+        db: Db = None,
+    ) -> None:
+        """Verify the head of TOURNAMENT, sign it, store the checkpoint, print it (JSON)."""
+        from services import checkpoints as cps
+
+        m = _main()
+        settings = m._settings(backend, db)
+        with m.open_log(settings) as log:
+            svc = service(log, settings)
+            try:
+                cp = svc.sign(tournament)
+            except cps.CheckpointError as exc:
+                m._fail(exc.rule, "TOURNAMENT" if exc.field == "tournament_id" else exc.field,
+                        str(exc))  # fmt: skip
+                return
+            finally:
+                svc.close()
+        body = cp.to_json()
+        if out_file is not None:
+            out_file.write_bytes(body + b"\n")
+        m.err.print(
+            f"signed {tournament}#{cp.seq} {cp.head_hash} with key {cp.key_id}; stored in "
+            f"{cps.store_path(settings)}",
+            soft_wrap=True,
+        )
+        sys.stdout.write(body.decode() + "\n")
+
+    @cp_app.command("keygen")
+    def keygen(
+        out_dir: Annotated[
+            Path | None,
+            typer.Option("--out", help="directory (default: ARBITER_DATA)", file_okay=False),
+        ] = None,
+    ) -> None:
+        """Generate a signing key: DIR/checkpoint-key.pem (mode 0600) and its public key
+        DIR/checkpoint-<key_id>.pub.pem; the public key is printed (PEM)."""
+        import base64
+
+        from services import checkpoints as cps
+
+        m = _main()
+        directory = out_dir if out_dir is not None else m._settings().data_dir
+        private = directory / cps.KEY_FILE
+        key = cps.SigningKey.generate()
+        try:
+            pub = cps.write_key_files(key, private)
+        except FileExistsError:
+            m._fail(
+                "checkpoint.key_exists",
+                "--out",
+                f"{private} exists and is never overwritten; to rotate, generate the new key "
+                "in another directory (--out DIR) and point ARBITER_CHECKPOINT_KEY at it, and "
+                "keep publishing the old public key so that old checkpoints stay verifiable",
+            )
+            return
+        m.err.print(
+            f"wrote {private} (private, mode 0600) and {pub}; key_id {key.key_id}; public key "
+            f"(base64) {base64.b64encode(key.public_key).decode()}",
+            soft_wrap=True,
+        )
+        sys.stdout.write(cps.public_pem(key.public_key).decode())
+
+    @cp_app.command("public-key")
+    def public_key_cmd() -> None:
+        """Print the public key (PEM) of the current signing key, to pin it when verifying."""
+        from services import checkpoints as cps
+
+        m = _main()
+        path, _ = cps.key_path(m._settings())
+        try:
+            key = cps.load_signing_key(path, lambda t: m.err.print(f"[yellow]{escape(t)}[/yellow]"))
+        except cps.CheckpointKeyError as exc:
+            m._fail(exc.rule, "ARBITER_CHECKPOINT_KEY", str(exc))
+            return
+        m.err.print(f"key_id {key.key_id} ({path})")
+        sys.stdout.write(cps.public_pem(key.public_key).decode())
+
+    @cp_app.command("list")
+    def list_cmd(
+        tournament: str,
+        latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """The stored checkpoints of TOURNAMENT, oldest first (`--json`: as the API serves
+        them, ready for `arbiter verify --checkpoint FILE`)."""
+        from services import checkpoints as cps
+
+        m = _main()
+        path = cps.store_path(m._settings())
+        store = cps.CheckpointStore(path)
+        try:
+            found = store.all(tournament)
+        finally:
+            store.close()
+        if latest:
+            found = found[-1:]
+        if not found:
+            m._fail("checkpoint.not_found", "TOURNAMENT", f"no checkpoint of {tournament!r}")
+        if as_json:
+            body: Any = (
+                found[0].as_dict()
+                if latest
+                else {"tournament_id": tournament, "checkpoints": [c.as_dict() for c in found]}
+            )
+            sys.stdout.write(dumps(body).decode() + "\n")
+            return
+        t = Table(title=f"checkpoints of {tournament}")
+        for col in ("seq", "head hash", "signed at", "key id"):
+            t.add_column(col)
+        for c in found:
+            t.add_row(str(c.seq), c.head_hash, c.checkpoint.signed_at, c.key_id)
+        m.out.print(t)
+
+    return cp_app

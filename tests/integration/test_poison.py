@@ -281,3 +281,26 @@ def test_the_processor_core_rebuilds_and_folds_past_a_poison_record(
         assert core.fold([(b"tA", b"garbage"), (b"tB", good.to_bytes())]) == []
     finally:
         log.close()
+
+
+def test_replay_says_where_and_why_the_feed_was_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from services.cli.main import app
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    path = tmp_path / "events.sqlite3"
+    monkeypatch.setenv("ARBITER_DB", str(path))
+    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
+    monkeypatch.setenv("ARBITER_LOG", "sqlite")
+    log = SQLiteEventLog(path)
+    setup_two(log)
+    plant(log, "tA", "deep")
+    poison = poison_of(log, "tA")
+    res = CliRunner().invoke(app, ["replay", "tA", "--until", "4", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "held" in res.output and str(poison.event_id) in res.output
+    before = CliRunner().invoke(app, ["replay", "tA", "--until", "3", "--json"])
+    assert before.exit_code == 0 and "held" not in before.output
