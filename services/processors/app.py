@@ -73,7 +73,10 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     @app.agent(events, concurrency=1)
     async def fold(stream: faust.StreamT[bytes]) -> None:
         core.stats["agent_started_at"] = time.time()
-        async for events in stream.take_events(cfg.batch, within=cfg.within):
+        # take_events (not take): the record's key names the tournament of a record whose
+        # bytes cannot be decoded (a poison record holds its own tournament only).
+        batches = stream.take_events(cfg.batch, within=cfg.within)  # type: ignore[attr-defined]
+        async for events in batches:
             held_before = len(core.held)
             records = [(e.message.key, e.message.value) for e in events]
             async with lock:
