@@ -25,7 +25,9 @@ read by `Limits.from_env()` (the services' composition roots call it):
 - `earliest`, `latest` 1800-01-01Z, 2200-01-01Z: any datetime (`occurred_at`, dates in
   payloads). Historic events can be entered, and no conversion to UTC overflows.
 
-Floats must be finite (JSON has no NaN or infinity; orjson would store them as null).
+Floats must be finite (JSON has no NaN or infinity; orjson would store them as null) and
+within the same ±(2**53 - 1): the parser reads an integer literal beyond 64 bits as a float,
+which would be stored rounded.
 """
 
 from __future__ import annotations
@@ -131,6 +133,12 @@ class Limits:
             elif isinstance(v, float):
                 if not math.isfinite(v):
                     raise LimitExceeded("float", where, "numbers must be finite")
+                if abs(v) > self.max_int:
+                    # Also an integer literal beyond 64 bits, which the parser reads as a
+                    # float: it would be stored rounded.
+                    raise LimitExceeded(
+                        "int_range", where, f"number {v!r} is outside ±{self.max_int} (2**53 - 1)"
+                    )
             else:
                 raise LimitExceeded("type", where, f"{type(v).__name__} is not a JSON value")
 

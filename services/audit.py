@@ -174,8 +174,8 @@ def _fold(
 
     def snapshot() -> dict[str, bytes]:
         state = projector.states.get(tournament_id)
-        if state is None or state.created is None:
-            return {}
+        if state is None or state.created is None or state.unreadable:
+            return {}  # held by an unreadable event: the feed published nothing (`held_at`)
         return {name: dumps(doc) for name, doc in documents(state, tournament_id).items()}
 
     while todo and todo[0] <= 0:
@@ -194,6 +194,17 @@ def _fold(
         out.append(snapshot())
         todo.pop(0)
     return out
+
+
+def held_at(envelopes: Iterable[Envelope], tournament_id: str, seq: int) -> dict[str, Any] | None:
+    """Why the tournament's projections were held at `seq` (an unreadable event not yet
+    retracted: its seq, id and reason), or None."""
+    projector = Projector()
+    for env in _stream(envelopes, tournament_id):
+        if env.seq > seq:
+            break
+        projector.apply(env)
+    return projector.held().get(tournament_id)
 
 
 def _stream(envelopes: Iterable[Envelope], tournament_id: str) -> Iterator[Envelope]:
@@ -513,7 +524,7 @@ def verify_chain(
         if rehashed is None and column is not None and column != prev:
             detail = (
                 f"seq {seq}: the row's hash column {column} is not the stored envelope's "
-                f"hash {prev}: seq {seq} was altered and re-hashed"
+                f"hash {prev}: seq {seq} was altered (its bytes re-hashed, or its row edited)"
             )
             rehashed = (_broken(seq, "altered", detail), v.head_seq, v.head_hash)
         v.head_seq, v.head_hash = seq, prev

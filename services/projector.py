@@ -138,7 +138,7 @@ class Projector:
             except GapDetected:
                 raise
             except Exception as exc:
-                self._fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
+                self.fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
         out: list[Message] = []
         for tid in touched:
             if tid in self.failed:
@@ -146,10 +146,10 @@ class Projector:
             try:
                 out.extend(self.messages(tid))
             except Exception as exc:
-                self._fail(tid, f"building its projections: {type(exc).__name__}: {exc}")
+                self.fail(tid, f"building its projections: {type(exc).__name__}: {exc}")
         return out
 
-    def _fail(self, tournament_id: str, error: str) -> None:
+    def fail(self, tournament_id: str, error: str) -> None:
         self.failed[tournament_id] = error[:500]
         log.exception("%s held: %s", tournament_id, error)
 

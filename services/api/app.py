@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
+from services.api.openapi import command_openapi, document
 from services.auth import Principal, TokenStore
 from services.commands import CommandRejected, CommandService
 from services.eventlog.base import (
@@ -77,6 +78,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
     commands = CommandService(event_log, limits=limits)
     app.state.log, app.state.tokens, app.state.commands = event_log, tokens, commands
     app.state.limits = limits
+    document(app)  # the served OpenAPI: command body, error statuses, tokens
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> Response:
@@ -158,7 +160,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
             body["next_from_seq"] = upper + 1
         return _json(body)
 
-    @app.post("/tournaments/{tournament_id}/commands")
+    @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:
         who = principal(request)
         tid = stream_id(tournament_id)
@@ -193,6 +195,9 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
     from services.feed import feed_router  # live projections: snapshots, SSE, the live page
 
     app.include_router(feed_router(app))
+    from services.api.checkpoints import checkpoints_router  # signed checkpoints
+
+    app.include_router(checkpoints_router(app))
     return app
 
 

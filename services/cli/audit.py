@@ -250,8 +250,10 @@ def register(app: typer.Typer) -> None:
         backend: Backend = None,
         db: Db = None,
     ) -> None:
-        """Check the whole hash chain from the stored envelopes, and the stream against signed
-        checkpoints; exit 1 at the first problem. Intact but unreadable events are warnings."""
+        """Check the hash chain, and the stream against signed checkpoints; exit 1 at the first
+        problem.
+
+        Intact but unreadable events are warnings, not failures."""
         from services import checkpoints as cps
 
         m = _main()
@@ -269,8 +271,14 @@ def register(app: typer.Typer) -> None:
             path = cps.store_path(settings)
             if path.exists():
                 store = cps.CheckpointStore(path)
-                sources += [(f"store#{i}", cp) for i, cp in enumerate(store.all(tournament), 1)]
-                store.close()
+                try:
+                    found = store.all(tournament)
+                except cps.CheckpointError as exc:  # a row that does not parse: tampered
+                    m._fail("verify.store_malformed", "--stored", f"{path}: {exc}")
+                    return
+                finally:
+                    store.close()
+                sources += [(f"store#{i}", cp) for i, cp in enumerate(found, 1)]
         with m.open_log(settings) as log:
             report = cps.verify_against(
                 tournament, audit.stored_records(log, tournament), sources, pinned
@@ -563,8 +571,10 @@ def _checkpoint_app() -> typer.Typer:
             typer.Option("--out", help="directory (default: ARBITER_DATA)", file_okay=False),
         ] = None,
     ) -> None:
-        """Generate a signing key: DIR/checkpoint-key.pem (mode 0600) and its public key
-        DIR/checkpoint-<key_id>.pub.pem; the public key is printed (PEM)."""
+        """Generate a checkpoint signing key and print its public key (PEM).
+
+        Writes DIR/checkpoint-key.pem (mode 0600, never over an existing key) and
+        DIR/checkpoint-<key_id>.pub.pem."""
         import base64
 
         from services import checkpoints as cps
@@ -612,8 +622,9 @@ def _checkpoint_app() -> typer.Typer:
         latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
-        """The stored checkpoints of TOURNAMENT, oldest first (`--json`: as the API serves
-        them, ready for `arbiter verify --checkpoint FILE`)."""
+        """The stored checkpoints of TOURNAMENT, oldest first.
+
+        `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
         from services import checkpoints as cps
 
         m = _main()

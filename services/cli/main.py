@@ -472,15 +472,16 @@ def serve(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Run the HTTP API."""
+    """Run the HTTP API (and sign checkpoints of moved heads on a schedule)."""
     import uvicorn
 
     from services.api.app import create_app
+    from services.checkpoints import attach_scheduler
 
     settings = _settings(backend, db)
-    uvicorn.run(
-        create_app(open_log(settings), TokenStore(settings.tokens_path)), host=host, port=port
-    )
+    api = create_app(open_log(settings), TokenStore(settings.tokens_path))
+    attach_scheduler(api, settings)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
+    uvicorn.run(api, host=host, port=port)
 
 
 @app.command()

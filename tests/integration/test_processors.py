@@ -258,21 +258,29 @@ def test_four_processors_publish_the_clean_replay_and_survive_kill9(env):
     _append(log, "swiss", tours["swiss"][:20], 10)
     procs.start(*PROJECTIONS)
 
+    # The writer stops in the middle of the stream until the kill is done, then goes on:
+    # the kill falls between appends whatever the machine's speed (no wall-clock timing).
+    killed = threading.Event()
+    first = half + 48
+
     def rest() -> None:
-        _append(log, "league", tours["league"][half:], 8, 0.03)
-        _append(log, "swiss", tours["swiss"][20:], 4, 0.03)
-        _append(log, "gct", tours["gct"], 2, 0.03)
+        _append(log, "league", tours["league"][half:first], 8)
+        assert killed.wait(120), "the processors were never killed"
+        _append(log, "league", tours["league"][first:], 8)
+        _append(log, "swiss", tours["swiss"][20:], 4)
+        _append(log, "gct", tours["gct"], 2)
 
     writer = threading.Thread(target=rest)
     for name in PROJECTIONS:
         procs.wait_status(name, lambda st: st["rebuild_published"] + st["published"] > 0)
     writer.start()
     try:
-        # kill -9 two processors while events are being appended; restart them.
+        # kill -9 two processors in the middle of the appends; restart them.
         procs.wait_status("standings", lambda st: st["tournaments"]["league"] > half + 40)
         procs.kill9("standings")
         procs.kill9("prizes")
-        assert writer.is_alive(), "the appends ended before the kill"
+        assert writer.is_alive(), "the writer waits for the kill"
+        killed.set()
         procs.start("standings", "prizes")
         st = procs.wait_status("standings", lambda st: st["rebuild_events"] > 0)
         assert st["rebuild_events"] > half + 40

@@ -1,0 +1,114 @@
+"""Checkpoint routes: the signed checkpoints of a tournament's stream (services/checkpoints.py).
+
+- `GET /tournaments/{id}/checkpoints`: `{"tournament_id", "checkpoints": [...], "count"}`, every
+  stored checkpoint of the stream, newest last (empty when none was signed yet).
+- `GET /tournaments/{id}/checkpoints/latest`: the newest signed checkpoint; 404 when none.
+- `POST /tournaments/{id}/checkpoints` (admin only): verify the head, sign it now, store and
+  return it (201); 404 when the stream has no events, 422 when signing is refused (a broken
+  chain, or a head that does not extend the previous checkpoint: truncated or rewritten).
+
+Each checkpoint is `{"checkpoint": {...}, "signature", "public_key", "key_id"}`, as
+`arbiter verify --checkpoint URL` reads it. Reads need a token that may read the tournament
+(as the feed: `Authorization: Bearer <token>` or `?token=`). Errors use the API's
+`{"error": {rule, field, message}}` format.
+
+The composition root may hand in a `CheckpointService` as `app.state.checkpoints` (`arbiter
+serve` does, sharing it with the scheduled signer); else one is made from the environment
+(ARBITER_DATA, ARBITER_CHECKPOINT_KEY, ARBITER_CHECKPOINTS_DB) on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from services.api.app import _STREAM_ID, ApiError, _json
+from services.auth import TokenStore
+from services.feed.routes import _principal
+
+
+def checkpoints_router(app: FastAPI) -> APIRouter:
+    """The checkpoint routes for `app` (whose state holds the log and the token store)."""
+    tokens: TokenStore = app.state.tokens
+    router = APIRouter()
+    lock = threading.Lock()
+
+    def service(create: bool = True) -> Any:
+        """The app's checkpoint service; made from the environment on first use. A read
+        (`create=False`) makes none, and so no file, while no store exists: None."""
+        from services.checkpoints import CheckpointService, store_path
+
+        with lock:
+            svc = getattr(app.state, "checkpoints", None)
+            if svc is None:
+                if not create and not store_path().exists():
+                    return None
+                svc = CheckpointService.from_settings(app.state.log)
+                app.state.checkpoints = svc
+        return svc
+
+    def stored(tid: str) -> list[Any]:
+        svc = service(create=False)
+        return svc.store.all(tid) if svc is not None else []
+
+    def newest(tid: str) -> Any:
+        svc = service(create=False)
+        return svc.store.latest(tid) if svc is not None else None
+
+    def stream(tournament_id: str) -> str:
+        if not _STREAM_ID.fullmatch(tournament_id):
+            raise ApiError(
+                422,
+                "path.tournament_id",
+                "tournament_id",
+                "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric",
+            )
+        return tournament_id
+
+    def reader(request: Request, tournament_id: str) -> str:
+        who = _principal(tokens, request)
+        tid = stream(tournament_id)
+        if not who.may_read(tid):
+            raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
+        return tid
+
+    @router.get("/tournaments/{tournament_id}/checkpoints")
+    async def list_checkpoints(tournament_id: str, request: Request) -> Response:
+        tid = reader(request, tournament_id)
+        found = await run_in_threadpool(stored, tid)
+        body = {
+            "tournament_id": tid,
+            "checkpoints": [c.as_dict() for c in found],
+            "count": len(found),
+        }
+        return _json(body)
+
+    @router.get("/tournaments/{tournament_id}/checkpoints/latest")
+    async def latest_checkpoint(tournament_id: str, request: Request) -> Response:
+        tid = reader(request, tournament_id)
+        cp = await run_in_threadpool(newest, tid)
+        if cp is None:
+            raise ApiError(404, "checkpoint.not_found", "tournament_id", f"no checkpoint of {tid}")
+        return _json(cp.as_dict())
+
+    @router.post("/tournaments/{tournament_id}/checkpoints")
+    async def sign_checkpoint(tournament_id: str, request: Request) -> Response:
+        from services.checkpoints import CheckpointError
+
+        who = _principal(tokens, request)
+        tid = stream(tournament_id)
+        if who.role != "admin":
+            raise ApiError(
+                403, "auth.forbidden", "tournament_id", f"{who.role} may not sign checkpoints"
+            )
+        try:
+            cp = await run_in_threadpool(lambda: service().sign(tid))
+        except CheckpointError as exc:
+            raise ApiError(exc.status, exc.rule, exc.field, str(exc)) from None
+        return _json(cp.as_dict(), 201)
+
+    return router
