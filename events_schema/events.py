@@ -179,7 +179,8 @@ class TournamentCreated(Event):
 
 
 class PlayerRegistered(Event):
-    """v2: `kind` replaces the v1 boolean `engine` (see upcasters.upcast_v1_v2_player)."""
+    """v2: `kind` replaces the v1 boolean `engine` (see
+    `events_schema.upcasters.upcast_v1_v2_player_registered`)."""
 
     event_type: ClassVar[str] = "PlayerRegistered"
     schema_version: ClassVar[int] = 2

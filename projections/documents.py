@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections.playoffs import playoff_view
+from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
 from projections.standings.state import StandingsState
@@ -88,35 +88,31 @@ def _tiebreaks_doc(table: Table) -> dict[str, Any]:
     }
 
 
-def _playoff_doc(state: StandingsState) -> dict[str, Any]:
-    view = playoff_view(state)
+def _playoff_doc(view: PlayoffView | None) -> dict[str, Any]:
     return {"defined": False} if view is None else {"defined": True, **view.as_dict()}
 
 
-def _prizes_doc(state: StandingsState, playoff: dict[str, Any]) -> dict[str, Any]:
+def _prizes_doc(state: StandingsState, table: Table, winner: str | None) -> dict[str, Any]:
     created = state.created
     if created is None or (created.prize_table is None and not created.points_table):
         return {"defined": False}
-    winner = None
-    if playoff.get("status") == "decided" and playoff.get("final_order"):
-        top = playoff["final_order"][0]
-        winner = top[0] if len(top) == 1 else None
     try:
-        split = event_prizes(state, playoff_winner=winner)
+        split = event_prizes(state, playoff_winner=winner, table=table)
     except ValueError as exc:
         return {"defined": True, "error": str(exc)}
     return {"defined": True, **split.as_dict()}
 
 
 def documents(state: StandingsState, tournament_id: str) -> dict[str, dict[str, Any]]:
-    """{projection name: message} for the tournament as folded up to `state.seq`."""
+    """{projection name: message} for the tournament as folded up to `state.seq`. The main
+    stage's table is ranked once and shared by the playoff and prize documents."""
     table = standings(state)
-    playoff = _playoff_doc(state)
+    playoff = playoff_view(state, table)
     bodies = {
         "standings": _standings_doc(table, state),
         "tiebreaks": _tiebreaks_doc(table),
-        "playoff": playoff,
-        "prizes": _prizes_doc(state, playoff),
+        "playoff": _playoff_doc(playoff),
+        "prizes": _prizes_doc(state, table, playoff.winner if playoff is not None else None),
     }
     return {
         name: {

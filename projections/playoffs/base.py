@@ -5,7 +5,9 @@ the main stage's final table, the lots drawn (`LotDrawn`, looked up by `subject`
 games of its own stages (`RoundScheduled` with `stage` names it prescribes), and recomputes its
 whole view. It never draws a lot: where one is needed it says so in `required_next`, and an
 arbiter (or a process manager) appends the `LotDrawn` with the outcome; replay then reproduces
-the same schedule.
+the same schedule. `Machine` is what every machine collects while it recomputes (stages,
+requirements, notes, whether the arbiter must act) and the steps they share: the lot in force,
+stray games, asking for a schedule or results, the status.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from events_schema.events import LotDrawn, TimeControl
-from projections.standings.state import StandingsState
+from events_schema.events import LotDrawn, Scoring, TimeControl
+from projections.outcome import game_points
+from projections.standings.state import GameRecord, StandingsState
 
 Status = Literal["not_needed", "waiting", "in_progress", "decided", "awaiting_ruling"]
 
@@ -44,6 +47,18 @@ class PlannedGame:
             "result": self.result,
             "scheduled": self.scheduled,
         }
+
+
+@dataclass(frozen=True)
+class PairedGame(PlannedGame):
+    """A prescribed game with its game pair and book exit (TCEC): schedule it with
+    `Pairing(game_id, white, black, pair_id=..., opening=...)`."""
+
+    pair_id: str | None = None
+    opening: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "pair_id": self.pair_id, "opening": self.opening}
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,14 @@ class PlayoffView:
     final_order: tuple[tuple[str, ...], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def winner(self) -> str | None:
+        """The one player on top of a decided playoff; None while undecided or shared."""
+        if self.status != "decided" or not self.final_order:
+            return None
+        top = self.final_order[0]
+        return top[0] if len(top) == 1 else None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
@@ -137,43 +160,94 @@ def lot_problem(lot: LotDrawn, expected: Sequence[str] | None, pick: int) -> str
     return None
 
 
-def required_lot(
-    state: StandingsState,
-    *,
-    purpose: str,
-    subject: str,
-    stage: str,
-    candidates: Sequence[str] | None,
-    pick: int,
-    why: str,
-    required: list[Requirement],
-    notes: list[str],
-    extra: dict[str, Any] | None = None,
-) -> tuple[list[str] | None, bool]:
-    """The checked outcome of the lot in force for `subject`, or None with a requirement added
-    (the lot to draw, or to retract and redraw when the recorded one does not fit). The bool
-    is True when a recorded lot does not fit: the arbiter must act (awaiting_ruling)."""
-    spec: dict[str, Any] = {
-        "purpose": purpose,
-        "subject": subject,
-        "candidates": list(candidates) if candidates is not None else [],
-        "pick": pick,
-        **(extra or {}),
-    }
-    found = state.lot(subject, purpose)
-    if found is None:
-        required.append(Requirement("lot", stage, why, lot=spec))
-        return None, False
-    error = lot_problem(found, candidates, pick)
-    if error is not None:
-        text = (
-            f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "
-            f"(EventRetracted) and draw again; {why}"
-        )
-        notes.append(text)
-        required.append(Requirement("lot", stage, text, lot=spec))
-        return None, True
-    return list(found.outcome), False
+@dataclass
+class Machine:
+    """What one recomputation of a playoff machine collects: its stages, what is required
+    next and notes; `stuck` when a lot, a schedule or a result needs the arbiter
+    (`awaiting_ruling`). The machines extend it with their own state."""
+
+    notes: list[str] = field(default_factory=list)
+    stages: list[StageView] = field(default_factory=list)
+    required: list[Requirement] = field(default_factory=list)
+    stuck: bool = False
+
+    def lot(
+        self,
+        state: StandingsState,
+        purpose: str,
+        subject: str,
+        stage: str,
+        candidates: Sequence[str] | None,
+        pick: int,
+        why: str,
+        extra: dict[str, Any] | None = None,
+    ) -> list[str] | None:
+        """The checked outcome of the lot in force for `subject`, or None with a requirement
+        added: the lot to draw, or to retract and redraw when the recorded one does not fit
+        (then `stuck`: the arbiter must act). `candidates` None accepts any (e.g. openings)."""
+        spec: dict[str, Any] = {
+            "purpose": purpose,
+            "subject": subject,
+            "candidates": list(candidates) if candidates is not None else [],
+            "pick": pick,
+            **(extra or {}),
+        }
+        found = state.lot(subject, purpose)
+        if found is None:
+            self.required.append(Requirement("lot", stage, why, lot=spec))
+            return None
+        error = lot_problem(found, candidates, pick)
+        if error is not None:
+            text = (
+                f"the {purpose} lot for {subject!r} does not fit ({error}): retract it "
+                f"(EventRetracted) and draw again; {why}"
+            )
+            self.notes.append(text)
+            self.required.append(Requirement("lot", stage, text, lot=spec))
+            self.stuck = True
+            return None
+        return list(found.outcome)
+
+    def strays(self, state: StandingsState, stage: str, used: set[str]) -> None:
+        """A note for each game of `stage` the machine did not prescribe."""
+        for gid in sorted(g.game_id for g in state.stage_games(stage)):
+            if gid not in used:
+                self.notes.append(
+                    f"game {gid!r} in stage {stage!r} is not part of the playoff; it is ignored"
+                )
+
+    def ask_schedule(self, stage: str, games: Sequence[PlannedGame], what: str, art: str) -> None:
+        """Ask to schedule the unscheduled games, one requirement per round."""
+        todo = [g for g in games if not g.scheduled]
+        for rnd in sorted({g.round for g in todo}):
+            these = tuple(g for g in todo if g.round == rnd)
+            self.required.append(
+                Requirement(
+                    "schedule",
+                    stage,
+                    f"schedule round {rnd} of {what} (stage {stage!r}, "
+                    f"{these[0].time_control.name}, {art})",
+                    games=these,
+                )
+            )
+
+    def ask_results(self, stage: str, games: Sequence[PlannedGame], why: str) -> None:
+        """Ask for the results of the scheduled games not yet played."""
+        waiting = tuple(g for g in games if g.scheduled and g.result is None)
+        if waiting:
+            ids = ", ".join(g.game_id for g in waiting)
+            self.required.append(
+                Requirement("results", stage, f"results of {ids} ({why})", games=waiting)
+            )
+
+    def ask(self, stage: str, games: Sequence[PlannedGame], what: str, art: str) -> None:
+        """Ask to schedule the unscheduled games and for the results of the scheduled ones."""
+        self.ask_schedule(stage, games, what, art)
+        self.ask_results(stage, games, f"{what}, {art}")
+
+    def status(self) -> Status:
+        """The status of a playoff still going on."""
+        return "awaiting_ruling" if self.stuck else "in_progress"
 
 
 def main_stage_complete(state: StandingsState) -> bool:
@@ -195,6 +269,15 @@ def main_stage_complete(state: StandingsState) -> bool:
 def result_of(state: StandingsState, game_id: str) -> str | None:
     game = state.games.get(game_id)
     return game.results[-1][2] if game is not None and game.results else None
+
+
+def recorded_points(rec: GameRecord, scoring: Scoring) -> tuple[int, int] | None:
+    """(White, Black) half-points of the result in force under the tournament's scoring, as
+    the crosstable counts them; None while unplayed."""
+    if not rec.results:
+        return None
+    _, _, result, termination = rec.results[-1]
+    return game_points(result, scoring, forfeit=termination == "forfeit")
 
 
 def berger_round_robin(players: list[str], double: bool = False) -> list[list[tuple[str, str]]]:

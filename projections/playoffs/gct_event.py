@@ -58,7 +58,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from events_schema.events import TimeControl
+from projections.outcome import STANDARD, game_points, outcomes
 from projections.playoffs.base import (
+    Machine,
     PlannedGame,
     PlayoffView,
     Requirement,
@@ -66,11 +68,10 @@ from projections.playoffs.base import (
     Status,
     berger_round_robin,
     main_stage_complete,
-    required_lot,
     result_of,
 )
 from projections.standings.state import StandingsState
-from projections.standings.table import standings
+from projections.standings.table import Table, standings
 from projections.tiebreaks.registry import half_points
 
 KIND = "gct-event"
@@ -139,43 +140,33 @@ def knockout_byes(m: int) -> int:
 
 def armageddon_winner(game: PlannedGame) -> str | None:
     """2.5.2/3.5.2: a draw is a win for Black. None while unplayed or for a "0-0"."""
-    if game.result == "1-0":
+    if game.result is None:
+        return None
+    white, black = outcomes(game.result, armageddon=True)
+    if white == "win":
         return game.white
-    if game.result in ("0-1", "1/2-1/2"):
-        return game.black
-    return None
+    return game.black if black == "win" else None
 
 
-def _rr_points(result: str, side: Literal["white", "black"]) -> int:
-    """Half-points in the playoff round robin: 1 / ½ / 0; "0-0" is a loss for both."""
-    if result == "1/2-1/2":
-        return 1
-    if result == "1-0":
-        return 2 if side == "white" else 0
-    if result == "0-1":
-        return 2 if side == "black" else 0
-    return 0
+LotPurpose = Literal["pairing_numbers", "bye", "coin_toss"]
 
 
-class _Machine:
+class _Machine(Machine):
     """One recomputation of the playoff; collects stages, requirements and notes."""
 
     def __init__(self, state: StandingsState, sec: Section, tied: list[str]) -> None:
+        super().__init__()
         self.state = state
         self.sec = sec
         self.tied = tied
-        self.notes: list[str] = []
-        self.stages: list[StageView] = []
-        self.required: list[Requirement] = []
         self.rr_out: list[tuple[str, ...]] = []  # best round-robin score first
         self.ko_out: list[tuple[str, ...]] = []  # knockout round 1 first
-        self.stuck = False  # a lot or a result needs the arbiter (awaiting_ruling)
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def lot(
+    def drawn(
         self,
-        purpose: Literal["pairing_numbers", "bye", "coin_toss"],
+        purpose: LotPurpose,
         subject: str,
         stage: str,
         candidates: Sequence[str],
@@ -183,19 +174,7 @@ class _Machine:
         why: str,
     ) -> list[str] | None:
         """The outcome of the lot in force, checked; None (and a requirement) otherwise."""
-        outcome, misfit = required_lot(
-            self.state,
-            purpose=purpose,
-            subject=subject,
-            stage=stage,
-            candidates=candidates,
-            pick=pick,
-            why=why,
-            required=self.required,
-            notes=self.notes,
-        )
-        self.stuck = self.stuck or misfit
-        return outcome
+        return self.lot(self.state, purpose, subject, stage, candidates, pick, why)
 
     def planned(
         self,
@@ -238,13 +217,6 @@ class _Machine:
             scheduled=True,
         )
 
-    def strays(self, stage: str, prescribed: set[str]) -> None:
-        for gid in sorted(g.game_id for g in self.state.stage_games(stage)):
-            if gid not in prescribed:
-                self.notes.append(
-                    f"game {gid!r} in stage {stage!r} is not part of the playoff; it is ignored"
-                )
-
     def seated_right(self, stage: str, games: Sequence[PlannedGame], players: list[str]) -> bool:
         """The games as scheduled seat only the stage's players, each once per round; a
         schedule that does not cannot be read and is sent back to the arbiter."""
@@ -265,14 +237,6 @@ class _Machine:
         self.stuck = True
         return False
 
-    def ask_results(self, stage: str, games: Sequence[PlannedGame], art: str) -> None:
-        waiting = tuple(g for g in games if g.scheduled and g.result is None)
-        if waiting:
-            ids = ", ".join(g.game_id for g in waiting)
-            self.required.append(
-                Requirement("results", stage, f"results of {ids} ({art})", games=waiting)
-            )
-
     # --- 2.3 / 3.3: the round robin ------------------------------------------------------
 
     def round_robin(self) -> list[str] | None:
@@ -282,7 +246,7 @@ class _Machine:
         art = sec.art("3.1") if double else sec.art("3.2")
         tc = sec.two_players if double else sec.three_or_more
         kind = "double_round_robin" if double else "round_robin"
-        order = self.lot(
+        order = self.drawn(
             "pairing_numbers",
             RR_STAGE,
             RR_STAGE,
@@ -297,19 +261,8 @@ class _Machine:
         for r, pairs in enumerate(berger_round_robin(order, double=double), start=1):
             for b, (white, black) in enumerate(pairs, start=1):
                 games.append(self.planned(RR_STAGE, r, f"gct-rr-r{r}-b{b}", white, black, tc))
-        self.strays(RR_STAGE, {g.game_id for g in games})
-        rounds = sorted({g.round for g in games if not g.scheduled})
-        for r in rounds:
-            todo = tuple(g for g in games if not g.scheduled and g.round == r)
-            self.required.append(
-                Requirement(
-                    "schedule",
-                    RR_STAGE,
-                    f"schedule round {r} of the playoff {kind.replace('_', ' ')} "
-                    f"(stage {RR_STAGE!r}, {tc.name}, {art})",
-                    games=todo,
-                )
-            )
+        self.strays(self.state, RR_STAGE, {g.game_id for g in games})
+        self.ask_schedule(RR_STAGE, games, f"the playoff {kind.replace('_', ' ')}", art)
         if not self.seated_right(RR_STAGE, games, order):
             self.stages.append(StageView(RR_STAGE, kind, tuple(order), tuple(games)))
             return None
@@ -318,10 +271,12 @@ class _Machine:
         for g in games:
             if g.result is None:
                 continue
+            # 2.3: the round robin scores 1 / ½ / 0, not with the event's scoring.
+            to_white, to_black = game_points(g.result, STANDARD)
             if g.white in points:
-                points[g.white] += _rr_points(g.result, "white")
+                points[g.white] += to_white
             if g.black in points:
-                points[g.black] += _rr_points(g.result, "black")
+                points[g.black] += to_black
         complete = all(g.result is not None for g in games)
         scores = tuple((p, half_points(points[p])) for p in order)
         advanced: list[str] = []
@@ -356,7 +311,7 @@ class _Machine:
         view = StageView(stage, "armageddon", tuple(remaining), ())
         byes: list[str] = []
         if n_byes:
-            drawn = self.lot(
+            drawn = self.drawn(
                 "bye",
                 stage,
                 stage,
@@ -373,7 +328,7 @@ class _Machine:
         if len(playing) == 2:
             order = playing  # one possible pairing: nothing to draw
         else:
-            drawn = self.lot(
+            drawn = self.drawn(
                 "pairing_numbers",
                 f"{stage}-pairs",
                 stage,
@@ -390,7 +345,7 @@ class _Machine:
         for b in range(len(order) // 2):
             a, c = order[2 * b], order[2 * b + 1]
             gid = f"{stage}-b{b + 1}"
-            toss = self.lot(
+            toss = self.drawn(
                 "coin_toss",
                 gid,
                 stage,
@@ -408,7 +363,7 @@ class _Machine:
             if game.scheduled and toss is None and not self.stuck:
                 self.notes.append(f"{gid} was scheduled before its coin toss ({sec.art('5.3')})")
             games.append(game)
-        self.strays(stage, {g.game_id for g in games})
+        self.strays(self.state, stage, {g.game_id for g in games})
         # Who plays must be exactly who was to play (not the byes), once each: with as many
         # seats as players, no stranger and no one twice means everyone once.
         if not self.seated_right(stage, [dataclasses.replace(g, round=1) for g in games], playing):
@@ -491,12 +446,10 @@ class _Machine:
             k += 1
         return "decided", tuple(remaining), remaining[0]
 
-    def status(self) -> Status:
-        return "awaiting_ruling" if self.stuck else "in_progress"
 
-
-def view(state: StandingsState) -> PlayoffView:
-    """The GCT event playoff (§2 / §3) as of the fold; see the module docstring."""
+def view(state: StandingsState, table: Table | None = None) -> PlayoffView:
+    """The GCT event playoff (§2 / §3) as of the fold; see the module docstring. `table` is
+    the main stage's standings when the caller has them (`standings(state)` otherwise)."""
     sec, preset_note = section_for(state)
     n = sec.number
     rule = f"GCT 2022 §{n} ({sec.label}): playoff for a tie for first, {n}.1–{n}.6"
@@ -510,7 +463,7 @@ def view(state: StandingsState) -> PlayoffView:
             required_next=(Requirement("results", "main", text),),
             notes=(*notes, text),
         )
-    rows = standings(state).rows
+    rows = (table if table is not None else standings(state)).rows
     top = max(r.points for r in rows)
     tied = sorted(r.player_id for r in rows if r.points == top)
     if len(tied) == 1:

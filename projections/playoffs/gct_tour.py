@@ -51,7 +51,9 @@ from fractions import Fraction
 from typing import Literal
 
 from events_schema.events import LotDrawn, TimeControl
+from projections.outcome import STANDARD, game_points
 from projections.playoffs.base import (
+    Machine,
     PlannedGame,
     PlayoffView,
     Requirement,
@@ -144,19 +146,17 @@ class _Tie:
         return self.first + len(self.players) - 1
 
 
-@dataclass
-class _Run:
+@dataclass(kw_only=True)
+class _Run(Machine):
+    """One recomputation of the tour playoff (`stuck`: a tie awaits the 4.12 ruling)."""
+
     state: StandingsState | None
     rank: dict[str, int]  # overall-table order
-    stages: list[StageView] = field(default_factory=list)
-    required: list[Requirement] = field(default_factory=list)
     settled: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # (place, block)
     still_in: set[str] = field(default_factory=set)
     eliminated: set[str] = field(default_factory=set)
-    awaiting_ruling: bool = False
     started: bool = False
     used_rulings: set[str] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
 
     def ordered(self, players: Sequence[str] | set[str]) -> tuple[str, ...]:
         return tuple(sorted(players, key=self.rank.__getitem__))
@@ -193,7 +193,8 @@ class _Run:
                 if game.result is None:
                     pending.append(game)
                     continue
-                w, k = _points(game.result)
+                # 4.6–4.11: round robins score 1 / ½ / 0 ("0-0": both lose).
+                w, k = game_points(game.result, STANDARD)
                 half[white] += w
                 half[black] += k
         complete = not unscheduled and not pending and all(g.scheduled for g in games)
@@ -360,7 +361,7 @@ class _Run:
         name = f"tour-{tie.label}"
         order = self._ruled_order(tie.players)
         if order is None:
-            self.awaiting_ruling = True
+            self.stuck = True
             self.still_in.update(tie.players)
             self.required.append(
                 Requirement(
@@ -402,11 +403,6 @@ def _article(rr: int) -> str:
     return {1: "7", 2: "8"}.get(rr, "10" if rr == 3 else "11")
 
 
-def _points(result: str) -> tuple[int, int]:
-    """Half-points to White and Black ("0-0": both lose)."""
-    return {"1-0": (2, 0), "0-1": (0, 2), "1/2-1/2": (1, 1)}.get(result, (0, 0))
-
-
 # --- the view ----------------------------------------------------------------------------------
 
 
@@ -436,7 +432,7 @@ def view(overall: Sequence[OverallRow], state: StandingsState | None) -> Playoff
     """The GCT overall-standings playoff (§4) for this overall table and playoff fold."""
     blocks = _blocks(overall)
     rank = {p: i for i, p in enumerate(p for _f, block in blocks for p in block)}
-    run = _Run(state, rank)
+    run = _Run(state=state, rank=rank)
     fixed: list[tuple[int, tuple[str, ...]]] = []
     queue: list[_Tie] = []
     for first, block in blocks:
@@ -477,7 +473,7 @@ def view(overall: Sequence[OverallRow], state: StandingsState | None) -> Playoff
                 )
     status: Status
     final: tuple[tuple[str, ...], ...] = ()
-    if run.awaiting_ruling:
+    if run.stuck:
         status = "awaiting_ruling"
     elif not run.still_in:
         status = "decided"

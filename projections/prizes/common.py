@@ -7,7 +7,7 @@ silently handed to someone. Points are `Fraction`s, so an equal split is always 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -123,7 +123,3 @@ def points_str(value: Fraction) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
-
-
-def sum_text(parts: Sequence[str]) -> str:
-    return " + ".join(parts) if parts else "0"

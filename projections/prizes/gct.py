@@ -45,7 +45,7 @@ from projections.prizes.common import (
 )
 from projections.prizes.corrections import points_table_in_force, prize_table_in_force
 from projections.standings.state import StandingsState
-from projections.standings.table import standings
+from projections.standings.table import Table, standings
 
 RAPID_BLITZ_PREMIUM = Decimal("5000.00")  # GCT 2.6
 CLASSICAL_PREMIUM = Decimal("10000.00")  # GCT 3.6
@@ -466,11 +466,13 @@ def event_prizes(
     playoff_winner: str | None,
     classical: bool | None = None,
     series_points: Sequence[Decimal] = (),
+    table: Table | None = None,
 ) -> PrizeSplit:
     """`event_split` over a tournament's fold: its final main-stage table, the prize and points
     tables in force (corrections by ruling, see `corrections`), R&B or classical from the
     `rules_preset` unless given. `series_points` is the tour points table used when the
-    tournament has none of its own (the series' `SeriesCreated.points_table`)."""
+    tournament has none of its own (the series' `SeriesCreated.points_table`). `table` is the
+    main stage's standings when the caller has them (`standings(state)` otherwise)."""
     if state.created is None:
         raise ValueError("no TournamentCreated in the stream")
     if classical is None:
@@ -487,7 +489,7 @@ def event_prizes(
     if not points_value and series_points:
         points_value, points_source = tuple(series_points), "SeriesCreated"
     split = event_split(
-        standings(state).rows,
+        (table if table is not None else standings(state)).rows,
         prize.value,
         points_value,
         classical=classical,

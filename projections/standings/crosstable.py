@@ -9,10 +9,10 @@ from functools import cached_property
 from typing import Any, Literal, TypeVar, cast
 
 from events_schema import events as ev
+from projections.outcome import Outcome, outcomes, points, scoring_of
 from projections.standings.state import PlayerInfo, StandingsState
 
 T = TypeVar("T")
-Outcome = Literal["win", "draw", "loss"]
 EntryKind = Literal[
     "played",  # over the board
     "forfeit_win",  # opponent did not play (TRF "+")
@@ -110,20 +110,9 @@ class Crosstable:
         )
 
 
-def _outcomes(result: ev.Result, armageddon: bool) -> tuple[Outcome, Outcome]:
-    if result == "1/2-1/2":
-        # GCT 2.5.2: "In the event of a draw Black shall be declared the winner."
-        return ("loss", "win") if armageddon else ("draw", "draw")
-    if result == "1-0":
-        return "win", "loss"
-    if result == "0-1":
-        return "loss", "win"
-    return "loss", "loss"  # "0-0": both lose
-
-
 def build(state: StandingsState, stage: str = "main") -> Crosstable:
     created = state.created
-    scoring = created.scoring if created is not None else ev.Scoring()
+    scoring = scoring_of(created)
     per_cycle = 0
     if created is not None and created.rounds and created.cycles > 1:
         per_cycle = max(1, created.rounds // created.cycles)
@@ -133,7 +122,6 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
             return explicit
         return (rnd - 1) // per_cycle + 1 if per_cycle else 1
 
-    pts = {"win": scoring.win, "draw": scoring.draw, "loss": scoring.loss}
     games: list[Game] = []
     entries: dict[str, list[Entry]] = {pid: [] for pid in state.players}
     rounds = 0
@@ -144,13 +132,10 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         if not rec.results or rec.white not in entries or rec.black not in entries:
             continue
         _, order, result, term = rec.results[-1]
-        wo, bo = _outcomes(result, scoring.armageddon)
+        wo, bo = outcomes(result, armageddon=scoring.armageddon)
         played = term != "forfeit"
-        if played:
-            wp, bp = pts[wo], pts[bo]
-        else:
-            wp = scoring.forfeit_win if wo == "win" else scoring.forfeit_loss
-            bp = scoring.forfeit_win if bo == "win" else scoring.forfeit_loss
+        wp = points(wo, scoring, forfeit=not played)
+        bp = points(bo, scoring, forfeit=not played)
         cycle = cycle_of(rec.round, rec.cycle)
         game = Game(
             game_id=rec.game_id,

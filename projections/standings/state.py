@@ -3,6 +3,13 @@
 It keeps, per game, the results in force (a `ResultCorrected` pushes, an `EventRetracted`
 removes) and the moves in force (r-mobility and the average-moves criteria need them), so the
 crosstable can always be rebuilt in full from the current facts (lila's "recomputed in full").
+
+The decider's fold (`projections/tournament/evolve.py`) keeps the same facts for its checks;
+the two must read every log alike (games and their players, results, moves, registrations and
+withdrawals in force), which `tests/unit/test_folds_agree.py` checks on generated logs. The
+reading is the decider's: an event it would refuse (a repeated round, a second registration,
+a withdrawal of an unknown or withdrawn player, a start of a game already started or ended)
+has no effect here either, and retracting it undoes nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ class GameRecord:
     opening: str | None
     fen: str | None = None
     scheduled_seq: int = 0  # seq of the RoundScheduled that paired it
+    started: bool = False  # a GameStarted or a move in force started it
     # (event id, seq, result, termination) in force, oldest first
     results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
@@ -59,6 +67,7 @@ class StandingsState:
     withdrawals: dict[UUID, tuple[str, int | None]] = field(default_factory=dict)
     games: dict[str, GameRecord] = field(default_factory=dict)
     rounds: dict[UUID, tuple[list[str], list[ByeRecord]]] = field(default_factory=dict)
+    round_keys: dict[tuple[str, int], UUID] = field(default_factory=dict)  # (stage, round)
     result_game: dict[UUID, str] = field(default_factory=dict)
     move_game: dict[UUID, str] = field(default_factory=dict)
     start_game: dict[UUID, str] = field(default_factory=dict)
@@ -117,11 +126,17 @@ def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: in
 
 @_apply.register
 def _(event: ev.PlayerWithdrew, state: StandingsState, event_id: UUID, seq: int) -> None:
-    state.withdrawals[event_id] = (event.player_id, event.from_round)
+    pid = event.player_id
+    if pid in state.players and all(w[0] != pid for w in state.withdrawals.values()):
+        state.withdrawals[event_id] = (pid, event.from_round)
 
 
 @_apply.register
 def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int) -> None:
+    key = (event.stage, event.round)
+    if key in state.round_keys:  # the decider's round.duplicate: no effect
+        return
+    state.round_keys[key] = event_id
     ids = []
     for p in event.pairings:
         if p.game_id in state.games:
@@ -145,7 +160,8 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
 @_apply.register
 def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) -> None:
     game = state.games.get(event.game_id)
-    if game is not None:
+    if game is not None and not game.started and not game.results:  # decider: "scheduled"
+        game.started = True
         game.fen = event.fen
         state.start_game[event_id] = event.game_id
 
@@ -154,6 +170,7 @@ def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) ->
 def _(event: ev.MovePlayed, state: StandingsState, event_id: UUID, seq: int) -> None:
     game = state.games.get(event.game_id)
     if game is not None:
+        game.started = True  # a move implies the game started
         game.moves.append(event.uci or event.point or "?")
         game.move_ids.append(event_id)
         state.move_game[event_id] = event.game_id
@@ -201,19 +218,28 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
     state.withdrawals.pop(target, None)
     state.rulings.pop(target, None)
     state.lots.pop(target, None)
-    if (gid := state.result_game.pop(target, None)) is not None:
+    # A game may be gone (its round retracted, in a log the decider would not have accepted):
+    # the fold never fails on history, so each game is looked up, not assumed.
+    if (gid := state.result_game.pop(target, None)) is not None and gid in state.games:
         game = state.games[gid]
         game.results = [r for r in game.results if r[0] != target]
-    if (gid := state.move_game.pop(target, None)) is not None:
+    if (gid := state.move_game.pop(target, None)) is not None and gid in state.games:
         game = state.games[gid]
         if game.move_ids and game.move_ids[-1] == target:
             game.move_ids.pop()
             game.moves.pop()
-    if (gid := state.start_game.pop(target, None)) is not None:
-        state.games[gid].fen = None
+    if (gid := state.start_game.pop(target, None)) is not None and gid in state.games:
+        game = state.games[gid]
+        if not game.moves:  # the decider's retraction.game_has_moves: no effect
+            game.started = False
+            game.fen = None
     if target in state.rounds:
         ids, _ = state.rounds.pop(target)
         for gid in ids:
             state.games.pop(gid, None)
+        state.round_keys = {k: v for k, v in state.round_keys.items() if v != target}
     if (pid := state.registrations.pop(target, None)) is not None:
         state.players.pop(pid, None)
+        # The player is gone, and with them their withdrawal (a new registration starts afresh).
+        for wid in [w for w, (p, _) in state.withdrawals.items() if p == pid]:
+            del state.withdrawals[wid]

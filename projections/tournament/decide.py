@@ -75,7 +75,8 @@ def _refuse_recreation(state: TournamentState) -> None:
 @_decide.register
 def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
     _refuse_recreation(state)
-    # Issue 3: unknown criteria, bad parameters or an unknown preset are refused at creation.
+    # Unknown criteria, bad parameters or an unknown preset are refused at creation
+    # (`projections.tiebreaks.chain.validate`), naming the entry.
     for i, where, message in validate_chain(proposed.tiebreaks):
         raise Rejected("tiebreak.invalid", f"payload.tiebreaks[{i}].{where}", message)
     if proposed.rules_preset is not None and proposed.rules_preset not in PRESETS:

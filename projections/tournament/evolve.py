@@ -2,6 +2,15 @@
 
 `evolve` never fails on a historical event (Commanded's rule): anything the decider would have
 refused is ignored here, so an old log with a questionable event still replays.
+
+The standings fold (`projections/standings/state.py`) keeps the same facts in force (games and
+their players, results, moves, registrations, withdrawals) and must read every log the same
+way; `tests/unit/test_folds_agree.py` checks that on generated logs, odd ones included. Where
+the two once differed, the reading is the decider's: an event the decider refuses has no
+effect, and retracting an event that had no effect undoes nothing. So a repeated
+`RoundScheduled` of a round in force, a second registration of a player, a withdrawal of an
+unknown or withdrawn player and a `GameStarted` of a game not "scheduled" are ignored, and
+their retraction touches nothing.
 """
 
 from __future__ import annotations
@@ -60,34 +69,35 @@ def _(event: ev.TournamentCreated, state: TournamentState, rec: Recorded) -> Non
 
 @_apply.register
 def _(event: ev.PlayerRegistered, state: TournamentState, rec: Recorded) -> None:
+    if event.player_id in state.players:  # decider: player.duplicate
+        return
     state.events[rec.envelope.event_id].player_id = event.player_id
-    state.players.setdefault(
-        event.player_id,
-        PlayerState(
-            player_id=event.player_id,
-            name=event.name,
-            kind=event.kind,
-            rating=event.rating,
-            registered_by=rec.envelope.event_id,
-        ),
+    state.players[event.player_id] = PlayerState(
+        player_id=event.player_id,
+        name=event.name,
+        kind=event.kind,
+        rating=event.rating,
+        registered_by=rec.envelope.event_id,
     )
 
 
 @_apply.register
 def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
-    state.events[rec.envelope.event_id].player_id = event.player_id
     player = state.players.get(event.player_id)
-    if player is not None:
-        player.withdrawn = True
-        player.withdrawn_from_round = event.from_round
+    if player is None or player.withdrawn:  # decider: player.unknown / player.withdrawn
+        return
+    state.events[rec.envelope.event_id].player_id = event.player_id
+    player.withdrawn = True
+    player.withdrawn_from_round = event.from_round
+    player.withdrawn_by = rec.envelope.event_id
 
 
 @_apply.register
 def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
     key = (event.stage, event.round)
-    state.events[rec.envelope.event_id].round_key = key
-    if key in state.rounds:
+    if key in state.rounds:  # decider: round.duplicate
         return
+    state.events[rec.envelope.event_id].round_key = key
     ids = []
     for p in event.pairings:
         if p.game_id in state.games:
@@ -111,9 +121,13 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
 @_apply.register
 def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
     game = state.games.get(event.game_id)
-    if game is None:
+    if game is None or game.status != "scheduled":  # decider: game.already_started
         return
     state.events[rec.envelope.event_id].game_id = event.game_id
+    _start(state, game, event)
+
+
+def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> None:
     game.started = True
     if state.game_kind == "chess":
         try:
@@ -137,7 +151,7 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
         return
     state.events[rec.envelope.event_id].game_id = event.game_id
     if not game.started:  # a move implies the game started
-        _apply(ev.GameStarted(game_id=event.game_id), state, rec)
+        _start(state, game, ev.GameStarted(game_id=event.game_id))
     if game.board is not None and event.uci is not None:
         try:
             game.board.push(game.board.parse_uci(event.uci))
@@ -232,11 +246,15 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
             game.started = False
             game.board = None
             game.first_to_move = "black" if state.game_kind == "go" else "white"
-    elif target.type == "PlayerRegistered" and target.player_id is not None:
-        state.players.pop(target.player_id, None)
+    elif target.type == "PlayerRegistered" and target.player_id in state.players:
+        if state.players[target.player_id].registered_by == tid:
+            state.players.pop(target.player_id)
     elif target.type == "PlayerWithdrew" and target.player_id in state.players:
-        state.players[target.player_id].withdrawn = False
-        state.players[target.player_id].withdrawn_from_round = None
+        player = state.players[target.player_id]
+        if player.withdrawn_by == tid:
+            player.withdrawn = False
+            player.withdrawn_from_round = None
+            player.withdrawn_by = None
     elif target.type == "RoundScheduled" and target.round_key is not None:
         for gid in state.rounds.pop(target.round_key, []):
             state.games.pop(gid, None)

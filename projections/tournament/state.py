@@ -25,6 +25,7 @@ class PlayerState:
     withdrawn: bool = False
     withdrawn_from_round: int | None = None
     registered_by: UUID | None = None
+    withdrawn_by: UUID | None = None  # the PlayerWithdrew in force
 
 
 @dataclass

@@ -70,10 +70,6 @@ def content_digest(tournament_id: str, type_: str, version: int, payload: dict[s
     return hashlib.sha256(dumps(body)).hexdigest()
 
 
-def envelope_digest(env: Envelope) -> str:
-    return content_digest(env.tournament_id, env.type, env.schema_version, env.payload)
-
-
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

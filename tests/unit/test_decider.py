@@ -24,6 +24,12 @@ def then_rejected(events: list[Event], command: Event, rule: str, field: str) ->
     return info.value
 
 
+def then_events(events: list[Event], command: Event, expected: list[Event]) -> None:
+    """Given past events, when a command, then exactly these events (Commanded's
+    `assert_events`): the same events, in the same order, field for field."""
+    assert decide(given(*events), command) == expected
+
+
 def test_first_event_must_create_the_tournament():
     then_rejected([], player("alice"), "stream.not_created", "type")
 
@@ -47,8 +53,7 @@ def test_second_result_must_be_a_correction():
 
 
 def test_result_for_scheduled_game_is_accepted():
-    state = given(*small_tournament())
-    assert decide(state, result("r1g1", "1-0")) == [result("r1g1", "1-0")]
+    then_events(small_tournament(), result("r1g1", "1-0"), [result("r1g1", "1-0")])
 
 
 def test_move_out_of_turn_is_refused():
@@ -83,9 +88,11 @@ def test_illegal_chess_move_is_refused():
 
 
 def test_san_is_derived_and_checked():
-    state = given(*small_tournament(), move("r1g1", 1, "e2e4"))
-    [out] = decide(state, move("r1g1", 2, "g8f6"))
-    assert isinstance(out, ev.MovePlayed) and out.san == "Nf6"
+    then_events(
+        [*small_tournament(), move("r1g1", 1, "e2e4")],
+        move("r1g1", 2, "g8f6"),
+        [move("r1g1", 2, "g8f6", san="Nf6")],
+    )
     then_rejected(
         [*small_tournament()], move("r1g1", 1, "e2e4", san="e3"), "move.san_mismatch", "payload.san"
     )
@@ -167,7 +174,7 @@ def test_retracting_a_result_reopens_the_game():
     retract = ev.EventRetracted(retracted_event_id=_gid(events, 5), reason="wrong board")
     state = given(*events, retract)
     assert state.games["r1g1"].status == "scheduled"
-    assert decide(state, result("r1g1", "0-1")) == [result("r1g1", "0-1")]
+    then_events([*events, retract], result("r1g1", "0-1"), [result("r1g1", "0-1")])
 
 
 def test_only_the_last_move_can_be_retracted():
@@ -184,32 +191,90 @@ def test_only_the_last_move_can_be_retracted():
 
 
 def test_adjudication_with_a_result_ends_the_game():
-    """TCEC Swiss 7.b.iii: both evals within 0.15 after 35 moves -> draw."""
-    state = given(*small_tournament())
+    """TCEC Swiss 7.b.iii: both evals within 0.15 after 35 moves -> draw, and the game ends
+    with it (7.b: the adjudication is the result)."""
     adj = ev.AdjudicationIssued(
         game_id="r1g1", rule="TCEC Swiss 7.b.iii", outcome="1/2-1/2", basis="evals 0.05/0.10"
     )
-    out = decide(state, adj)
-    assert out[0] == adj
-    assert isinstance(out[1], ev.GameEnded)
-    assert (out[1].result, out[1].termination) == ("1/2-1/2", "adjudication")
+    then_events(
+        small_tournament(),
+        adj,
+        [
+            adj,
+            ev.GameEnded(
+                game_id="r1g1",
+                result="1/2-1/2",
+                termination="adjudication",
+                detail="TCEC Swiss 7.b.iii: evals 0.05/0.10",
+            ),
+        ],
+    )
+
+
+def test_adjudication_restart_lets_the_game_continue():
+    """TCEC Swiss 7.b.v: a restart is recorded alone; no result."""
+    adj = ev.AdjudicationIssued(game_id="r1g1", rule="TCEC Swiss 7.b.v", outcome="restart")
+    then_events([*small_tournament(), move("r1g1", 1, "e2e4")], adj, [adj])
 
 
 def test_two_warnings_in_a_go_game_forfeit_it():
-    """LGC Sanctions: two warnings in the same game -> game forfeit."""
+    """LGC Sanctions: two warnings in the same game -> game forfeit (and the game ends:
+    the forfeited player, Black here, loses)."""
     base = [created(game="go"), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
     warn = ev.SanctionIssued(player_id="b", game_id="g1", level="warning", rule="LGC Disturbance")
-    assert decide(given(*base), warn) == [warn]
-    out = decide(given(*base, warn), warn)
-    assert [type(e).__name__ for e in out] == ["SanctionIssued", "SanctionIssued", "GameEnded"]
-    assert out[2].result == "1-0"  # type: ignore[attr-defined]
+    then_events(base, warn, [warn])
+    then_events(
+        [*base, warn],
+        warn,
+        [
+            warn,
+            ev.SanctionIssued(
+                player_id="b",
+                game_id="g1",
+                level="game_forfeit",
+                rule="LGC Sanctions: two warnings in the same game",
+                text="second warning in this game",
+            ),
+            ev.GameEnded(
+                game_id="g1",
+                result="1-0",
+                termination="forfeit",
+                detail="game forfeit sanction: LGC Disturbance",
+            ),
+        ],
+    )
+
+
+def test_two_warnings_in_a_chess_game_do_not_forfeit_it():
+    """The two-warnings forfeit is LGC's (Go); a chess game keeps its warnings apart."""
+    warn = ev.SanctionIssued(player_id="bob", game_id="r1g1", level="warning", rule="FIDE 11.3")
+    then_events([*small_tournament(), warn], warn, [warn])
+
+
+def test_a_game_forfeit_sanction_ends_the_game():
+    """A game forfeit names the game and ends it: the sanctioned player (White) loses."""
+    forfeit = ev.SanctionIssued(
+        player_id="alice", game_id="r1g1", level="game_forfeit", rule="FIDE 11.3.b"
+    )
+    then_events(
+        small_tournament(),
+        forfeit,
+        [
+            forfeit,
+            ev.GameEnded(
+                game_id="r1g1",
+                result="0-1",
+                termination="forfeit",
+                detail="game forfeit sanction: FIDE 11.3.b",
+            ),
+        ],
+    )
 
 
 def test_go_moves_alternate_and_check_the_point():
     base = [created(game="go"), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
-    state = given(*base)
     black_first = ev.MovePlayed(game_id="g1", ply=1, colour="black", point="Q16")
-    assert decide(state, black_first) == [black_first]
+    then_events(base, black_first, [black_first])
     then_rejected(
         base,
         ev.MovePlayed(game_id="g1", ply=1, colour="white", point="Q16"),
@@ -303,3 +368,29 @@ def test_prize_table_correction_rulings_are_validated():
         "ruling.invalid_order",
         "payload.decision.tiebreak_order",
     )
+
+
+def test_events_the_decider_would_refuse_have_no_effect_in_history():
+    """The fold's reading of an odd log is the decider's: a second registration, a second
+    withdrawal or a repeated round (all refused by `decide`) have no effect when found in
+    history, so retracting them undoes nothing (tests/unit/test_folds_agree.py checks the
+    standings fold reads them alike)."""
+    events = [
+        created(),
+        player("a"),
+        player("b"),
+        player("a"),  # 4: a second registration
+        ev.PlayerWithdrew(player_id="b", from_round=2),
+        ev.PlayerWithdrew(player_id="b", from_round=3),  # 6: a second withdrawal
+        round_(1, ("g1", "a", "b")),
+        round_(1, ("g2", "b", "a")),  # 8: the same round again
+    ]
+    retractions = [
+        ev.EventRetracted(retracted_event_id=_gid(events, i), reason="sent twice")
+        for i in (3, 5, 7)
+    ]
+    state = given(*events, *retractions)
+    assert set(state.players) == {"a", "b"}
+    assert (state.players["b"].withdrawn, state.players["b"].withdrawn_from_round) == (True, 2)
+    assert list(state.games) == ["g1"] and state.rounds == {("main", 1): ["g1"]}
+    then_events([*events, *retractions], result("g1", "1-0"), [result("g1", "1-0")])

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from events_schema import GENESIS_HASH, Event, Recorded
 from events_schema import events as ev
 from projections.playoffs.base import PlannedGame, PlayoffView, berger_round_robin
-from projections.playoffs.tcec import conditional_tiebreak, match
+from projections.playoffs.tcec_conditional import conditional_tiebreak
+from projections.playoffs.tcec_match import match
 from projections.standings import StandingsState, evolve, fold
 from services.lots import draw
 

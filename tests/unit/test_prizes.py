@@ -434,3 +434,30 @@ def test_property_bonus_split_is_conserved_and_never_negative(inputs):
         assert g.share >= 0 and 0 <= g.remainder < len(g.players) * D("0.01")
     assert split.paid + split.remainder == split.pool
     assert split.pending == 0
+
+
+def test_documents_rank_the_table_once_and_pass_it_to_the_playoff_and_the_prizes(monkeypatch):
+    from projections import documents as docs
+    from projections.playoffs import gct_event
+    from projections.prizes import gct
+
+    table = prizes("40000", "20000", "10000", "6000")
+    state = fold(recorded("rb1", _gct_event(prize_table=table, points_table=[D(12), D(10)])))
+    expected = docs.documents(state, "rb1")
+    calls = []
+    ranked = docs.standings
+
+    def counted(s, stage="main"):
+        calls.append(stage)
+        return ranked(s, stage)
+
+    def refused(*_a, **_k):
+        raise AssertionError("the table is ranked again")
+
+    monkeypatch.setattr(docs, "standings", counted)
+    monkeypatch.setattr(gct_event, "standings", refused)
+    monkeypatch.setattr(gct, "standings", refused)
+    assert docs.documents(state, "rb1") == expected
+    assert calls == ["main"]
+    assert expected["playoff"]["data"]["status"] == "in_progress"
+    assert expected["prizes"]["data"]["status"] == "pending_playoff"
