@@ -11,7 +11,9 @@ from typing import Any
 
 from rich.console import Console
 
-from events_schema import GENESIS_HASH, Actor, Command, CommandBatch
+from events_schema import GENESIS_HASH, Actor, Command, CommandBatch, Recorded
+from projections.standings import fold, standings
+from services.cli.render import print_standings
 from services.commands import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
 from services.projector import Projector
@@ -112,10 +114,8 @@ def run_demo(db: Path, out: Console) -> None:
         ),
     )
 
-    from services.cli.main import _print_table, _table
-
     out.print()
-    _print_table(TID, _table(log, TID))
+    print_standings(TID, standings(fold([Recorded.of(e) for e in log.read(TID)])), out)
     envs = list(log.read(TID))
     prev = GENESIS_HASH
     for env in envs:

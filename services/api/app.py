@@ -10,7 +10,6 @@ unexpected failure is logged and answered with a 500 that names nothing of the s
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
@@ -22,8 +21,19 @@ from starlette.concurrency import run_in_threadpool
 from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
+from services.api.checkpoints import checkpoints_router
+from services.api.http import (
+    ApiError,
+    error_response,
+    is_log_outage,
+    json_response,
+    principal,
+    reader,
+    stream_id,
+    unavailable_response,
+)
 from services.api.openapi import command_openapi, document
-from services.auth import Principal, TokenStore
+from services.auth import TokenStore
 from services.commands import CommandRejected, CommandService
 from services.eventlog.base import (
     AppendConflict,
@@ -33,42 +43,14 @@ from services.eventlog.base import (
     EventLogError,
     EventLogUnavailable,
 )
+from services.feed import feed_router
 
 log = logging.getLogger("arbiter.api")
 
-# Matched with `fullmatch` (a `$` would accept a trailing newline).
-_STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Largest seq a query may name (the JSON-safe integer range, see events_schema/limits.py).
 MAX_SEQ = 2**53 - 1
 #: Most events one `GET …/events` returns; `next_from_seq` says where to go on.
 MAX_READ = 10_000
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, rule: str, field: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.rule, self.field, self.message = status, rule, field, message
-
-
-def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(dumps(body), status_code=status, media_type="application/json", headers=headers)
-
-
-def _error(status: int, rule: str, field: str, message: str) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return _json({"error": {"rule": rule, "field": field, "message": message}}, status, headers)
-
-
-def _unavailable(exc: Exception) -> Response:
-    retry = getattr(exc, "retry_after", EventLogUnavailable.retry_after)
-    resp = _error(503, "eventlog.unavailable", "", f"the event log is unavailable: {exc}")
-    resp.headers["Retry-After"] = str(retry)
-    return resp
-
-
-def _is_log_outage(exc: BaseException) -> bool:
-    """An error of the Kafka client that escaped the log's own mapping."""
-    return type(exc).__module__.split(".")[0] in ("kafka", "aiokafka")
 
 
 def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = None) -> FastAPI:
@@ -82,58 +64,38 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> Response:
-        return _error(exc.status, exc.rule, exc.field, exc.message)
+        return error_response(exc.status, exc.rule, exc.field, exc.message)
 
     @app.exception_handler(LimitExceeded)
     async def _limit(_: Request, exc: LimitExceeded) -> Response:
-        return _error(exc.status, exc.rule, exc.field, exc.message)
+        return error_response(exc.status, exc.rule, exc.field, exc.message)
 
     @app.exception_handler(EventLogUnavailable)
     async def _log_down(_: Request, exc: EventLogUnavailable) -> Response:
-        return _unavailable(exc)
+        return unavailable_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_: Request, exc: RequestValidationError) -> Response:
         err = exc.errors()[0] if exc.errors() else {}
         loc = ".".join(str(x) for x in err.get("loc", ())) or "request"
-        return _error(422, "request.invalid", loc, str(err.get("msg", "invalid request")))
+        return error_response(422, "request.invalid", loc, str(err.get("msg", "invalid request")))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
-        if _is_log_outage(exc):
-            return _unavailable(exc)
+        if is_log_outage(exc):
+            return unavailable_response(exc)
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return _error(500, "internal", "", "internal error; it was logged")
-
-    def principal(request: Request) -> Principal:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if not header:
-            raise ApiError(401, "auth.missing_token", "Authorization", "send 'Bearer <token>'")
-        who = tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
-        if who is None:
-            raise ApiError(401, "auth.invalid_token", "Authorization", "unknown or revoked token")
-        return who
-
-    def stream_id(tournament_id: str) -> str:
-        if not _STREAM_ID.fullmatch(tournament_id):
-            raise ApiError(
-                422,
-                "path.tournament_id",
-                "tournament_id",
-                "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric",
-            )
-        return tournament_id
+        return error_response(500, "internal", "", "internal error; it was logged")
 
     @app.get("/health")
     def health() -> Response:
-        return _json({"status": "ok", "backend": event_log.backend})
+        return json_response({"status": "ok", "backend": event_log.backend})
 
     @app.get("/tournaments")
     def list_tournaments(request: Request) -> Response:
-        who = principal(request)
+        who = principal(tokens, request)
         ids = [t for t in event_log.stream_ids() if who.may_read(t)]
-        return _json({"tournaments": ids})
+        return json_response({"tournaments": ids})
 
     @app.get("/tournaments/{tournament_id}/events")
     def read_events(
@@ -146,10 +108,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
         """Events in seq order, at most `limit`; `next_from_seq` is set when more follow.
         A stored event that cannot be decoded is listed as a marker with `unreadable` (its
         seq, event id and why) in its place."""
-        who = principal(request)
-        tid = stream_id(tournament_id)
-        if not who.may_read(tid):
-            raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
+        tid = reader(tokens, request, tournament_id)
         upper = min(to_seq if to_seq is not None else MAX_SEQ, from_seq + limit - 1)
         events = [e.to_json_dict() for e in event_log.read(tid, from_seq, upper)]
         more = upper < (to_seq if to_seq is not None else MAX_SEQ) and len(events) == (
@@ -158,11 +117,11 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
         body: dict[str, Any] = {"tournament_id": tid, "events": events, "count": len(events)}
         if more and event_log.last_seq(tid) > upper:
             body["next_from_seq"] = upper + 1
-        return _json(body)
+        return json_response(body)
 
     @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:
-        who = principal(request)
+        who = principal(tokens, request)
         tid = stream_id(tournament_id)
         if not who.may_write(tid):
             raise ApiError(
@@ -181,23 +140,19 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
         except (AppendConflict, EventIdConflict) as exc:
             raise ApiError(409, exc.rule, exc.field, str(exc)) from None
         except EventLogUnavailable as exc:
-            return _unavailable(exc)
+            return unavailable_response(exc)
         except EventLogError as exc:
             raise ApiError(422, exc.rule, exc.field, str(exc)) from None
         except LimitExceeded as exc:
             raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
         except Exception as exc:  # the log is down: nothing was appended
-            if _is_log_outage(exc):
-                return _unavailable(exc)
+            if is_log_outage(exc):
+                return unavailable_response(exc)
             raise
         return _appended(tid, result)
 
-    from services.feed import feed_router  # live projections: snapshots, SSE, the live page
-
-    app.include_router(feed_router(app))
-    from services.api.checkpoints import checkpoints_router  # signed checkpoints
-
-    app.include_router(checkpoints_router(app))
+    app.include_router(feed_router(app))  # live projections: snapshots, SSE, the live page
+    app.include_router(checkpoints_router(app))  # signed checkpoints
     return app
 
 
@@ -212,7 +167,7 @@ def _appended(tid: str, result: AppendResult) -> Response:
             "last_seq": result.last_seq,
             "events": [e.to_json_dict() for e in result.envelopes],
         }
-        return _json(body, status)
+        return json_response(body, status)
     except Exception:
         log.exception("%s: appended, but the full response could not be built", tid)
         short = {
@@ -225,7 +180,7 @@ def _appended(tid: str, result: AppendResult) -> Response:
             ],
             "partial": True,
         }
-        return _json(short, status)
+        return json_response(short, status)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:

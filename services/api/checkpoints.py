@@ -26,9 +26,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from services.api.app import _STREAM_ID, ApiError, _json
+from services.api.http import ApiError, json_response, principal, reader, stream_id
 from services.auth import TokenStore
-from services.feed.routes import _principal
 
 
 def checkpoints_router(app: FastAPI) -> APIRouter:
@@ -59,48 +58,34 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
         svc = service(create=False)
         return svc.store.latest(tid) if svc is not None else None
 
-    def stream(tournament_id: str) -> str:
-        if not _STREAM_ID.fullmatch(tournament_id):
-            raise ApiError(
-                422,
-                "path.tournament_id",
-                "tournament_id",
-                "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric",
-            )
-        return tournament_id
-
-    def reader(request: Request, tournament_id: str) -> str:
-        who = _principal(tokens, request)
-        tid = stream(tournament_id)
-        if not who.may_read(tid):
-            raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
-        return tid
+    def readable(request: Request, tournament_id: str) -> str:
+        return reader(tokens, request, tournament_id, query_token=True)
 
     @router.get("/tournaments/{tournament_id}/checkpoints")
     async def list_checkpoints(tournament_id: str, request: Request) -> Response:
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         found = await run_in_threadpool(stored, tid)
         body = {
             "tournament_id": tid,
             "checkpoints": [c.as_dict() for c in found],
             "count": len(found),
         }
-        return _json(body)
+        return json_response(body)
 
     @router.get("/tournaments/{tournament_id}/checkpoints/latest")
     async def latest_checkpoint(tournament_id: str, request: Request) -> Response:
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         cp = await run_in_threadpool(newest, tid)
         if cp is None:
             raise ApiError(404, "checkpoint.not_found", "tournament_id", f"no checkpoint of {tid}")
-        return _json(cp.as_dict())
+        return json_response(cp.as_dict())
 
     @router.post("/tournaments/{tournament_id}/checkpoints")
     async def sign_checkpoint(tournament_id: str, request: Request) -> Response:
         from services.checkpoints import CheckpointError
 
-        who = _principal(tokens, request)
-        tid = stream(tournament_id)
+        who = principal(tokens, request, query_token=True)
+        tid = stream_id(tournament_id)
         if who.role != "admin":
             raise ApiError(
                 403, "auth.forbidden", "tournament_id", f"{who.role} may not sign checkpoints"
@@ -109,6 +94,6 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
             cp = await run_in_threadpool(lambda: service().sign(tid))
         except CheckpointError as exc:
             raise ApiError(exc.status, exc.rule, exc.field, str(exc)) from None
-        return _json(cp.as_dict(), 201)
+        return json_response(cp.as_dict(), 201)
 
     return router

@@ -8,10 +8,11 @@
 - `document(app)`: every route answers errors as `{"error": {"rule", "field", "message"}}`; this
   documents, per operation, the statuses it can answer with that body (401, 403, 404, 409,
   413, 422, 503), the content type of non-JSON answers (the SSE stream, the live page) and the
-  bearer token (or `?token=` where the feed accepts it).
+  bearer token (or `?token=` where the feed and the checkpoint routes accept it: the token
+  check is services/api/http.py `principal`).
 
 Only the document changes: the routes parse and answer as before. A client generator or a
-fuzzer (tests/integration/test_fuzz_api.py runs schemathesis on it) reads it from
+fuzzer (tests/fuzz/test_schemathesis.py runs schemathesis on it) reads it from
 `/openapi.json`.
 """
 
@@ -76,7 +77,8 @@ _MEDIA_TYPES: dict[tuple[str, str], str] = {
     ("get", "/tournaments/{tournament_id}/stream"): "text/event-stream",
     ("get", "/tournaments/{tournament_id}/live"): "text/html",
 }
-# Routes that also take `?token=` (EventSource cannot set headers): the feed's routes.
+# Routes that also take `?token=` (EventSource cannot set headers): the feed's and the
+# checkpoints' routes.
 _QUERY_TOKEN_PREFIXES = (
     "/tournaments/{tournament_id}/projections",
     "/tournaments/{tournament_id}/feed-status",

@@ -24,21 +24,15 @@ from events_schema import Command, CommandBatch, Envelope
 from events_schema.codec import dumps, loads
 from projections.documents import PROJECTIONS
 from services import audit
+from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log, settings
+from services.cli.render import err, out
+from services.commands import CommandService
 from services.eventlog.base import EventLog
 
-Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default) or kafka")]
-Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
 PointOpt = "SEQ, an ISO time (recorded_at <= it), or round:N / round:STAGE:N"
 
 #: Streams at least this long get a progress bar even when stderr is not a terminal.
 LONG_LOG = 100_000
-
-
-def _main() -> Any:
-    # Imported late: services.cli.main imports this module while it is being set up.
-    from services.cli import main
-
-    return main
 
 
 @contextlib.contextmanager
@@ -69,7 +63,7 @@ def _progress(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
 def _read(log: EventLog, tournament: str, to_seq: int | None = None) -> list[Envelope]:
     envs = list(log.read(tournament, 1, to_seq))
     if not envs:
-        _main()._fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
     return envs
 
 
@@ -77,8 +71,7 @@ def _resolve(text: str, option: str, envs: list[Envelope]) -> audit.Resolved:
     try:
         return audit.resolve_point(audit.parse_point(text), envs)
     except (ValueError, LookupError) as exc:
-        _main()._fail("audit.bad_point", option, str(exc))
-        raise AssertionError from exc  # unreachable: _fail exits
+        fail("audit.bad_point", option, str(exc))
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> Table:
@@ -162,11 +155,10 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Fold the log up to a point and print the projections exactly as they were then."""
-        m = _main()
         if projection is not None and projection not in PROJECTIONS:
-            m._fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
+            fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
         names = [projection] if projection else list(PROJECTIONS)
-        with m.open_log(m._settings(backend, db)) as log:
+        with local_log(backend, db) as log:
             point = _parse(until, "--until")
             # A seq point reads only its prefix; time and round points need the stream.
             envs = _read(log, tournament, max(point.seq, 1) if point.kind == "seq" else None)
@@ -174,10 +166,10 @@ def register(app: typer.Typer) -> None:
             with _progress(resolved.seq, f"replaying {tournament}") as tick:
                 msgs = audit.replay_to(envs, tournament, resolved.seq, names, tick)
         if not resolved.complete:
-            m.err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
+            err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
         held = audit.held_at(envs, tournament, resolved.seq)
         if held is not None:
-            m.err.print(
+            err.print(
                 f"[yellow]held[/yellow] at seq {resolved.seq}: the event at seq "
                 f"{held.get('seq')} ({held.get('event_id')}) cannot be read "
                 f"({held.get('detail')}); nothing was published from it until it is "
@@ -189,23 +181,22 @@ def register(app: typer.Typer) -> None:
                     sys.stdout.buffer.write(msgs[name] + b"\n")
             sys.stdout.flush()
             return
-        m.out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
+        out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
         for name in names:
             if name in msgs:
-                _print_message(m.out, name, loads(msgs[name]))
+                _print_message(out, name, loads(msgs[name]))
 
     @app.command("diff")
     def diff_cmd(
         tournament: str,
         from_: Annotated[str, typer.Option("--from", help=PointOpt)],
         to: Annotated[str, typer.Option("--to", help=PointOpt)],
-        as_json: Annotated[bool, typer.Option("--json")] = False,
+        as_json: AsJson = False,
         backend: Backend = None,
         db: Db = None,
     ) -> None:
         """What changed in each projection between two points, and the events that did it."""
-        m = _main()
-        with m.open_log(m._settings(backend, db)) as log:
+        with local_log(backend, db) as log:
             envs = _read(log, tournament)
         a = _resolve(from_, "--from", envs)
         b = _resolve(to, "--to", envs)
@@ -213,12 +204,11 @@ def register(app: typer.Typer) -> None:
             with _progress(b.seq, f"replaying {tournament}") as tick:
                 report = audit.diff(envs, tournament, a.seq, b.seq, tick)
         except ValueError as exc:
-            m._fail("audit.bad_range", "--from/--to", str(exc))
-            return
+            fail("audit.bad_range", "--from/--to", str(exc))
         if as_json:
             sys.stdout.write(dumps(report).decode() + "\n")
             return
-        _print_diff(m.out, report)
+        _print_diff(out, report)
 
     @app.command()
     def verify(
@@ -246,7 +236,7 @@ def register(app: typer.Typer) -> None:
         token: Annotated[
             str | None, typer.Option(envvar="ARBITER_TOKEN", help="API token for --checkpoint URLs")
         ] = None,
-        as_json: Annotated[bool, typer.Option("--json")] = False,
+        as_json: AsJson = False,
         backend: Backend = None,
         db: Db = None,
     ) -> None:
@@ -256,40 +246,37 @@ def register(app: typer.Typer) -> None:
         Intact but unreadable events are warnings, not failures."""
         from services import checkpoints as cps
 
-        m = _main()
-        settings = m._settings(backend, db)
+        cfg = settings(backend, db)
         pinned: dict[str, bytes] = {}
         for path in public_key or []:
             try:
                 raw = cps.load_public_key(path)
             except cps.CheckpointKeyError as exc:
-                m._fail("verify.public_key", "--public-key", str(exc))
-                return
+                fail("verify.public_key", "--public-key", str(exc))
             pinned[cps.key_id_of(raw)] = raw
         sources = [item for spec in checkpoint or [] for item in _load_checkpoints(spec, token)]
         if stored:
-            path = cps.store_path(settings)
+            path = cps.store_path(cfg)
             if path.exists():
                 store = cps.CheckpointStore(path)
                 try:
                     found = store.all(tournament)
                 except cps.CheckpointError as exc:  # a row that does not parse: tampered
-                    m._fail("verify.store_malformed", "--stored", f"{path}: {exc}")
-                    return
+                    fail("verify.store_malformed", "--stored", f"{path}: {exc}")
                 finally:
                     store.close()
                 sources += [(f"store#{i}", cp) for i, cp in enumerate(found, 1)]
-        with m.open_log(settings) as log:
+        with local_log(using=cfg) as log:
             report = cps.verify_against(
                 tournament, audit.stored_records(log, tournament), sources, pinned
             )
         verdict = report.verdict
         if verdict.events == 0 and not sources:
-            m._fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+            fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
         for text in report.warnings:
-            m.err.print(f"[yellow]warning[/yellow] {escape(text)}", soft_wrap=True)
+            err.print(f"[yellow]warning[/yellow] {escape(text)}", soft_wrap=True)
         for u in verdict.unreadable:
-            m.err.print(
+            err.print(
                 f"[yellow]warning[/yellow] seq {u['seq']} event_id {u['event_id']} "
                 f"({escape(u['type'])}: {escape(u['reason'])}) is stored intact but "
                 "unreadable: an admin can retract it with EventRetracted "
@@ -299,24 +286,24 @@ def register(app: typer.Typer) -> None:
         if as_json:
             sys.stdout.write(dumps(report.as_dict()).decode() + "\n")
         elif report.ok:
-            m.out.print(
+            out.print(
                 f"[green]OK[/green] {tournament}: {verdict.events} events, chain intact; "
                 f"head seq {verdict.head_seq} hash {verdict.head_hash}",
                 soft_wrap=True,
             )
             for r in report.checkpoints:
-                m.out.print(f"  checkpoint: {escape(r.detail)}", soft_wrap=True)
+                out.print(f"  checkpoint: {escape(r.detail)}", soft_wrap=True)
         else:
             p = report.problems[0]
             where = f" at seq {p['seq']}" if p.get("seq") is not None else ""
             intact = f" (intact up to seq {verdict.head_seq})" if not verdict.ok else ""
-            m.out.print(
+            out.print(
                 f"[red]BROKEN[/red] {tournament}{where}: {p['kind']}: "
                 f"{escape(str(p['detail']))}{intact}",
                 soft_wrap=True,
             )
             for other in report.problems[1:]:
-                m.out.print(f"  also: {other['kind']}: {escape(str(other['detail']))}")
+                out.print(f"  also: {other['kind']}: {escape(str(other['detail']))}")
         if not report.ok:
             raise typer.Exit(1)
 
@@ -333,22 +320,18 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
-        from services.commands import CommandRejected, CommandService
-
-        m = _main()
         if not reason.strip():
-            m._fail("audit.reason_required", "--reason", "a correction needs a reason")
-        with m.open_log(m._settings(backend, db)) as log:
+            fail("audit.reason_required", "--reason", "a correction needs a reason")
+        with local_log(backend, db) as log:
             service = CommandService(log)
             game = service.state(tournament).games.get(game_id)
             current = game.result if game is not None else None
             if current is None:
-                m._fail(
+                fail(
                     "correction.no_result",
                     "GAME_ID",
                     f"{tournament}: {game_id} has no result in force to correct",
                 )
-                return
             payload = {
                 "corrects_event_id": str(current.event_id),
                 "game_id": game_id,
@@ -357,13 +340,9 @@ def register(app: typer.Typer) -> None:
                 "reason": reason,
             }
             batch = CommandBatch(commands=[Command(type="ResultCorrected", payload=payload)])
-            try:
-                res = service.handle(tournament, batch, m._local_actor())
-            except CommandRejected as exc:
-                m._fail(exc.rule, exc.field, exc.message)
-                return
+            res = service.handle(tournament, batch, local_actor())
         env = res.envelopes[0]
-        m.out.print(
+        out.print(
             f"{tournament}#{env.seq} ResultCorrected {env.event_id}: {game_id} "
             f"{current.result} -> {result} (corrects {current.event_id})"
         )
@@ -377,26 +356,18 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Retract an event (an EventRetracted, as the local admin)."""
-        from services.commands import CommandRejected, CommandService
-
-        m = _main()
         try:
             target = uuid.UUID(event_id)
         except ValueError:
-            m._fail("audit.bad_event_id", "EVENT_ID", f"{event_id!r} is not a UUID")
-            return
+            fail("audit.bad_event_id", "EVENT_ID", f"{event_id!r} is not a UUID")
         if not reason.strip():
-            m._fail("audit.reason_required", "--reason", "a retraction needs a reason")
+            fail("audit.reason_required", "--reason", "a retraction needs a reason")
         payload = {"retracted_event_id": str(target), "reason": reason}
         batch = CommandBatch(commands=[Command(type="EventRetracted", payload=payload)])
-        with m.open_log(m._settings(backend, db)) as log:
-            try:
-                res = CommandService(log).handle(tournament, batch, m._local_actor())
-            except CommandRejected as exc:
-                m._fail(exc.rule, exc.field, exc.message)
-                return
+        with local_log(backend, db) as log:
+            res = CommandService(log).handle(tournament, batch, local_actor())
         env = res.envelopes[0]
-        m.out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
+        out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
 
     app.add_typer(_checkpoint_app(), name="checkpoint")
 
@@ -405,8 +376,7 @@ def _parse(text: str, option: str) -> audit.Point:
     try:
         return audit.parse_point(text)
     except ValueError as exc:
-        _main()._fail("audit.bad_point", option, str(exc))
-        raise AssertionError from exc  # unreachable: _fail exits
+        fail("audit.bad_point", option, str(exc))
 
 
 def _print_diff(console: Console, report: dict[str, Any]) -> None:
@@ -467,7 +437,6 @@ def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
     checkpoint, a list, or the API's `{"checkpoints": [...]}`."""
     from services import checkpoints as cps
 
-    m = _main()
     if spec.startswith(("http://", "https://")):
         import httpx
 
@@ -475,14 +444,13 @@ def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
         try:
             r = httpx.get(spec, headers=headers, timeout=30, follow_redirects=True)
         except httpx.HTTPError as exc:
-            m._fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
-            raise AssertionError from exc  # unreachable: _fail exits
+            fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
         if r.status_code >= 400:
             try:
                 message = r.json()["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 message = r.text[:200]
-            m._fail(
+            fail(
                 "verify.checkpoint_unavailable",
                 "--checkpoint",
                 f"{spec}: HTTP {r.status_code}: {message}",
@@ -492,13 +460,11 @@ def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
         try:
             raw = Path(spec).read_bytes()
         except OSError as exc:
-            m._fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
-            raise AssertionError from exc  # unreachable: _fail exits
+            fail("verify.checkpoint_unavailable", "--checkpoint", f"{spec}: {exc}")
     try:
         data = loads(raw)
     except ValueError as exc:
-        m._fail("verify.checkpoint_malformed", "--checkpoint", f"{spec}: not JSON ({exc})")
-        raise AssertionError from exc  # unreachable: _fail exits
+        fail("verify.checkpoint_malformed", "--checkpoint", f"{spec}: not JSON ({exc})")
     items = cps.parse_published(data)
     if len(items) == 1:
         return [(spec, items[0])]
@@ -525,9 +491,8 @@ def _checkpoint_app() -> typer.Typer:
     def service(log: EventLog, settings: Any) -> Any:
         from services import checkpoints as cps
 
-        m = _main()
         return cps.CheckpointService.from_settings(
-            log, settings, announce=lambda text: m.err.print(f"[yellow]{escape(text)}[/yellow]")
+            log, settings, announce=lambda text: err.print(f"[yellow]{escape(text)}[/yellow]")
         )
 
     @cp_app.command("sign")
@@ -542,24 +507,22 @@ def _checkpoint_app() -> typer.Typer:
         """Verify the head of TOURNAMENT, sign it, store the checkpoint, print it (JSON)."""
         from services import checkpoints as cps
 
-        m = _main()
-        settings = m._settings(backend, db)
-        with m.open_log(settings) as log:
-            svc = service(log, settings)
+        cfg = settings(backend, db)
+        with local_log(using=cfg) as log:
+            svc = service(log, cfg)
             try:
                 cp = svc.sign(tournament)
             except cps.CheckpointError as exc:
-                m._fail(exc.rule, "TOURNAMENT" if exc.field == "tournament_id" else exc.field,
-                        str(exc))  # fmt: skip
-                return
+                field = "TOURNAMENT" if exc.field == "tournament_id" else exc.field
+                fail(exc.rule, field, str(exc))
             finally:
                 svc.close()
         body = cp.to_json()
         if out_file is not None:
             out_file.write_bytes(body + b"\n")
-        m.err.print(
+        err.print(
             f"signed {tournament}#{cp.seq} {cp.head_hash} with key {cp.key_id}; stored in "
-            f"{cps.store_path(settings)}",
+            f"{cps.store_path(cfg)}",
             soft_wrap=True,
         )
         sys.stdout.write(body.decode() + "\n")
@@ -579,22 +542,20 @@ def _checkpoint_app() -> typer.Typer:
 
         from services import checkpoints as cps
 
-        m = _main()
-        directory = out_dir if out_dir is not None else m._settings().data_dir
+        directory = out_dir if out_dir is not None else settings().data_dir
         private = directory / cps.KEY_FILE
         key = cps.SigningKey.generate()
         try:
             pub = cps.write_key_files(key, private)
         except FileExistsError:
-            m._fail(
+            fail(
                 "checkpoint.key_exists",
                 "--out",
                 f"{private} exists and is never overwritten; to rotate, generate the new key "
                 "in another directory (--out DIR) and point ARBITER_CHECKPOINT_KEY at it, and "
                 "keep publishing the old public key so that old checkpoints stay verifiable",
             )
-            return
-        m.err.print(
+        err.print(
             f"wrote {private} (private, mode 0600) and {pub}; key_id {key.key_id}; public key "
             f"(base64) {base64.b64encode(key.public_key).decode()}",
             soft_wrap=True,
@@ -606,29 +567,26 @@ def _checkpoint_app() -> typer.Typer:
         """Print the public key (PEM) of the current signing key, to pin it when verifying."""
         from services import checkpoints as cps
 
-        m = _main()
-        path, _ = cps.key_path(m._settings())
+        path, _ = cps.key_path(settings())
         try:
-            key = cps.load_signing_key(path, lambda t: m.err.print(f"[yellow]{escape(t)}[/yellow]"))
+            key = cps.load_signing_key(path, lambda t: err.print(f"[yellow]{escape(t)}[/yellow]"))
         except cps.CheckpointKeyError as exc:
-            m._fail(exc.rule, "ARBITER_CHECKPOINT_KEY", str(exc))
-            return
-        m.err.print(f"key_id {key.key_id} ({path})")
+            fail(exc.rule, "ARBITER_CHECKPOINT_KEY", str(exc))
+        err.print(f"key_id {key.key_id} ({path})")
         sys.stdout.write(cps.public_pem(key.public_key).decode())
 
     @cp_app.command("list")
     def list_cmd(
         tournament: str,
         latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
-        as_json: Annotated[bool, typer.Option("--json")] = False,
+        as_json: AsJson = False,
     ) -> None:
         """The stored checkpoints of TOURNAMENT, oldest first.
 
         `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
         from services import checkpoints as cps
 
-        m = _main()
-        path = cps.store_path(m._settings())
+        path = cps.store_path(settings())
         store = cps.CheckpointStore(path)
         try:
             found = store.all(tournament)
@@ -637,7 +595,7 @@ def _checkpoint_app() -> typer.Typer:
         if latest:
             found = found[-1:]
         if not found:
-            m._fail("checkpoint.not_found", "TOURNAMENT", f"no checkpoint of {tournament!r}")
+            fail("checkpoint.not_found", "TOURNAMENT", f"no checkpoint of {tournament!r}")
         if as_json:
             body: Any = (
                 found[0].as_dict()
@@ -651,6 +609,6 @@ def _checkpoint_app() -> typer.Typer:
             t.add_column(col)
         for c in found:
             t.add_row(str(c.seq), c.head_hash, c.checkpoint.signed_at, c.key_id)
-        m.out.print(t)
+        out.print(t)
 
     return cp_app

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from projections.documents import PROJECTIONS
+from services.cli.common import local_log
 
 feed_app = typer.Typer(help="The live projection feed.", no_args_is_help=True)
 
@@ -27,14 +28,13 @@ def show(
     at: Annotated[int | None, typer.Option(help="as of this seq")] = None,
 ) -> None:
     """Print the projection messages of a tournament, folded from the local log."""
-    from services.config import Settings, open_log
     from services.projector import replay
 
     names = projection or list(PROJECTIONS)
     unknown = [n for n in names if n not in PROJECTIONS]
     if unknown:
         raise typer.BadParameter(f"unknown projection {unknown[0]!r}: one of {PROJECTIONS}")
-    with open_log(Settings.from_env()) as log:
+    with local_log() as log:
         messages = replay(log.read(tournament, 1, at), tournament)
     if not messages:
         typer.echo(f"{tournament}: no events", err=True)

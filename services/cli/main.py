@@ -1,8 +1,12 @@
-"""`arbiter`: the command line (typer + rich). Its composition root is `_ctx()`."""
+"""`arbiter`: the command line (typer + rich).
+
+Each command is its own composition root: it reads the settings and opens the log through
+`services.cli.common` (`local_log`, which also turns a refused command or a log error into
+`refused RULE (FIELD): message`); what it prints goes through `services.cli.render`. The audit,
+processor and feed commands live in their own modules and are registered at the end."""
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 import uuid
@@ -11,50 +15,34 @@ from typing import Annotated
 
 import httpx
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from events_schema import Actor, Command, CommandBatch, Recorded
+from events_schema import Command, CommandBatch, Recorded
 from events_schema.codec import dumps, loads
-from projections.standings import StandingsState
-from projections.standings import Table as StandingsTable
 from projections.standings import explain as explain_rows
-from projections.standings import fold as standings_fold
-from projections.standings import standings as standings_table
-from projections.standings.table import column_keys
 from services.auth import ROLES, TokenStore
-from services.cli import schema_export
-from services.commands import CommandRejected, CommandService
-from services.config import Settings, open_log
-from services.eventlog.base import EventLog, EventLogError
+from services.cli import audit, feed, processors, schema_export
+from services.cli.common import (
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+    settings,
+    standings_of,
+)
+from services.cli.render import err, out, print_standings
+from services.commands import CommandService
+from services.config import open_log
 
 app = typer.Typer(help="Arbiter: an event-sourced tournament backend.", no_args_is_help=True)
 token_app = typer.Typer(help="API tokens (stored hashed).", no_args_is_help=True)
 schema_app = typer.Typer(help="JSON Schema of the event contract.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
 app.add_typer(schema_app, name="schema")
-# Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True)
-
-Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default) or kafka")]
-Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
-
-
-def _settings(backend: str | None = None, db: Path | None = None) -> Settings:
-    return Settings.from_env(backend=backend, sqlite_path=db)
-
-
-def _local_actor() -> Actor:
-    # Whoever can open the log file directly is its operator: an admin.
-    return Actor(id=f"cli:{getpass.getuser()}", role="admin")
-
-
-def _fail(rule: str, field: str, message: str, code: int = 1) -> None:
-    err.print(f"[red]refused[/red] {rule} ({field}): {message}")
-    raise typer.Exit(code)
-
-
 # --------------------------------------------------------------------------------------------
 # append / events
 # --------------------------------------------------------------------------------------------
@@ -93,11 +81,9 @@ def append(
             )
             batch = CommandBatch(commands=[cmd], expected_seq=expected_seq)
         else:
-            _fail("cli.usage", "--type/--file", "give --type and --payload, or --file")
-            return
+            fail("cli.usage", "--type/--file", "give --type and --payload, or --file")
     except ValueError as exc:  # JSON or validation error
-        _fail("cli.invalid_input", "--payload/--file", str(exc))
-        return
+        fail("cli.invalid_input", "--payload/--file", str(exc))
     if api is not None:
         r = httpx.post(
             f"{api.rstrip('/')}/tournaments/{tournament}/commands",
@@ -108,19 +94,12 @@ def append(
         body = r.json()
         if r.status_code >= 400:
             e = body["error"]
-            _fail(e["rule"], e["field"], f"HTTP {r.status_code}: {e['message']}")
+            fail(e["rule"], e["field"], f"HTTP {r.status_code}: {e['message']}")
         for ev in body["events"]:
             out.print(f"{tournament}#{ev['seq']} {ev['type']} {ev['event_id']}")
         return
-    with open_log(_settings(backend, db)) as log:
-        try:
-            result = CommandService(log).handle(tournament, batch, _local_actor())
-        except CommandRejected as exc:
-            _fail(exc.rule, exc.field, exc.message)
-            return
-        except EventLogError as exc:
-            _fail(exc.rule, exc.field, str(exc))
-            return
+    with local_log(backend, db) as log:
+        result = CommandService(log).handle(tournament, batch, local_actor())
     note = " (already recorded: nothing appended)" if result.duplicate else ""
     for env in result.envelopes:
         out.print(f"{tournament}#{env.seq} {env.type} {env.event_id}{note}")
@@ -135,7 +114,7 @@ def events(
     db: Db = None,
 ) -> None:
     """Print a tournament's events in order."""
-    with open_log(_settings(backend, db)) as log:
+    with local_log(backend, db) as log:
         envs = list(log.read(tournament, from_seq))
     if as_json:
         for env in envs:
@@ -159,18 +138,18 @@ def events(
 @app.command()
 def standings(
     tournament: str,
-    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    at: At = None,
+    as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """Print the standings with tiebreak columns and why each row is below the one above."""
-    with open_log(_settings(backend, db)) as log:
-        table = _table(log, tournament, at)
+    with local_log(backend, db) as log:
+        table = standings_of(log, tournament, at)
     if as_json:
         sys.stdout.write(dumps(table.as_dict()).decode() + "\n")
         return
-    _print_table(tournament, table)
+    print_standings(tournament, table)
 
 
 @app.command()
@@ -178,19 +157,18 @@ def explain(
     tournament: str,
     a: str,
     b: str,
-    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    at: At = None,
+    as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """Why A and B stand where they do, criterion by criterion."""
-    with open_log(_settings(backend, db)) as log:
-        table = _table(log, tournament, at)
+    with local_log(backend, db) as log:
+        table = standings_of(log, tournament, at)
     try:
         steps = explain_rows(table, a, b)
     except KeyError as exc:
-        _fail("standings.unknown_player", "A/B", str(exc.args[0]))
-        return
+        fail("standings.unknown_player", "A/B", str(exc.args[0]))
     if as_json:
         sys.stdout.write(dumps(steps).decode() + "\n")
         return
@@ -212,51 +190,6 @@ def explain(
         out.print(f"{hi.player_id} (place {hi.place}) is above {lo.player_id} (place {lo.place})")
 
 
-def _fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
-    """The tournament's standings fold up to `at`; refused when the tournament has no events."""
-    state = standings_fold([Recorded.of(e) for e in log.read(tournament, 1, at)])
-    if state.created is None:
-        _fail(f"{what}.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
-    return state
-
-
-def _table(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
-    return standings_table(_fold_known(log, tournament, at, "standings"))
-
-
-def _print_table(tournament: str, table: StandingsTable) -> None:
-    pairs = [
-        (key, c.label)
-        for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)
-        if not c.terminal
-    ]
-    crit_cols = [key for key, _ in pairs]
-    labels = [label for _, label in pairs]
-    # Short headers: the criteria's labels, or the full key where a label repeats.
-    heads_tb = [lab if labels.count(lab) == 1 else key for key, lab in pairs]
-    t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
-    heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
-    for col in [*heads, *heads_tb, "decided by"]:
-        t.add_column(col, justify="left" if col in ("player", "decided by") else "right")
-    for r in table.rows:
-        place = f"{r.place}{'=' if r.shared else ''}{'?' if r.unresolved else ''}"
-        tb = dict(r.tiebreaks)
-        t.add_row(
-            place,
-            r.name + (" (withdrawn)" if r.withdrawn else ""),
-            r.score,
-            str(r.played),
-            str(r.wins),
-            str(r.draws),
-            str(r.losses),
-            str(r.byes),
-            f"{r.forfeit_wins}/{r.forfeit_losses}",
-            *[tb.get(c, "–") for c in crit_cols],
-            r.decided_by,
-        )
-    out.print(t)
-
-
 @app.command()
 def lot(
     tournament: str,
@@ -275,15 +208,10 @@ def lot(
     try:
         drawn = draw(purpose, subject, candidate, pick, seed)
     except ValueError as exc:
-        _fail("lot.invalid", "--purpose/--candidate/--pick", str(exc))
-        return
+        fail("lot.invalid", "--purpose/--candidate/--pick", str(exc))
     batch = CommandBatch(commands=[Command(type="LotDrawn", payload=encode_payload(drawn))])
-    with open_log(_settings(backend, db)) as log:
-        try:
-            result = CommandService(log).handle(tournament, batch, _local_actor())
-        except CommandRejected as exc:
-            _fail(exc.rule, exc.field, exc.message)
-            return
+    with local_log(backend, db) as log:
+        result = CommandService(log).handle(tournament, batch, local_actor())
     env = result.envelopes[0]
     out.print(
         f"{tournament}#{env.seq} LotDrawn {subject}: {' '.join(drawn.outcome)} (seed {drawn.seed})"
@@ -293,21 +221,20 @@ def lot(
 @app.command()
 def playoff(
     tournament: str,
-    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    at: At = None,
+    as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """The playoff state: stage, who is in, games, what is required next, final order."""
     from services.cli import tables
 
-    with open_log(_settings(backend, db)) as log:
-        state = _fold_known(log, tournament, at, "playoff")
+    with local_log(backend, db) as log:
+        state = fold_known(log, tournament, at, "playoff")
         view = tables.playoff_for(log, tournament, state)
     if view is None:
         preset = state.created.rules_preset if state.created else None
-        _fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
-        return
+        fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
     if as_json:
         sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
         return
@@ -340,21 +267,20 @@ def playoff(
 @app.command()
 def prizes(
     tournament: str,
-    at: Annotated[int | None, typer.Option("--at", help="as it was at this seq")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    at: At = None,
+    as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """Prize money and tour points, split as the rules say, to the cent."""
     from services.cli import tables
 
-    with open_log(_settings(backend, db)) as log:
-        state = _fold_known(log, tournament, at, "prizes")
+    with local_log(backend, db) as log:
+        state = fold_known(log, tournament, at, "prizes")
         try:
             split = tables.prizes_for(log, tournament, state)
         except ValueError as exc:
-            _fail("prizes.invalid", "prize_table", str(exc))
-            return
+            fail("prizes.invalid", "prize_table", str(exc))
     body = split.as_dict()
     if as_json:
         sys.stdout.write(dumps(body).decode() + "\n")
@@ -381,19 +307,18 @@ def prizes(
 def series(
     series_id: str,
     at: Annotated[int | None, typer.Option("--at", help="the series stream as at this seq")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """The series table (GCT tour or Czech series) over its completed tournaments."""
     from services.cli import tables
 
-    with open_log(_settings(backend, db)) as log:
+    with local_log(backend, db) as log:
         try:
             body = tables.series_table(log, series_id, at)
         except (LookupError, ValueError) as exc:
-            _fail("series.invalid", "SERIES", str(exc))
-            return
+            fail("series.invalid", "SERIES", str(exc))
     if as_json:
         sys.stdout.write(dumps(body).decode() + "\n")
         return
@@ -423,26 +348,25 @@ def token_create(
     ] = None,
 ) -> None:
     """Create a token; it is shown once and stored only as a hash."""
-    store = TokenStore(_settings().tokens_path)
+    store = TokenStore(settings().tokens_path)
     try:
         token, who = store.create(role, subject or f"{role}-{uuid.uuid4().hex[:6]}", tournament)
     except ValueError as exc:
-        _fail("token.invalid", "--role/--tournament", str(exc))
-        return
+        fail("token.invalid", "--role/--tournament", str(exc))
     err.print(f"created token {who.token_id} for {who.subject} ({who.role}); shown once:")
     out.print(token)
 
 
 @token_app.command("list")
 def token_list() -> None:
-    for row in TokenStore(_settings().tokens_path).list():
+    for row in TokenStore(settings().tokens_path).list():
         out.print(json.dumps(row))
 
 
 @token_app.command("revoke")
 def token_revoke(token_id: str) -> None:
-    if not TokenStore(_settings().tokens_path).revoke(token_id):
-        _fail("token.unknown", "token_id", f"no active token {token_id}")
+    if not TokenStore(settings().tokens_path).revoke(token_id):
+        fail("token.unknown", "token_id", f"no active token {token_id}")
 
 
 @schema_app.command("export")
@@ -461,7 +385,7 @@ def schema_check(
     """Fail if the committed schemas differ from the models (run `arbiter schema export`)."""
     drift = schema_export.drift(directory)
     if drift:
-        _fail("schema.drift", str(directory), "out of date: " + ", ".join(drift))
+        fail("schema.drift", str(directory), "out of date: " + ", ".join(drift))
     out.print("schemas match the models")
 
 
@@ -478,9 +402,9 @@ def serve(
     from services.api.app import create_app
     from services.checkpoints import attach_scheduler
 
-    settings = _settings(backend, db)
-    api = create_app(open_log(settings), TokenStore(settings.tokens_path))
-    attach_scheduler(api, settings)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
+    cfg = settings(backend, db)
+    api = create_app(open_log(cfg), TokenStore(cfg.tokens_path))
+    attach_scheduler(api, cfg)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
     uvicorn.run(api, host=host, port=port)
 
 
@@ -532,25 +456,15 @@ def import_trf(
             trf, name=file.stem, fmt=fmt, rules_preset=rules, id_namespace=f"{tid}:{digest}"
         )
     except OSError as exc:
-        _fail("trf.unreadable", "FILE", str(exc))
-        return
+        fail("trf.unreadable", "FILE", str(exc))
     except TrfError as exc:
-        _fail("trf.malformed", f"{file.name}:{exc.line}", str(exc))
-        return
+        fail("trf.malformed", f"{file.name}:{exc.line}", str(exc))
     except ValueError as exc:  # a tournament id or an event field out of range
-        _fail("trf.invalid", str(file), str(exc))
-        return
+        fail("trf.invalid", str(file), str(exc))
     for warning in points_mismatches(trf):
         err.print(f"[yellow]warning[/yellow] {warning}")
-    with open_log(_settings(backend, db)) as log:
-        try:
-            result = import_commands(CommandService(log), tid, commands, _local_actor())
-        except CommandRejected as exc:
-            _fail(exc.rule, exc.field, exc.message)
-            return
-        except EventLogError as exc:
-            _fail(exc.rule, exc.field, str(exc))
-            return
+    with local_log(backend, db) as log:
+        result = import_commands(CommandService(log), tid, commands, local_actor())
     if result.duplicate:
         out.print(f"{tid}: already imported: nothing appended (last seq {result.last_seq})")
     else:
@@ -570,15 +484,14 @@ def export_trf_cmd(
     """Write a tournament as a FIDE TRF-16 file."""
     from services.trf import export_trf
 
-    with open_log(_settings(backend, db)) as log:
+    with local_log(backend, db) as log:
         records = [Recorded.of(e) for e in log.read(tournament, 1)]
     if not records:
-        _fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
     try:
         text = export_trf(records)
     except ValueError as exc:
-        _fail("trf.unrepresentable", "TOURNAMENT", str(exc))
-        return
+        fail("trf.unrepresentable", "TOURNAMENT", str(exc))
     if out_file is None:
         sys.stdout.write(text)
         return
@@ -586,14 +499,8 @@ def export_trf_cmd(
     out.print(f"wrote {tournament} to {out_file}")
 
 
-def _register_extensions() -> None:
-    from services.cli import audit, feed, processors
-
-    for module in (audit, processors, feed):
-        module.register(app)
-
-
-_register_extensions()
+for _module in (audit, processors, feed):
+    _module.register(app)
 
 if __name__ == "__main__":
     app()

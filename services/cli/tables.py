@@ -1,7 +1,8 @@
 """Reading what the playoff, prizes and series commands show: folds over one or more streams.
 
 The projections are pure; this module only reads the log (a tournament up to --at, or every
-tournament of a series) and hands the folds to them."""
+tournament of a series) and hands the folds to them (the order of a series' tournaments to
+services/series_order.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.playoffs import gct_tour as tour_playoff
 from projections.playoffs import playoff_view
-from projections.playoffs.base import PlayoffView, main_stage_complete
+from projections.playoffs.base import PlayoffView
 from projections.prizes import PrizeSplit, event_prizes, tour_bonus_split
 from projections.series import czech_series_table, gct_tour_table
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
 from services.eventlog.base import EventLog
+from services.series_order import SeriesEntry, order_series
 
 
 def series_created(log: EventLog, series_id: str, at: int | None = None) -> ev.SeriesCreated | None:
@@ -32,9 +34,8 @@ def series_tournaments(
     log: EventLog, series_id: str
 ) -> tuple[list[tuple[str, StandingsState]], list[str]]:
     """The series' completed tournaments in order of completion (the time their last event
-    was recorded), and the ids of those still in progress."""
-    done: list[tuple[Any, str, StandingsState]] = []
-    running: list[str] = []
+    was recorded), and the ids of those still in progress (see services/series_order.py)."""
+    entries: list[SeriesEntry] = []
     for tid in log.stream_ids():
         first = next(iter(log.read(tid, 1, 1)), None)
         if first is None or first.type != "TournamentCreated":
@@ -43,12 +44,8 @@ def series_tournaments(
             continue
         envs = list(log.read(tid))
         state = standings_fold([Recorded.of(e) for e in envs])
-        if main_stage_complete(state):
-            done.append((envs[-1].recorded_at, tid, state))
-        else:
-            running.append(tid)
-    done.sort(key=lambda t: (t[0], t[1]))
-    return [(tid, state) for _, tid, state in done], sorted(running)
+        entries.append(SeriesEntry(tid, envs[-1].recorded_at, state))
+    return order_series(entries)
 
 
 def playoff_for(log: EventLog, tid: str, state: StandingsState) -> PlayoffView | None:

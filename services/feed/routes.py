@@ -32,8 +32,8 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from projections.documents import PROJECTIONS
-from services.api.app import _STREAM_ID, ApiError
-from services.auth import Principal, TokenStore
+from services.api.http import ApiError, reader, request_token
+from services.auth import TokenStore
 from services.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
 from services.eventlog.base import EventLog
 from services.feed import sse
@@ -90,32 +90,6 @@ class Feed:
             self.source.stop()
 
 
-def _token(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    if header:
-        scheme, _, token = header.partition(" ")
-        return token.strip() if scheme.lower() == "bearer" else ""
-    return request.query_params.get("token", "")
-
-
-def _principal(tokens: TokenStore, request: Request) -> Principal:
-    header = request.headers.get("authorization", "")
-    if header:
-        scheme, _, token = header.partition(" ")
-        who = tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
-        field = "Authorization"
-    else:
-        token = request.query_params.get("token", "")
-        if not token:
-            raise ApiError(
-                401, "auth.missing_token", "Authorization", "send 'Bearer <token>' or ?token="
-            )
-        who, field = tokens.authenticate(token), "token"
-    if who is None:
-        raise ApiError(401, "auth.invalid_token", field, "unknown or revoked token")
-    return who
-
-
 def _last_event_id(request: Request) -> int:
     raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
     try:
@@ -137,24 +111,12 @@ def feed_router(app: FastAPI) -> APIRouter:
     # from its start), else on the first feed request.
     router = APIRouter(on_startup=[feed.started], on_shutdown=[feed.stop])
 
-    def reader(request: Request, tournament_id: str) -> str:
-        who = _principal(tokens, request)
-        if not _STREAM_ID.fullmatch(tournament_id):
-            raise ApiError(
-                422,
-                "path.tournament_id",
-                "tournament_id",
-                "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric",
-            )
-        if not who.may_read(tournament_id):
-            raise ApiError(
-                403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tournament_id}"
-            )
-        return tournament_id
+    def readable(request: Request, tournament_id: str) -> str:
+        return reader(tokens, request, tournament_id, query_token=True)
 
     @router.get("/tournaments/{tournament_id}/projections/{name}")
     async def projection(tournament_id: str, name: str, request: Request) -> Response:
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         if name not in PROJECTIONS:
             raise ApiError(
                 404, "feed.unknown_projection", "name", f"one of {', '.join(PROJECTIONS)}"
@@ -177,7 +139,7 @@ def feed_router(app: FastAPI) -> APIRouter:
     async def feed_status(tournament_id: str, request: Request) -> Response:
         """Whether the feed publishes this tournament, the version of each projection it
         holds, and, if held, why (the unreadable event's seq and id)."""
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         hub = await feed.ready()
         held = hub.held(tid).get(tid)
         versions = {n: m.as_of_seq for n in PROJECTIONS if (m := hub.latest(tid, n)) is not None}
@@ -186,10 +148,10 @@ def feed_router(app: FastAPI) -> APIRouter:
 
     @router.get("/tournaments/{tournament_id}/stream")
     async def stream(tournament_id: str, request: Request) -> Response:
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         floor = _last_event_id(request)
         hub = await feed.ready()
-        token = _token(request)
+        token = request_token(request)
 
         def still_allowed() -> bool:
             who = tokens.authenticate(token)
@@ -203,7 +165,7 @@ def feed_router(app: FastAPI) -> APIRouter:
 
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
-        tid = reader(request, tournament_id)
+        tid = readable(request, tournament_id)
         return HTMLResponse(live_page(tid), headers={"Cache-Control": "no-cache"})
 
     return router

@@ -1,0 +1,115 @@
+"""What every HTTP route shares: the error type and its JSON answer, the token check and the
+tournament-id check.
+
+Errors are answered as `{"error": {"rule", "field", "message"}}` (401 adds
+`WWW-Authenticate: Bearer`, 503 adds `Retry-After`). Used by the API (services/api/app.py),
+its checkpoint routes (services/api/checkpoints.py) and the feed (services/feed/routes.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, get_args
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from events_schema.codec import dumps
+from events_schema.ids import StreamId
+from services.auth import Principal, TokenStore
+from services.eventlog.base import EventLogUnavailable
+
+
+def _pattern(annotated: Any) -> str:
+    """The regex of a constrained-string type (events_schema/ids.py), without its anchors."""
+    for meta in get_args(annotated)[1:]:
+        pattern = getattr(meta, "pattern", None)
+        if pattern:
+            return str(pattern).removeprefix("^").removesuffix("$")
+    raise TypeError(f"{annotated!r} has no pattern")
+
+
+#: A tournament (stream) id, as events_schema/ids.py defines it. Matched with `fullmatch` (a
+#: `$` would accept a trailing newline).
+STREAM_ID = re.compile(_pattern(StreamId))
+STREAM_ID_HINT = "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', starting alphanumeric"
+
+
+class ApiError(Exception):
+    """A refusal, answered as `{"error": {rule, field, message}}` with `status`."""
+
+    def __init__(self, status: int, rule: str, field: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.rule, self.field, self.message = status, rule, field, message
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(dumps(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def error_response(status: int, rule: str, field: str, message: str) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    body = {"error": {"rule": rule, "field": field, "message": message}}
+    return json_response(body, status, headers)
+
+
+def unavailable_response(exc: Exception) -> Response:
+    """503 with `Retry-After`: the event log is unavailable."""
+    retry = getattr(exc, "retry_after", EventLogUnavailable.retry_after)
+    resp = error_response(503, "eventlog.unavailable", "", f"the event log is unavailable: {exc}")
+    resp.headers["Retry-After"] = str(retry)
+    return resp
+
+
+def is_log_outage(exc: BaseException) -> bool:
+    """An error of the Kafka client that escaped the log's own mapping."""
+    return type(exc).__module__.split(".")[0] in ("kafka", "aiokafka")
+
+
+def stream_id(tournament_id: str) -> str:
+    """`tournament_id` if it is a valid stream id; else 422 `path.tournament_id`."""
+    if not STREAM_ID.fullmatch(tournament_id):
+        raise ApiError(422, "path.tournament_id", "tournament_id", STREAM_ID_HINT)
+    return tournament_id
+
+
+def request_token(request: Request) -> str:
+    """The token a request carries: `Authorization: Bearer <token>`, else `?token=`."""
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else ""
+    return request.query_params.get("token", "")
+
+
+def principal(tokens: TokenStore, request: Request, *, query_token: bool = False) -> Principal:
+    """Who sent the request: `Authorization: Bearer <token>`, or with `query_token` (routes
+    that EventSource and plain links reach, which cannot set headers) `?token=<token>`.
+    401 `auth.missing_token` without a token, 401 `auth.invalid_token` for an unknown or
+    revoked one."""
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        who = tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        field = "Authorization"
+    else:
+        token = request.query_params.get("token", "") if query_token else ""
+        if not token:
+            how = "send 'Bearer <token>' or ?token=" if query_token else "send 'Bearer <token>'"
+            raise ApiError(401, "auth.missing_token", "Authorization", how)
+        who, field = tokens.authenticate(token), "token"
+    if who is None:
+        raise ApiError(401, "auth.invalid_token", field, "unknown or revoked token")
+    return who
+
+
+def reader(
+    tokens: TokenStore, request: Request, tournament_id: str, *, query_token: bool = False
+) -> str:
+    """The tournament id of a read, once the token is known (401), the id valid (422) and the
+    token allowed to read it (403)."""
+    who = principal(tokens, request, query_token=query_token)
+    tid = stream_id(tournament_id)
+    if not who.may_read(tid):
+        raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
+    return tid

@@ -1,0 +1,78 @@
+"""What the `arbiter` commands share: settings, opening the log, failing with a rule and a
+field, the local actor, reading a tournament's standings."""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from events_schema import Actor, Recorded
+from projections.standings import StandingsState
+from projections.standings import Table as StandingsTable
+from projections.standings import fold as standings_fold
+from projections.standings import standings as standings_table
+from services.cli.render import err
+from services.commands import CommandRejected
+from services.config import Settings, open_log
+from services.eventlog.base import EventLog, EventLogError
+
+Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default) or kafka")]
+Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
+At = Annotated[int | None, typer.Option("--at", help="as it was at this seq")]
+AsJson = Annotated[bool, typer.Option("--json")]
+
+
+def settings(backend: str | None = None, db: Path | None = None) -> Settings:
+    return Settings.from_env(backend=backend, sqlite_path=db)
+
+
+def local_actor() -> Actor:
+    # Whoever can open the log file directly is its operator: an admin.
+    return Actor(id=f"cli:{getpass.getuser()}", role="admin")
+
+
+def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
+    """Print `refused RULE (FIELD): MESSAGE` on stderr and exit with `code`."""
+    err.print(f"[red]refused[/red] {rule} ({field}): {message}")
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def refusals() -> Iterator[None]:
+    """A refused command or a failing log ends the command through `fail`, with its rule and
+    field."""
+    try:
+        yield
+    except CommandRejected as exc:
+        fail(exc.rule, exc.field, exc.message)
+    except EventLogError as exc:
+        fail(exc.rule, exc.field, str(exc))
+
+
+@contextlib.contextmanager
+def local_log(
+    backend: str | None = None, db: Path | None = None, *, using: Settings | None = None
+) -> Iterator[EventLog]:
+    """The log the settings name (`using`, else from the environment with --backend/--db),
+    closed on exit; a refused command or a log error inside ends the command (`refusals`).
+    Every command that reads or appends opens the log through this."""
+    with refusals(), open_log(using if using is not None else settings(backend, db)) as log:
+        yield log
+
+
+def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
+    """The tournament's standings fold up to `at`; refused when the tournament has no events."""
+    state = standings_fold([Recorded.of(e) for e in log.read(tournament, 1, at)])
+    if state.created is None:
+        fail(f"{what}.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    return state
+
+
+def standings_of(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
+    """The standings table of a tournament as at `at`; refused when it has no events."""
+    return standings_table(fold_known(log, tournament, at, "standings"))

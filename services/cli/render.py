@@ -1,0 +1,49 @@
+"""What the `arbiter` commands print: the consoles and the standings table."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from projections.standings import Table as StandingsTable
+from projections.standings.table import column_keys
+
+# Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
+out = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True)
+
+
+def print_standings(tournament: str, table: StandingsTable, console: Console | None = None) -> None:
+    """The standings with a column per tiebreak and why each row is below the one above."""
+    pairs = [
+        (key, c.label)
+        for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)
+        if not c.terminal
+    ]
+    crit_cols = [key for key, _ in pairs]
+    labels = [label for _, label in pairs]
+    # Short headers: the criteria's labels, or the full key where a label repeats.
+    heads_tb = [lab if labels.count(lab) == 1 else key for key, lab in pairs]
+    t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
+    heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
+    for col in [*heads, *heads_tb, "decided by"]:
+        t.add_column(col, justify="left" if col in ("player", "decided by") else "right")
+    for r in table.rows:
+        place = f"{r.place}{'=' if r.shared else ''}{'?' if r.unresolved else ''}"
+        tb = dict(r.tiebreaks)
+        t.add_row(
+            place,
+            r.name + (" (withdrawn)" if r.withdrawn else ""),
+            r.score,
+            str(r.played),
+            str(r.wins),
+            str(r.draws),
+            str(r.losses),
+            str(r.byes),
+            f"{r.forfeit_wins}/{r.forfeit_losses}",
+            *[tb.get(c, "–") for c in crit_cols],
+            r.decided_by,
+        )
+    (console or out).print(t)
