@@ -113,6 +113,11 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     return app
 
 
+#: Restarts after the worker died on a failure (e.g. it could not reach a broker that was
+#: restarting); counted across the exec'd processes, so a permanent fault ends the process.
+MAX_FAILURE_RESTARTS = 20
+
+
 def restart_process() -> None:
     """Replace this process with a fresh one running the same `arbiter` command line (same
     pid, environment and working directory)."""
@@ -145,4 +150,16 @@ def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
     core.write_status()
     app = build_app(cfg, core)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
-    worker.execute_from_commandline()
+    try:
+        worker.execute_from_commandline()
+    except SystemExit as exc:
+        # The worker gave up (Faust exits when it cannot bootstrap, e.g. while the broker
+        # restarts). The rebuild on start makes a restart safe: try again, a bounded number
+        # of times. A stop by signal exits with 0 and is not restarted.
+        failures = int(os.environ.get("ARBITER_PROCESSOR_FAILURES", "0"))
+        if exc.code not in (None, 0) and failures < MAX_FAILURE_RESTARTS:
+            log.error("worker exited with %s; restarting in 2 s", exc.code)
+            os.environ["ARBITER_PROCESSOR_FAILURES"] = str(failures + 1)
+            time.sleep(2.0)
+            restart_process()
+        raise
