@@ -28,30 +28,57 @@ So a duplicate or conflicting append is never written twice, and uncontended wri
 extra round trip. Writers must all use this class (a producer that writes to the topic outside
 this protocol would break the guarantee). On Kafka, event-id idempotency is checked within the
 stream's partition (event ids are UUIDs); SQLite checks it globally.
+
+Read after append: a commit returns once the coordinator has logged it, but a `read_committed`
+reader only sees the batch once the commit markers are written to the partition (its last
+stable offset moves past them), a moment later. An append therefore returns only when the
+partition's last stable offset is past its batch, so any reader, in any process, that starts
+after the append returned sees it.
+
+Replication and availability (deploy/README.md): the topic is created with replication factor
+min(3, brokers in the cluster) unless given (`replication_factor`, `ARBITER_KAFKA_REPLICATION`),
+`min.insync.replicas` 2 from replication factor 3 on, and `max.message.bytes` from the limits
+(`max_event_bytes` + 64 KiB, the producer's `max_request_size` too, so the limits refuse an
+event before Kafka would). When the cluster cannot be reached, has no leader for the
+partition or too few in-sync replicas, calls raise `EventLogUnavailable` (HTTP 503) in bounded
+time: reads after `READ_TIMEOUT_S` without progress, appends once `APPEND_TIMEOUT_S` (retries
+included) has passed. An append that raised `EventLogUnavailable` after its commit was sent
+(`maybe_committed`) may still land: resending the same event ids is safe, as above.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 import orjson
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import NewTopic
-from kafka.errors import KafkaError, TopicAlreadyExistsError
+from kafka.errors import (
+    KafkaConfigurationError,
+    KafkaError,
+    KafkaTimeoutError,
+    MessageSizeTooLargeError,
+    RecordListTooLargeError,
+    TopicAlreadyExistsError,
+)
 from kafka.partitioner.default import murmur2
 
 from events_schema import GENESIS_HASH, Envelope
 from events_schema.envelope import read_envelope
+from events_schema.limits import KIB, LimitExceeded, Limits
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
     EventLog,
+    EventLogUnavailable,
     NewEvent,
     Subscription,
     check_duplicates,
@@ -59,6 +86,140 @@ from services.eventlog.base import (
     encode_checked,
     utcnow,
 )
+
+log = logging.getLogger("arbiter.eventlog.kafka")
+
+#: The broker version the clients assume (deploy/kafka/pom.xml). Given, so that no client
+#: probes the cluster when it is created (a probe against a dead cluster blocks for 30 s); each
+#: connection still negotiates the versions the broker supports, this only caps them.
+API_VERSION = (3, 9)
+#: Headroom of a topic's `max.message.bytes` (and the producer's `max_request_size`) above the
+#: largest event the limits allow: the record batch framing and headers.
+MESSAGE_HEADROOM = 64 * KIB
+
+
+def client_options(bootstrap: str, client_id: str, request_timeout_s: float) -> dict[str, Any]:
+    """Settings every client of the log shares: no probing at start, bounded requests, a
+    short reconnect backoff, so that a broker that comes back is used again within a second
+    (kafka-python backs off up to 30 s by default), and metadata at most 5 s old:
+    kafka-python 3.0's `end_offsets` retries a NOT_LEADER_OR_FOLLOWER answer without
+    refreshing its metadata (the Java client's KAFKA-9535), so after a leader moved it would
+    keep asking the old leader until the metadata expires (5 minutes by default)."""
+    return {
+        "bootstrap_servers": bootstrap,
+        "client_id": client_id,
+        "api_version": API_VERSION,
+        "request_timeout_ms": int(request_timeout_s * 1000),
+        "reconnect_backoff_max_ms": 1000,
+        "metadata_max_age_ms": 5000,
+    }
+
+
+def replication_factor_for(admin: KafkaAdminClient, explicit: int | None = None) -> int:
+    """`explicit`, else `ARBITER_KAFKA_REPLICATION`, else min(3, brokers in the cluster now)
+    (a broker that is down is not counted: a topic created then has one replica fewer)."""
+    if explicit is None and os.environ.get("ARBITER_KAFKA_REPLICATION"):
+        explicit = int(os.environ["ARBITER_KAFKA_REPLICATION"])
+    if explicit is not None:
+        if explicit < 1:
+            raise ValueError(f"replication factor must be at least 1, not {explicit}")
+        return explicit
+    brokers = len(admin.describe_cluster()["brokers"])
+    if 0 < brokers < 3:
+        log.info(
+            "%d broker(s) in the cluster: new topics get replication factor %d", brokers, brokers
+        )
+    return max(1, min(3, brokers))
+
+
+def durability_configs(replication_factor: int) -> dict[str, str]:
+    """What every topic of ours gets: acks=all needs 2 in-sync replicas from replication
+    factor 3 on, and a replica that fell behind never becomes leader."""
+    return {
+        "min.insync.replicas": "2" if replication_factor >= 3 else "1",
+        "unclean.leader.election.enable": "false",
+    }
+
+
+def events_topic_configs(replication_factor: int, limits: Limits) -> dict[str, str]:
+    """The events topic: kept forever, and records as large as the limits allow."""
+    return {
+        "retention.ms": "-1",
+        "retention.bytes": "-1",
+        "cleanup.policy": "delete",
+        "max.message.bytes": str(limits.max_event_bytes + MESSAGE_HEADROOM),
+        **durability_configs(replication_factor),
+    }
+
+
+def create_topic(
+    admin: KafkaAdminClient,
+    name: str,
+    partitions: int,
+    replication_factor: int,
+    configs: dict[str, str],
+) -> None:
+    """Create a topic (nothing if it exists) and wait until every partition has a leader."""
+    with contextlib.suppress(TopicAlreadyExistsError):
+        admin.create_topics(
+            {
+                name: {
+                    "num_partitions": partitions,
+                    "replication_factor": replication_factor,
+                    "configs": configs,
+                }
+            },
+            wait_for_metadata=True,
+        )
+
+
+class KafkaUnavailable(EventLogUnavailable):
+    """`EventLogUnavailable` from the Kafka log. `maybe_committed`: the failed append had sent
+    its commit and the cluster did not say whether it took it; the batch may still appear
+    (resend the same event ids: it then comes back as a duplicate). False: nothing of it was
+    stored."""
+
+    def __init__(self, message: str, maybe_committed: bool = False) -> None:
+        super().__init__(message)
+        self.maybe_committed = maybe_committed
+
+
+def _begin_commit(producer: KafkaProducer) -> Any:
+    """The first half of `commit_transaction()`: send the commit (EndTxn), return what
+    `_await_commit` waits on. Raises, sending nothing, when the transaction failed already.
+
+    kafka-python's `commit_transaction()` waits without a limit (it retries a commit whose
+    coordinator is unreachable for ever); these two halves are its body with a timeout
+    (kafka-python 3.x internals, pinned < 4 in pyproject). A commit that timed out may still
+    complete: the caller discards the producer, and the next writer's `init_transactions()`
+    completes or aborts it before anyone re-reads the partition."""
+    manager = getattr(producer, "_transaction_manager", None)
+    sender = getattr(producer, "_sender", None)
+    if manager is None or sender is None or not hasattr(manager, "begin_commit"):
+        return None  # pragma: no cover - another kafka-python: _await_commit commits
+    result = manager.begin_commit()
+    sender.wakeup()
+    return result
+
+
+def _await_commit(producer: KafkaProducer, result: Any, timeout_s: float) -> None:
+    if result is None:
+        producer.commit_transaction()  # pragma: no cover - another kafka-python
+        return
+    if not result.wait(timeout_ms=max(timeout_s, 0.1) * 1000):
+        raise KafkaTimeoutError(f"commit not acknowledged within {timeout_s:.1f} s")
+
+
+def _discard(producer: KafkaProducer) -> None:
+    """Close a producer that may be stuck (a batch or a commit the cluster never answers).
+    `close()` raises from its flush when batches are pending and then leaves its I/O thread
+    running: stop that thread too."""
+    try:
+        producer.close(timeout=0.5)
+    except Exception:
+        sender = getattr(producer, "_sender", None)
+        if sender is not None:
+            sender.force_close()
 
 
 @dataclass
@@ -75,6 +236,9 @@ class _Partition:
     ids: dict[UUID, tuple[str, int, str]] = field(default_factory=dict)  # id -> tid, seq, digest
     lock: threading.RLock = field(default_factory=threading.RLock)
     producer: KafkaProducer | None = None
+    # The current append sent its commit and does not know its outcome (until a new writer
+    # has initialised and re-read the partition).
+    in_doubt: bool = False
 
 
 def partition_for(tournament_id: str, partitions: int) -> int:
@@ -85,6 +249,23 @@ def partition_for(tournament_id: str, partitions: int) -> int:
 class KafkaEventLog(EventLog):
     backend = "kafka"
     MAX_ATTEMPTS = 20
+    #: An append that the cluster has not taken within this many seconds, retries included,
+    #: raises `EventLogUnavailable`. Longer than a leader election after a broker dies (the
+    #: controller waits broker.session.timeout.ms for it, then elects; deploy/README.md).
+    APPEND_TIMEOUT_S = 15.0
+    #: One attempt's wait for its records to be acknowledged, or for its commit. A producer
+    #: whose partition leader died keeps trying the dead broker, so after this long it is
+    #: replaced (the new one learns the new leader) and the append retried.
+    ATTEMPT_TIMEOUT_S = 2.5
+    #: A read that makes no progress for this long raises `EventLogUnavailable`; so does
+    #: opening the log against a cluster that does not answer.
+    READ_TIMEOUT_S = 8.0
+    #: After a commit, how long to wait at most for the batch to become visible to readers
+    #: (commit markers written) when the append's own time is up.
+    VISIBLE_TIMEOUT_S = 3.0
+    #: Producer transactions that hang (a writer that died mid-append) are aborted by the
+    #: coordinator after this long, which unblocks `read_committed` readers of the partition.
+    TRANSACTION_TIMEOUT_S = 20.0
 
     def __init__(
         self,
@@ -92,14 +273,22 @@ class KafkaEventLog(EventLog):
         topic: str = "arbiter.events",
         partitions: int = 8,
         client_id: str = "arbiter",
+        replication_factor: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.bootstrap = bootstrap
         self.topic = topic
         self.client_id = client_id
-        self._ensure_topic(partitions)
+        if limits is not None:
+            self.limits = limits
+        try:
+            found, self.replication_factor = self._ensure_topic(partitions, replication_factor)
+        except KafkaConfigurationError:
+            raise
+        except KafkaError as exc:
+            raise KafkaUnavailable(f"kafka at {bootstrap}: cannot open {topic}: {exc}") from exc
         self._reader = KafkaConsumer(
-            bootstrap_servers=bootstrap,
-            client_id=f"{client_id}-reader",
+            **client_options(bootstrap, f"{client_id}-reader", self.READ_TIMEOUT_S),
             group_id=None,
             enable_auto_commit=False,
             isolation_level="read_committed",
@@ -108,70 +297,126 @@ class KafkaEventLog(EventLog):
             max_poll_records=5000,
         )
         self._reader_lock = threading.RLock()
-        found = self._reader.partitions_for_topic(topic) or set()
-        self.partitions = len(found) or partitions
+        self.partitions = found or partitions
         self._parts = [_Partition(n) for n in range(self.partitions)]
         self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
         self._reader.assign(self._tps)
 
     # -- topic -----------------------------------------------------------------------------
 
-    def _ensure_topic(self, partitions: int) -> None:
+    def _ensure_topic(self, partitions: int, replication_factor: int | None) -> tuple[int, int]:
+        """Create the topic if it is missing; (its partition count, its replication factor)."""
         admin = KafkaAdminClient(
-            bootstrap_servers=self.bootstrap, client_id=f"{self.client_id}-admin"
+            **client_options(self.bootstrap, f"{self.client_id}-admin", self.READ_TIMEOUT_S),
+            bootstrap_timeout_ms=int(self.READ_TIMEOUT_S * 1000),
         )
         try:
-            admin.create_topics(
-                [
-                    NewTopic(
-                        name=self.topic,
-                        num_partitions=partitions,
-                        replication_factor=1,
-                        topic_configs={
-                            "retention.ms": "-1",
-                            "retention.bytes": "-1",
-                            "cleanup.policy": "delete",
-                            "min.insync.replicas": "1",
-                        },
-                    )
-                ]
-            )
-        except TopicAlreadyExistsError:
-            pass
+            deadline = time.monotonic() + self.READ_TIMEOUT_S
+            while True:
+                try:
+                    info = admin.describe_topics([self.topic])[0]
+                    if info["error_code"] == 0 and info["partitions"]:
+                        replicas = len(info["partitions"][0]["replica_nodes"])
+                        return len(info["partitions"]), replicas
+                    if time.monotonic() > deadline:
+                        raise KafkaTimeoutError(f"topic {self.topic} has no partitions (yet)")
+                    rf = replication_factor_for(admin, replication_factor)
+                    configs = events_topic_configs(rf, self.limits)
+                    create_topic(admin, self.topic, partitions, rf, configs)
+                except KafkaConfigurationError:
+                    raise
+                except KafkaError as exc:
+                    # A broker that has just (re)started is not in every metadata view yet:
+                    # UnknownBrokerIdError, NotControllerError, ... Try again for a while.
+                    if time.monotonic() > deadline:
+                        raise
+                    log.info("opening %s: %s; retrying", self.topic, exc)
+                    time.sleep(0.2)
         finally:
             admin.close()
 
+    def _max_message_bytes(self) -> int:
+        return self.limits.max_event_bytes + MESSAGE_HEADROOM
+
+    @contextlib.contextmanager
+    def _unavailable(self, what: str) -> Iterator[None]:
+        """A Kafka client error while reading becomes `EventLogUnavailable`."""
+        try:
+            yield
+        except KafkaError as exc:
+            raise KafkaUnavailable(f"kafka at {self.bootstrap}: {what}: {exc}") from exc
+
     # -- index -----------------------------------------------------------------------------
 
-    def _end_offset(self, tp: TopicPartition) -> int:
+    def _end_offset(self, tp: TopicPartition, timeout_s: float | None = None) -> int:
         # Under read_committed this is the last stable offset: nothing past it is visible.
-        return int(self._reader.end_offsets([tp])[tp])
+        wait_s = self.READ_TIMEOUT_S if timeout_s is None else timeout_s
+        deadline = time.monotonic() + max(wait_s, 0.5)
+        with self._reader_lock, self._unavailable(f"end of {tp.topic}[{tp.partition}]"):
+            while True:
+                step_ms = int(max(min(1.0, deadline - time.monotonic()), 0.1) * 1000)
+                try:
+                    return int(self._reader.end_offsets([tp], timeout_ms=step_ms)[tp])
+                except KafkaTimeoutError:
+                    if time.monotonic() >= deadline:
+                        raise
+                    self._refresh_reader_metadata()
+
+    def _refresh_reader_metadata(self) -> None:
+        """Ask the reader for fresh metadata: kafka-python 3.0's `end_offsets` keeps asking a
+        partition's old leader (see `client_options`), so after a second without an answer
+        the leader may have moved. (kafka-python internals; without them the metadata
+        expires within `metadata_max_age_ms`.)"""
+        cluster = getattr(getattr(self._reader, "_manager", None), "cluster", None)
+        if cluster is not None and hasattr(cluster, "request_update"):
+            cluster.request_update()
 
     def _records(
-        self, tp: TopicPartition, start: int, end: int
+        self, tp: TopicPartition, start: int, end: int, timeout_s: float | None = None
     ) -> Iterator[tuple[int, bytes | None, bytes]]:
         """(offset, key, value) of the committed records in [start, end); markers are
-        skipped."""
+        skipped. Raises `EventLogUnavailable` when no record comes for READ_TIMEOUT_S (the
+        partition has no leader, or `end` is past its last stable offset)."""
+        what = f"reading {tp.topic}[{tp.partition}] from {start} to {end}"
+        stall_s = max(self.READ_TIMEOUT_S if timeout_s is None else timeout_s, 0.5)
         with self._reader_lock:
             self._reader.seek(tp, start)
             position = start
+            progress_at = time.monotonic()
             while position < end:
-                batch = self._reader.poll(timeout_ms=200, max_records=5000).get(tp, [])
+                with self._unavailable(what):
+                    batch = self._reader.poll(timeout_ms=200, max_records=5000).get(tp, [])
                 for rec in batch:
                     if rec.offset >= end:
                         return
                     yield rec.offset, rec.key, rec.value
-                position = self._reader.position(tp)
+                with self._unavailable(what):
+                    now_at = self._reader.position(tp, timeout_ms=1000)
+                if now_at is not None and now_at > position:
+                    position, progress_at = now_at, time.monotonic()
+                elif time.monotonic() - progress_at > stall_s:
+                    raise KafkaUnavailable(
+                        f"kafka at {self.bootstrap}: {what}: stuck at {position} for "
+                        f"{stall_s:.1f} s"
+                    )
 
-    def _catch_up(self, part: _Partition) -> None:
+    def _catch_up(self, part: _Partition, timeout_s: float | None = None) -> None:
         tp = self._tps[part.number]
-        with part.lock:
-            end = self._end_offset(tp)
+        # An append of this process may hold the partition while the cluster is down.
+        if not part.lock.acquire(timeout=self.READ_TIMEOUT_S):
+            raise KafkaUnavailable(
+                f"kafka at {self.bootstrap}: {self.topic}[{part.number}] is busy with an "
+                f"append of this process for {self.READ_TIMEOUT_S:.0f} s"
+            )
+        try:
+            end = self._end_offset(tp, timeout_s)
             if part.next_offset >= end:
                 return
-            for offset, key, value in list(self._records(tp, part.next_offset, end)):
+            for offset, key, value in list(self._records(tp, part.next_offset, end, timeout_s)):
                 self._index(part, offset, key, value)
             part.next_offset = end
+        finally:
+            part.lock.release()
 
     @staticmethod
     def _index(part: _Partition, offset: int, key: bytes | None, value: bytes) -> None:
@@ -207,11 +452,16 @@ class KafkaEventLog(EventLog):
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _writer(self, part: _Partition) -> KafkaProducer:
+    def _writer(self, part: _Partition, deadline: float) -> KafkaProducer:
         if part.producer is None:
+            budget_ms = int(
+                max(1.0, min(deadline - time.monotonic(), 2 * self.ATTEMPT_TIMEOUT_S)) * 1000
+            )
+            request_timeout_s = min(5.0, self.APPEND_TIMEOUT_S)
             producer = KafkaProducer(
-                bootstrap_servers=self.bootstrap,
-                client_id=f"{self.client_id}-writer-p{part.number}",
+                **client_options(
+                    self.bootstrap, f"{self.client_id}-writer-p{part.number}", request_timeout_s
+                ),
                 transactional_id=f"{self.topic}-writer-p{part.number}",
                 acks="all",
                 enable_idempotence=True,
@@ -220,16 +470,29 @@ class KafkaEventLog(EventLog):
                 # with CONCURRENT_TRANSACTIONS for a moment; kafka-python then sleeps the full
                 # backoff (100 ms by default), which would cap a writer at ~9 commits/s.
                 retry_backoff_ms=5,
+                # The limits decide what is too large (LimitExceeded), never Kafka.
+                max_request_size=self._max_message_bytes(),
+                max_block_ms=budget_ms,  # init_transactions() and metadata waits in send()
+                # (at least linger_ms + request_timeout_ms, kafka-python checks)
+                delivery_timeout_ms=int((self.APPEND_TIMEOUT_S + request_timeout_s) * 1000) + 5,
+                transaction_timeout_ms=int(self.TRANSACTION_TIMEOUT_S * 1000),
             )
-            producer.init_transactions()  # fences the previous holder of this partition
+            try:
+                producer.init_transactions()  # fences the previous holder of this partition
+            except BaseException:
+                _discard(producer)
+                raise
             part.producer = producer
-            self._catch_up(part)  # now complete: nobody else can commit here
+            # Now complete: nobody else can commit here.
+            self._catch_up(part, min(self.READ_TIMEOUT_S, deadline - time.monotonic()))
+            # init_transactions() completed or aborted any transaction of ours still open,
+            # and the index now shows whether it landed (then the retry finds a duplicate).
+            part.in_doubt = False
         return part.producer
 
     def _drop_writer(self, part: _Partition) -> None:
         if part.producer is not None:
-            with contextlib.suppress(Exception):
-                part.producer.close(timeout=1)
+            _discard(part.producer)
             part.producer = None
 
     def append(
@@ -238,28 +501,90 @@ class KafkaEventLog(EventLog):
         if not events:
             return AppendResult([])
         part = self._part(tournament_id)
-        last_error: KafkaError | None = None
-        with part.lock:
-            for attempt in range(self.MAX_ATTEMPTS):
-                if attempt:
-                    # Two writers taking a partition from each other can fence each other
-                    # forever; a jittered, growing pause lets one finish its transaction.
-                    time.sleep(random.uniform(0, min(0.5, 0.005 * 2**attempt)))
-                producer = self._writer(part)
-                try:
-                    return self._append_owned(part, producer, tournament_id, events, expected_seq)
-                except KafkaError as exc:
-                    # Fenced by another writer (ProducerFencedError, InvalidProducerEpochError,
-                    # or kafka-python's generic "error state" KafkaError), or the broker failed
-                    # mid-transaction. Either way nothing of ours is trusted: a fenced producer
-                    # must be recreated; re-initialising completes or aborts our transaction,
-                    # and the re-read plus the event-id check make the retry safe (a batch that
-                    # did land comes back as a duplicate, never twice).
-                    last_error = exc
-                    self._drop_writer(part)
-            raise KafkaError(
-                f"partition {part.number}: append failed {self.MAX_ATTEMPTS} times: {last_error}"
+        deadline = time.monotonic() + self.APPEND_TIMEOUT_S
+        if not part.lock.acquire(timeout=self.APPEND_TIMEOUT_S):
+            raise KafkaUnavailable(
+                f"kafka at {self.bootstrap}: partition {part.number} is busy with another "
+                f"append of this process for {self.APPEND_TIMEOUT_S:.0f} s; nothing was appended"
             )
+        try:
+            return self._append_retrying(part, tournament_id, events, expected_seq, deadline)
+        finally:
+            part.lock.release()
+
+    def _append_retrying(
+        self,
+        part: _Partition,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None,
+        deadline: float,
+    ) -> AppendResult:
+        last_error: Exception | None = None
+        attempt = 0
+        part.in_doubt = False
+        while attempt < self.MAX_ATTEMPTS:
+            if attempt:
+                # Two writers taking a partition from each other can fence each other
+                # forever; a jittered, growing pause lets one finish its transaction.
+                pause = random.uniform(0, min(0.5, 0.005 * 2**attempt))
+                if time.monotonic() + pause >= deadline:
+                    break
+                time.sleep(pause)
+            attempt += 1
+            try:
+                producer = self._writer(part, deadline)
+            except KafkaConfigurationError:
+                raise  # a bug, not an outage
+            except (KafkaError, EventLogUnavailable) as exc:
+                # No producer or no complete index: the cluster is unreachable, the
+                # transaction coordinator has too few in-sync replicas, or the partition
+                # has no leader yet (an election). Try again until the deadline.
+                last_error = exc
+                self._drop_writer(part)
+                if time.monotonic() >= deadline:
+                    break
+                continue
+            try:
+                return self._append_owned(
+                    part, producer, tournament_id, events, expected_seq, deadline
+                )
+            except (MessageSizeTooLargeError, RecordListTooLargeError) as exc:
+                # Never expected: the limits are checked first and the topic and producer
+                # allow more. Nothing was committed (a record of the transaction failed).
+                self._drop_writer(part)
+                raise LimitExceeded(
+                    "event_bytes",
+                    "commands",
+                    f"Kafka refused the batch as too large ({exc}); is the topic's "
+                    "max.message.bytes below ARBITER_MAX_EVENT_BYTES + 64 KiB?",
+                    status=413,
+                ) from exc
+            except KafkaError as exc:
+                # Fenced by another writer (ProducerFencedError, InvalidProducerEpochError,
+                # or kafka-python's generic "error state" KafkaError), or the cluster failed
+                # mid-transaction (no leader, too few in-sync replicas, a commit that timed
+                # out). Either way nothing of ours is trusted: the producer is discarded; the
+                # next one's init_transactions() completes or aborts our transaction, and the
+                # re-read plus the event-id check make the retry safe (a batch that did land
+                # comes back as a duplicate, never twice).
+                last_error = exc
+                self._drop_writer(part)
+                if time.monotonic() >= deadline:
+                    break
+        spent = self.APPEND_TIMEOUT_S - (deadline - time.monotonic())
+        raise KafkaUnavailable(
+            f"kafka at {self.bootstrap}: {self.topic}[{part.number}] did not take the append "
+            f"({attempt} attempt(s) in {spent:.1f} s; last error: "
+            f"{type(last_error).__name__}: {last_error}); "
+            + (
+                "its commit was sent but not confirmed: the batch may still appear; resend "
+                "it with the same event ids (a batch that landed comes back as a duplicate)"
+                if part.in_doubt
+                else "nothing was appended"
+            ),
+            maybe_committed=part.in_doubt,
+        )
 
     def _append_owned(
         self,
@@ -268,6 +593,7 @@ class KafkaEventLog(EventLog):
         tournament_id: str,
         events: Sequence[NewEvent],
         expected_seq: int | None,
+        deadline: float,
     ) -> AppendResult:
         stored = {
             e.event_id: (
@@ -292,31 +618,65 @@ class KafkaEventLog(EventLog):
             prev = env.hash
             sealed.append(env)
         bodies = encode_checked(sealed, self.limits)  # bounded, and reads back as itself
+        # On a KafkaError below the caller discards this producer without aborting (an abort
+        # waits without limit when the cluster is down): the next writer's
+        # init_transactions() aborts the open transaction, or completes a sent commit.
         producer.begin_transaction()
-        try:
-            futures = [
-                producer.send(
-                    self.topic,
-                    key=tournament_id.encode(),
-                    value=body,
-                    partition=part.number,
-                    headers=[("type", env.type.encode())],
-                )
-                for env, body in zip(sealed, bodies, strict=True)
-            ]
-            producer.commit_transaction()
-            offsets = [f.get(timeout=10).offset for f in futures]
-        except KafkaError:
-            with contextlib.suppress(KafkaError):
-                producer.abort_transaction()
-            raise
+        futures = [
+            producer.send(
+                self.topic,
+                key=tournament_id.encode(),
+                value=body,
+                partition=part.number,
+                headers=[("type", env.type.encode())],
+            )
+            for env, body in zip(sealed, bodies, strict=True)
+        ]
+        # Every record acknowledged by the in-sync replicas before the commit is sent: when
+        # that times out (KafkaTimeoutError), no commit was sent and nothing can land.
+        producer.flush(timeout=self._attempt_time(deadline))
+        for f in futures:
+            if f.failed():  # e.g. MessageSizeTooLargeError from the broker: nothing is sent
+                raise f.exception
+        sent = _begin_commit(producer)
+        part.in_doubt = True  # until the commit is confirmed, or a new writer resolved it
+        _await_commit(producer, sent, self._attempt_time(deadline))
+        part.in_doubt = False
+        offsets = [f.get(timeout=10).offset for f in futures]
         stream = part.streams.setdefault(tournament_id, stream)
         for env, e, off in zip(sealed, events, offsets, strict=True):
             stream.offsets.append(off)
             part.ids[env.event_id] = (tournament_id, env.seq, e.digest(tournament_id))
         stream.last_hash = sealed[-1].hash
         part.next_offset = max(part.next_offset, offsets[-1] + 1)
+        self._await_visible(part, sealed, offsets[-1], deadline)
         return AppendResult(sealed)
+
+    def _attempt_time(self, deadline: float) -> float:
+        return max(min(deadline - time.monotonic(), self.ATTEMPT_TIMEOUT_S), 0.1)
+
+    def _await_visible(
+        self, part: _Partition, sealed: list[Envelope], last_offset: int, deadline: float
+    ) -> None:
+        """Return once `read_committed` readers can see the committed batch ending at
+        `last_offset`: the partition's last stable offset is past it (the commit markers are
+        written, which the coordinator does after the commit returned)."""
+        tp = self._tps[part.number]
+        deadline = max(deadline, time.monotonic() + self.VISIBLE_TIMEOUT_S)
+        pause = 0.0005
+        try:
+            while self._end_offset(tp) <= last_offset:
+                if time.monotonic() >= deadline:
+                    raise KafkaTimeoutError(f"last stable offset still at or below {last_offset}")
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+        except (KafkaError, EventLogUnavailable) as exc:
+            raise KafkaUnavailable(
+                f"kafka at {self.bootstrap}: {sealed[0].tournament_id} seq {sealed[0].seq}.."
+                f"{sealed[-1].seq} was committed, but readers cannot see it yet ({exc}); "
+                "resend it with the same event ids: it comes back as a duplicate",
+                maybe_committed=True,
+            ) from exc
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -397,8 +757,7 @@ class _KafkaSubscription(Subscription):
     def __init__(self, log: KafkaEventLog, from_beginning: bool) -> None:
         super().__init__()
         self.consumer = KafkaConsumer(
-            bootstrap_servers=log.bootstrap,
-            client_id=f"{log.client_id}-tail",
+            **client_options(log.bootstrap, f"{log.client_id}-tail", log.READ_TIMEOUT_S),
             group_id=None,
             enable_auto_commit=False,
             isolation_level="read_committed",
@@ -408,7 +767,11 @@ class _KafkaSubscription(Subscription):
         if from_beginning:
             self.consumer.seek_to_beginning(*log._tps)
         else:
-            ends = self.consumer.end_offsets(log._tps)
+            try:
+                ends = self.consumer.end_offsets(log._tps)
+            except KafkaError as exc:
+                self.consumer.close()
+                raise KafkaUnavailable(f"kafka at {log.bootstrap}: tail: {exc}") from exc
             for tp in log._tps:
                 self.consumer.seek(tp, ends[tp])
 

@@ -6,7 +6,6 @@ worker starts. Reads use kafka-python consumers without a group (isolation read_
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -17,14 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import NewTopic
-from kafka.errors import TopicAlreadyExistsError
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
 from events_schema.envelope import read_envelope
+from events_schema.limits import Limits
 from projections.documents import PROJECTIONS
-from services.eventlog.kafka import partition_for
+from services.eventlog.kafka import (
+    create_topic,
+    durability_configs,
+    events_topic_configs,
+    partition_for,
+    replication_factor_for,
+)
 from services.projector import GapDetected, Message, Projector
 
 log = logging.getLogger("arbiter.processor")
@@ -42,6 +46,8 @@ class ProcessorConfig:
     output_topic: str | None = None  # default: see `out_topic`
     group: str | None = None  # default: see `group_id`
     partitions: int = 8  # only used to create a missing events topic
+    # Of the topics this creates; None: ARBITER_KAFKA_REPLICATION, else min(3, brokers).
+    replication_factor: int | None = None
     data_dir: Path = Path("arbiter-data/processors")
     web_port: int | None = None  # None: Faust's web server is disabled
     batch: int = 2000
@@ -120,36 +126,40 @@ class ProcessorCore:
         )
         try:
             existing = set(admin.list_topics())
+            rf = replication_factor_for(admin, self.cfg.replication_factor)
             if self.cfg.events_topic not in existing:
+                # Limits from the environment, as the API's: the topic must take any event
+                # they allow (max.message.bytes).
                 self._create(
                     admin,
                     self.cfg.events_topic,
                     self.cfg.partitions,
-                    {"retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "delete"},
+                    rf,
+                    events_topic_configs(rf, Limits.from_env()),
                 )
             self.partitions = self._partition_count(self.cfg.events_topic)
             # Faust's one internal topic; created here (with the retry in app.run) so that a
             # broker that is briefly not ready cannot kill the worker at start.
             leader = f"{self.cfg.group_id}-__assignor-__leader"
             if leader not in existing:
-                self._create(admin, leader, 1, {})
+                self._create(admin, leader, 1, rf, durability_configs(rf))
             if self.cfg.out_topic not in existing:
                 self._create(
                     admin,
                     self.cfg.out_topic,
                     self.partitions,
-                    {"cleanup.policy": "compact", "retention.ms": "-1"},
+                    rf,
+                    {"cleanup.policy": "compact", "retention.ms": "-1", **durability_configs(rf)},
                 )
         finally:
             admin.close()
         return self.partitions
 
     @staticmethod
-    def _create(admin: KafkaAdminClient, name: str, parts: int, conf: dict[str, str]) -> None:
-        with contextlib.suppress(TopicAlreadyExistsError):
-            admin.create_topics(
-                [NewTopic(name, num_partitions=parts, replication_factor=1, topic_configs=conf)]
-            )
+    def _create(
+        admin: KafkaAdminClient, name: str, parts: int, rf: int, conf: dict[str, str]
+    ) -> None:
+        create_topic(admin, name, parts, rf, conf)
 
     def _partition_count(self, topic: str) -> int:
         consumer = self._consumer()
