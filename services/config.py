@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from events_schema.limits import Limits
 from services.eventlog.base import EventLog
 
 
@@ -39,6 +40,9 @@ class Settings:
 
 
 def open_log(settings: Settings) -> EventLog:
+    """The configured log, with the limits of the environment (`ARBITER_MAX_*`): the same on
+    both backends, and on Kafka the topic's `max.message.bytes` follows them."""
+    limits = Limits.from_env()
     if settings.backend == "kafka":
         from services.eventlog.kafka import KafkaEventLog
 
@@ -46,7 +50,10 @@ def open_log(settings: Settings) -> EventLog:
             settings.kafka_bootstrap,
             topic=settings.kafka_topic,
             partitions=settings.kafka_partitions,
+            limits=limits,
         )
     from services.eventlog.sqlite import SQLiteEventLog
 
-    return SQLiteEventLog(settings.sqlite_path)
+    log = SQLiteEventLog(settings.sqlite_path)
+    log.limits = limits
+    return log

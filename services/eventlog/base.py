@@ -105,8 +105,10 @@ class EventIdConflict(EventLogError):
 
 class EventLogUnavailable(EventLogError):
     """The log cannot be reached or did not answer in time (HTTP 503 with Retry-After).
-    Nothing was appended by the failed call (a Kafka transaction that did not commit is
-    aborted or fenced; SQLite rolled back)."""
+    Usually nothing was appended by the failed call (a Kafka transaction that did not commit
+    is aborted or fenced; SQLite rolled back). On Kafka an append that timed out after sending
+    its commit (`maybe_committed`) may still land: resending the same event ids is safe (it
+    then comes back as a duplicate)."""
 
     rule = "eventlog.unavailable"
     field = ""
