@@ -38,7 +38,7 @@ from events_schema import GENESIS_HASH, Envelope
 from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash, read_envelope
 from events_schema.registry import Recorded
-from projections.documents import PROJECTIONS, documents
+from projections.documents import PROJECTIONS
 from services.projector import Projector
 
 # --------------------------------------------------------------------------------------------
@@ -173,10 +173,7 @@ def _fold(
     todo = sorted(points)
 
     def snapshot() -> dict[str, bytes]:
-        state = projector.states.get(tournament_id)
-        if state is None or state.created is None or state.unreadable:
-            return {}  # held by an unreadable event: the feed published nothing (`held_at`)
-        return {name: dumps(doc) for name, doc in documents(state, tournament_id).items()}
+        return projector.snapshot(tournament_id)  # the one replay path (services/projector)
 
     while todo and todo[0] <= 0:
         out.append({})

@@ -149,6 +149,15 @@ class Projector:
                 self.fail(tid, f"building its projections: {type(exc).__name__}: {exc}")
         return out
 
+    def snapshot(self, tournament_id: str) -> dict[str, bytes]:
+        """The four whole messages of a tournament as of what was folded (an auditor's
+        replay): the bytes the live feed published at that seq. Empty before its creation
+        and while it is held by an unreadable event (nothing was published then)."""
+        state = self.states.get(tournament_id)
+        if state is None or state.created is None or state.unreadable:
+            return {}
+        return {name: dumps(doc) for name, doc in documents(state, tournament_id).items()}
+
     def fail(self, tournament_id: str, error: str) -> None:
         self.failed[tournament_id] = error[:500]
         log.exception("%s held: %s", tournament_id, error)
@@ -160,7 +169,4 @@ def replay(envelopes: Iterable[Envelope], tournament_id: str) -> dict[str, bytes
     for env in envelopes:
         if env.tournament_id == tournament_id:
             projector.apply(env)
-    state = projector.states.get(tournament_id)
-    if state is None:
-        return {}
-    return {name: dumps(doc) for name, doc in documents(state, tournament_id).items()}
+    return projector.snapshot(tournament_id)
