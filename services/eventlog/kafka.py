@@ -125,6 +125,13 @@ def replication_factor_for(admin: KafkaAdminClient, explicit: int | None = None)
             raise ValueError(f"replication factor must be at least 1, not {explicit}")
         return explicit
     brokers = len(admin.describe_cluster()["brokers"])
+    # A node that has just started can be missing from another node's view for a moment:
+    # with two of a cluster in sight, look again for a few seconds before settling on two.
+    # (A single broker answers at once; production names the factor explicitly.)
+    deadline = time.monotonic() + 5.0
+    while brokers == 2 and time.monotonic() < deadline:
+        time.sleep(0.25)
+        brokers = max(brokers, len(admin.describe_cluster()["brokers"]))
     if 0 < brokers < 3:
         log.info(
             "%d broker(s) in the cluster: new topics get replication factor %d", brokers, brokers

@@ -112,19 +112,22 @@ class Cluster:
         """Until every node is in the cluster's metadata (a node that says "started" can take
         a moment to appear in the other nodes' view)."""
         deadline = time.monotonic() + timeout
-        while True:
-            admin = self.admin()
-            try:
-                if len(admin.describe_cluster()["brokers"]) == NODES:
-                    return
-            finally:
-                admin.close()
-            assert time.monotonic() < deadline, "not every node is in the metadata"
-            time.sleep(0.2)
+        for address in self.bootstrap.split(","):  # every node's own view
+            while True:
+                admin = self.admin(address)
+                try:
+                    if len(admin.describe_cluster()["brokers"]) == NODES:
+                        break
+                finally:
+                    admin.close()
+                assert time.monotonic() < deadline, "not every node is in the metadata"
+                time.sleep(0.2)
 
-    def admin(self) -> KafkaAdminClient:
+    def admin(self, bootstrap: str | None = None) -> KafkaAdminClient:
         return KafkaAdminClient(
-            bootstrap_servers=self.bootstrap, api_version=API_VERSION, request_timeout_ms=5000
+            bootstrap_servers=bootstrap or self.bootstrap,
+            api_version=API_VERSION,
+            request_timeout_ms=5000,
         )
 
     def leader(self, topic: str, partition: int) -> int:
@@ -322,7 +325,13 @@ def test_topic_is_created_replicated(cluster: Cluster):
             (info,) = admin.describe_topics([log.topic])
             assert all(len(p["replica_nodes"]) == 3 for p in info["partitions"])
             res = ConfigResource(ConfigResourceType.TOPIC, log.topic)
-            configs = admin.describe_configs([res])["topic"][log.topic]
+            # The node asked may not know the new topic yet: ask until it does (bounded).
+            deadline = time.monotonic() + 30
+            while True:
+                configs = admin.describe_configs([res])["topic"].get(log.topic) or {}
+                if "min.insync.replicas" in configs or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
         finally:
             admin.close()
         got = {k: v["value"] for k, v in configs.items()}
