@@ -27,6 +27,8 @@ Termination = Literal[
     "stalemate",
     "threefold_repetition",
     "fifty_move_rule",
+    "fivefold_repetition",  # FIDE Laws 9.6.1: the game is drawn without a claim
+    "seventy_five_move_rule",  # FIDE Laws 9.6.2
     "insufficient_material",
     "agreement",
     "tablebase",  # TCEC Swiss 6.c: Syzygy adjudication
@@ -141,13 +143,18 @@ class SeriesCreated(Event):
     event_type: ClassVar[str] = "SeriesCreated"
 
     name: str = Field(min_length=1, max_length=200)
-    kind: Literal["gct-tour", "czech-series", "other"] = "other"
+    kind: Literal["gct-tour", "czech-series", "tcec-season", "other"] = "other"
     points_table: list[Decimal] = Field(default_factory=list)
     bonus: PrizeTable | None = None
 
 
 class TournamentCreated(Event):
+    """v2 adds `pairing`: the pairing system `arbiter pair` runs (None: the format's own,
+    `projections/pairing/systems.py` SYSTEM_OF_FORMAT), and `adjudication`: whether the
+    command path ends games by the rules of the preset (v1 tournaments: "manual")."""
+
     event_type: ClassVar[str] = "TournamentCreated"
+    schema_version: ClassVar[int] = 2
 
     name: str = Field(min_length=1, max_length=200)
     game: Game = "chess"
@@ -176,6 +183,14 @@ class TournamentCreated(Event):
     series_id: StreamId | None = None
     board_size: int = Field(default=19, ge=5, le=25, description="Go only")
     komi: Decimal = Field(default=Decimal("7.5"), description="LGC Scoring: 7.5 even game")
+    pairing: Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "manual"] | None = Field(
+        default=None, description="pairing system; None: the format's default"
+    )
+    adjudication: Literal["rules", "manual"] = Field(
+        default="rules",
+        description="rules: a move that ends the game by the preset's rules appends its "
+        "GameEnded in the same batch (projections/endings); manual: every ending is entered",
+    )
 
 
 class PlayerRegistered(Event):
@@ -261,12 +276,29 @@ class RoundScheduled(Event):
 # ---------------------------------------------------------------------------------------------
 
 
+class GameSource(BaseModel):
+    """Where an imported game came from and how its source says it ended (kept on the game,
+    so a disagreement with the rules' ending is shown, never hidden)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str = Field(default="", max_length=500)
+    index: int | None = Field(default=None, ge=1, description="game number in the file")
+    result: str = Field(default="", max_length=16)
+    termination: str = Field(default="", max_length=200)
+    details: str = Field(default="", max_length=2000, description="e.g. TerminationDetails")
+
+
 class GameStarted(Event):
+    """v2 adds `source` (imported games)."""
+
     event_type: ClassVar[str] = "GameStarted"
+    schema_version: ClassVar[int] = 2
 
     game_id: GameId
     fen: str | None = Field(default=None, max_length=100, description="chess: non-standard start")
     handicap: int = Field(default=0, ge=0, le=9, description="Go handicap stones")
+    source: GameSource | None = None
 
 
 class MovePlayed(Event):
@@ -312,12 +344,17 @@ class GoScore(BaseModel):
 
 
 class GameEnded(Event):
+    """v2 adds `rule`: the rule that ended the game, as `seed article` (e.g. "tcec-rules
+    Leagues 10.2"), set on every automatic ending so it can be overruled by a correction."""
+
     event_type: ClassVar[str] = "GameEnded"
+    schema_version: ClassVar[int] = 2
 
     game_id: GameId
     result: Result
     termination: Termination
     detail: str = Field(default="", max_length=2000)
+    rule: str | None = Field(default=None, max_length=200)
     go_score: GoScore | None = None
 
 

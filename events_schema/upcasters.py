@@ -20,9 +20,29 @@ def upcast_v1_v2_player_registered(payload: Payload) -> Payload:
     return out
 
 
+def upcast_v1_v2_tournament_created(payload: Payload) -> Payload:
+    """TournamentCreated v2 adds `pairing` and `adjudication`. A v1 tournament pairs by its
+    format's default system (None), and keeps entering its endings by hand ("manual"), as it
+    did when it was created: no move of it starts ending games by itself."""
+    return {**payload, "pairing": None, "adjudication": "manual"}
+
+
+def upcast_v1_v2_game_started(payload: Payload) -> Payload:
+    """GameStarted v2 adds `source` (imported games); a v1 game has none."""
+    return {**payload, "source": None}
+
+
+def upcast_v1_v2_game_ended(payload: Payload) -> Payload:
+    """GameEnded v2 adds `rule`; a v1 ending named none (it was entered by hand)."""
+    return {**payload, "rule": None}
+
+
 #: (type, from_version) -> upcaster to from_version + 1
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
+    ("TournamentCreated", 1): upcast_v1_v2_tournament_created,
+    ("GameStarted", 1): upcast_v1_v2_game_started,
+    ("GameEnded", 1): upcast_v1_v2_game_ended,
 }
 
 

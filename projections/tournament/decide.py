@@ -19,7 +19,7 @@ from events_schema import events as ev
 from projections.rejection import Rejected
 from projections.tiebreaks import validate as validate_chain
 from projections.tiebreaks.presets import PRESETS
-from projections.tournament.state import GameState, TournamentState
+from projections.tournament.state import GameState, PlayerState, TournamentState
 
 _CREATION = (ev.TournamentCreated, ev.SeriesCreated)
 # Events a series stream may hold besides its creation.
@@ -130,6 +130,15 @@ def _(proposed: ev.LotDrawn, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
+def _withdrawn_for(player: PlayerState, rnd: int) -> bool:
+    """A withdrawal names the first round the player misses (`from_round`; none: at once);
+    rounds before it may still pair them (FIDE C.06 5.4: a player who announces a
+    withdrawal from a later round plays the rounds before it)."""
+    if not player.withdrawn:
+        return False
+    return player.withdrawn_from_round is None or rnd >= player.withdrawn_from_round
+
+
 @_decide.register
 def _(proposed: ev.RoundScheduled, state: TournamentState) -> list[ev.Event]:
     key = (proposed.stage, proposed.round)
@@ -149,7 +158,7 @@ def _(proposed: ev.RoundScheduled, state: TournamentState) -> list[ev.Event]:
         for side in ("white", "black"):
             pid = getattr(p, side)
             _known_player(state, pid, f"{where}.{side}")
-            if state.players[pid].withdrawn:
+            if _withdrawn_for(state.players[pid], proposed.round):
                 raise Rejected("player.withdrawn", f"{where}.{side}", f"{pid!r} has withdrawn")
             if pid in seen:
                 raise Rejected("pairing.player_twice", f"{where}.{side}", f"{pid!r} twice")

@@ -33,6 +33,7 @@ from services.api.http import (
     unavailable_response,
 )
 from services.api.openapi import command_openapi, document
+from services.api.pairing import pairing_router
 from services.auth import TokenStore
 from services.commands import CommandRejected, CommandService
 from services.eventlog.base import (
@@ -153,6 +154,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
 
     app.include_router(feed_router(app))  # live projections: snapshots, SSE, the live page
     app.include_router(checkpoints_router(app))  # signed checkpoints
+    app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     return app
 
 

@@ -83,6 +83,11 @@ def series_table(log: EventLog, series_id: str, at: int | None = None) -> dict[s
     series = series_created(log, series_id, at)
     if series is None:
         raise LookupError(f"{series_id!r} has no SeriesCreated")
+    if series.kind == "tcec-season":
+        raise ValueError(
+            f"{series_id!r} is a TCEC season: its stages advance by rule, see "
+            f"`arbiter season show {series_id}`"
+        )
     tournaments, running = series_tournaments(log, series_id)
     out: dict[str, Any] = {
         "series_id": series_id,

@@ -116,6 +116,15 @@ def test_withdrawn_player_cannot_be_paired():
     )
 
 
+def test_a_withdrawal_from_a_later_round_still_pairs_the_rounds_before_it():
+    """FIDE C.06 5.4: a player who withdraws from round 3 plays rounds 1 and 2."""
+    history = [created(), player("a"), player("b"), ev.PlayerWithdrew(player_id="b", from_round=3)]
+    then_events(history, round_(2, ("g1", "a", "b")), [round_(2, ("g1", "a", "b"))])
+    then_rejected(
+        history, round_(3, ("g1", "a", "b")), "player.withdrawn", "payload.pairings[0].black"
+    )
+
+
 def test_player_cannot_be_paired_and_get_a_bye():
     then_rejected(
         [created(), player("a"), player("b")],

@@ -151,7 +151,7 @@ def test_decoding_an_unknown_type_is_refused():
 
 def test_a_missing_upcaster_step_is_an_error():
     with pytest.raises(LookupError, match="no upcaster"):
-        upcast("GameEnded", 1, {}, 2)
+        upcast("GameEnded", 2, {}, 3)
 
 
 # --- envelope: canonical bytes and the hash chain -------------------------------------------------

@@ -1,0 +1,242 @@
+"""The pairing interface: the tournament's state in, the lots it needs and the round out.
+
+A pairing system is a pure function `propose(ctx) -> Proposal`. It never draws a lot itself:
+when the rules need one (pairing numbers, engine order, a bracket position) and `ctx.lots`
+does not hold it yet, it returns the `LotRequest`s; the edge (`services/pairing.py`) draws
+them with `services/lots.py`, adds them to the context and asks again. The lots and the
+`RoundScheduled` are then appended together, the lots first, through the normal command
+path, so an auditor replaying the log sees every random choice before the pairing it fed.
+
+`context(state, stage)` reads everything a system may need from the standings fold:
+the players in registration order, who is still active for the round to pair, and each
+player's history in the stage (opponents, colours, points, byes, forfeits), from the results
+in force. Systems must read only the context, so that a replay pairs the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+from events_schema import events as ev
+from projections.outcome import scoring_of
+from projections.standings.crosstable import Crosstable, Entry, build
+from projections.standings.state import PlayerInfo, StandingsState
+
+LotPurpose = Literal[
+    "pairing_numbers", "bye", "colours", "engine_order", "bracket", "coin_toss", "other"
+]
+
+
+class PairingRefused(Exception):
+    """The round cannot be paired now; `rule` and `field` name why (as `Rejected` does)."""
+
+    def __init__(self, rule: str, field: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class LotRequest:
+    """A lot the rules require before the round can be paired."""
+
+    purpose: LotPurpose
+    subject: str  # the LotDrawn subject the system will look the outcome up by
+    candidates: tuple[str, ...]
+    pick: int | None = None  # None: an ordering of all candidates
+    rule: str = ""  # the article that requires it
+
+
+@dataclass(frozen=True)
+class RoundEntry:
+    """One round of one player's history in the stage (a scheduled round with no result yet
+    has `pending=True`)."""
+
+    round: int
+    opponent: str | None  # None: a bye or an absence
+    colour: Literal["white", "black"] | None
+    points: int  # half-points, under the tournament's scoring
+    kind: str  # crosstable EntryKind, or "pending", or "absent"
+    pending: bool = False
+
+
+@dataclass(frozen=True)
+class PlayerHistory:
+    player_id: str
+    name: str
+    rating: int | None
+    seed: int | None
+    registered_order: int  # 0-based position in registration order
+    withdrawn_from: int | None  # the first round they miss (None: active), 1 if from the start
+    rounds: tuple[RoundEntry, ...] = ()
+
+    @property
+    def points(self) -> int:
+        return sum(r.points for r in self.rounds if not r.pending)
+
+    @property
+    def opponents(self) -> frozenset[str]:
+        return frozenset(r.opponent for r in self.rounds if r.opponent is not None)
+
+    @property
+    def colours(self) -> tuple[Literal["white", "black"] | None, ...]:
+        return tuple(r.colour for r in self.rounds)
+
+    @property
+    def had_bye(self) -> bool:
+        """A pairing-allocated bye or a forfeit win counts (C.04.1.d: a player who has
+        already received a pairing-allocated bye, or has already scored a (forfeit) win due
+        to an opponent not appearing in time, shall not receive the pairing-allocated bye)."""
+        return any(r.kind in ("bye", "forfeit_win") for r in self.rounds)
+
+    def active_in(self, rnd: int) -> bool:
+        return self.withdrawn_from is None or self.withdrawn_from > rnd
+
+
+@dataclass(frozen=True)
+class PairingContext:
+    created: ev.TournamentCreated
+    stage: str
+    round: int  # the round to pair (1-based)
+    players: Mapping[str, PlayerHistory]  # registration order
+    scoring: ev.Scoring
+    scheduled: Mapping[int, ev.RoundScheduled] = field(default_factory=dict)
+    lots: Mapping[str, ev.LotDrawn] = field(default_factory=dict)  # in force, by subject
+    rulings: tuple[ev.RulingIssued, ...] = ()
+    crosstable: Crosstable | None = None
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """Players who take part in the round to pair, in registration order."""
+        return tuple(p for p, h in self.players.items() if h.active_in(self.round))
+
+    def lot(self, subject: str) -> ev.LotDrawn | None:
+        return self.lots.get(subject)
+
+    def with_lots(self, lots: Mapping[str, ev.LotDrawn]) -> PairingContext:
+        return replace(self, lots={**self.lots, **lots})
+
+    def ruling(self, subject: str) -> ev.RulingIssued | None:
+        found = None
+        for r in self.rulings:
+            if r.subject == subject:
+                found = r
+        return found
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What a system answers: lots to draw first, or the round (and why, cited)."""
+
+    lots: tuple[LotRequest, ...] = ()
+    round: ev.RoundScheduled | None = None
+    notes: tuple[str, ...] = ()
+
+
+class PairingSystem(Protocol):
+    name: str
+
+    def propose(self, ctx: PairingContext) -> Proposal: ...
+
+
+def _entry(e: Entry) -> RoundEntry:
+    return RoundEntry(e.round, e.opponent, e.colour, e.points, e.kind)
+
+
+def context(state: StandingsState, stage: str = "main", rnd: int | None = None) -> PairingContext:
+    """The context for pairing round `rnd` of `stage` (by default the next unscheduled one)."""
+    created = state.created
+    if created is None:
+        raise PairingRefused("tournament.not_created", "type", "the tournament does not exist")
+    ct = build(state, stage)
+    scheduled: dict[int, ev.RoundScheduled] = {}
+    for (st, r), eid in state.round_keys.items():
+        if st != stage:
+            continue
+        game_ids, byes = state.rounds[eid]
+        games = [state.games[g] for g in game_ids]
+        scheduled[r] = ev.RoundScheduled(
+            round=r,
+            stage=st,
+            cycle=games[0].cycle if games else None,
+            pairings=[
+                ev.Pairing(
+                    game_id=g.game_id,
+                    white=g.white,
+                    black=g.black,
+                    opening=g.opening,
+                    pair_id=g.pair_id,
+                )
+                for g in games
+            ],
+            byes=[ev.Bye(player_id=b.player_id, kind=b.kind) for b in byes],
+        )
+    next_round = rnd if rnd is not None else (max(scheduled) + 1 if scheduled else 1)
+    withdrawn = {pid: r for pid, r in state.withdrawals.values()}
+    players: dict[str, PlayerHistory] = {}
+    for i, (pid, info) in enumerate(state.players.items()):
+        rounds = {e.round: _entry(e) for e in ct.entries.get(pid, ())}
+        for r, sched in scheduled.items():
+            if r in rounds:
+                continue
+            for p in sched.pairings:
+                if pid in (p.white, p.black):
+                    opp = p.black if pid == p.white else p.white
+                    colour: Literal["white", "black"] = "white" if pid == p.white else "black"
+                    rounds[r] = RoundEntry(r, opp, colour, 0, "pending", pending=True)
+        if pid in withdrawn:
+            w = withdrawn[pid]
+            wfrom: int | None = w if w is not None else next_round
+        else:
+            wfrom = None
+        players[pid] = _history(info, i, wfrom, tuple(rounds[r] for r in sorted(rounds)))
+    lots: dict[str, ev.LotDrawn] = {}
+    for lot in state.lots.values():
+        lots[lot.subject] = lot  # the latest in force for a subject
+    return PairingContext(
+        created=created,
+        stage=stage,
+        round=next_round,
+        players=players,
+        scoring=scoring_of(created),
+        scheduled=dict(sorted(scheduled.items())),
+        lots=lots,
+        rulings=tuple(state.rulings.values()),
+        crosstable=ct,
+    )
+
+
+def _history(
+    info: PlayerInfo, order: int, withdrawn_from: int | None, rounds: tuple[RoundEntry, ...]
+) -> PlayerHistory:
+    return PlayerHistory(
+        player_id=info.player_id,
+        name=info.name,
+        rating=info.rating,
+        seed=info.seed,
+        registered_order=order,
+        withdrawn_from=withdrawn_from,
+        rounds=rounds,
+    )
+
+
+def require_finished(ctx: PairingContext) -> None:
+    """A Swiss round is paired from the results of every earlier round (C.04.1: pairings
+    depend on the scores), so every game of the stage must have a result in force."""
+    waiting = [
+        (r.round, h.player_id, r.opponent)
+        for h in ctx.players.values()
+        for r in h.rounds
+        if r.pending and r.colour == "white"
+    ]
+    if waiting:
+        rnd, white, black = min(waiting)
+        raise PairingRefused(
+            "pairing.round_unfinished",
+            "round",
+            f"round {rnd} has games without a result (e.g. {white} – {black}); "
+            f"enter them before pairing round {ctx.round}",
+        )

@@ -1,0 +1,103 @@
+"""Pairing routes: what `arbiter pair` and `arbiter schedule` do, over HTTP.
+
+- `POST /tournaments/{id}/pair` (arbiter or admin of that tournament): body `{"stage"?,
+  "round"?, "seed"?}` (all optional, at most 4 KiB). Pairs the next round with the
+  tournament's system and appends the lots it needed and the `RoundScheduled` in one batch:
+  201 with the round, its lots and their seqs. With `round`, a resend of a request whose round
+  is already scheduled answers 200 with that round and appends nothing.
+- `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
+  a cup's bracket (any reader).
+
+Errors use the API's `{"error": {rule, field, message}}` format: 422 when the round cannot be
+paired (e.g. `pairing.round_unfinished`), 404 for an unknown tournament.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from events_schema import Actor, Recorded
+from projections.pairing.base import PairingRefused
+from projections.pairing.systems import planned
+from projections.standings import fold as standings_fold
+from services.api.http import ApiError, json_response, principal, reader, stream_id
+from services.auth import TokenStore
+from services.commands import CommandRejected, CommandService
+from services.pairing import pair_next, paired_json
+
+MAX_PAIR_BODY = 4096
+
+
+class PairRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str = Field(default="main", min_length=1, max_length=64)
+    round: int | None = Field(default=None, ge=1, le=10_000)
+    seed: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+def pairing_router(app: FastAPI) -> APIRouter:
+    tokens: TokenStore = app.state.tokens
+    router = APIRouter()
+
+    @router.post("/tournaments/{tournament_id}/pair")
+    async def pair(tournament_id: str, request: Request) -> Response:
+        who = principal(tokens, request)
+        tid = stream_id(tournament_id)
+        if not who.may_write(tid):
+            raise ApiError(
+                403,
+                "auth.forbidden",
+                "tournament_id",
+                f"{who.role} {who.subject} may not pair {tid}",
+            )
+        raw = await request.body()
+        if len(raw) > MAX_PAIR_BODY:
+            raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_PAIR_BODY} bytes")
+        try:
+            body = PairRequest.model_validate(orjson.loads(raw) if raw.strip() else {})
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(422, "request.malformed_json", "body", str(exc)) from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "body"
+            raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
+        service: CommandService = app.state.commands
+        actor = Actor(id=who.subject, role=who.role)
+        try:
+            paired = await run_in_threadpool(
+                lambda: pair_next(
+                    service, tid, actor, stage=body.stage, expected_round=body.round, seed=body.seed
+                )
+            )
+        except CommandRejected as exc:
+            status = 404 if exc.rule == "pairing.unknown_tournament" else exc.status
+            raise ApiError(status, exc.rule, exc.field, exc.message) from None
+        return json_response(paired_json(paired), 201 if paired.result is not None else 200)
+
+    @router.get("/tournaments/{tournament_id}/schedule")
+    async def schedule(
+        tournament_id: str,
+        request: Request,
+        stage: str = Query("main", min_length=1, max_length=64),
+    ) -> Response:
+        tid = reader(tokens, request, tournament_id)
+
+        def build() -> dict[str, Any]:
+            state = standings_fold([Recorded.of(e) for e in app.state.log.read(tid, 1)])
+            if state.created is None:
+                raise ApiError(404, "pairing.unknown_tournament", "tournament_id", f"no {tid}")
+            try:
+                return planned(state, stage)
+            except PairingRefused as exc:
+                raise ApiError(422, exc.rule, exc.field, exc.message) from None
+
+        return json_response(await run_in_threadpool(build))
+
+    return router

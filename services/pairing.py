@@ -1,0 +1,167 @@
+"""Pairing at the edge: run the tournament's pairing system and append what it proposes.
+
+`pair_next` folds the tournament, asks its system (`projections/pairing/systems.py`) for the
+next round, draws every lot the system asks for (`services/lots.py`, the only place
+randomness lives), and appends the lots and the `RoundScheduled` as ONE batch through the
+command path (`CommandService`): the lots first, so a replay reads each random choice before
+the pairing it fed; all or nothing, so a refused round leaves no orphan lot. The batch carries
+`expected_seq`: if the tournament changed between the fold and the append (a result entered,
+another pairing), it is paired again from the new state.
+
+A published round is never changed silently: a later correction of an earlier result leaves
+it standing and flagged (the standings document's `flags`); to re-pair, an arbiter retracts
+the `RoundScheduled` (refused once a game of it has started) and pairs again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
+from events_schema import events as ev
+from projections.pairing.base import PairingContext, PairingRefused, context
+from projections.pairing.systems import propose, system_name
+from projections.standings import fold as standings_fold
+from services.commands import CommandRejected, CommandService
+from services.eventlog.base import AppendConflict, AppendResult
+from services.lots import draw
+
+MAX_LOT_ROUNDS = 8  # a system asks for its lots in a few steps at most
+
+
+@dataclass
+class Paired:
+    tournament_id: str
+    system: str
+    round: ev.RoundScheduled
+    lots: list[ev.LotDrawn] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+    result: AppendResult | None = None  # None: the round was already scheduled (a resend)
+    seqs: list[int] = field(default_factory=list)
+
+
+def refused(exc: PairingRefused) -> CommandRejected:
+    return CommandRejected(exc.rule, exc.field, exc.message)
+
+
+def plan(
+    ctx: PairingContext, seed: str | None = None, drawer: Callable[..., ev.LotDrawn] = draw
+) -> tuple[ev.RoundScheduled, list[ev.LotDrawn], tuple[str, ...]]:
+    """Ask the system until it answers with a round, drawing the lots it asks for. With a
+    `seed`, each lot's seed is `seed:subject`, so a run can be repeated exactly."""
+    lots: list[ev.LotDrawn] = []
+    for _ in range(MAX_LOT_ROUNDS):
+        proposal = propose(ctx)
+        if proposal.round is not None and not proposal.lots:
+            return proposal.round, lots, proposal.notes
+        if not proposal.lots:
+            raise PairingRefused("pairing.nothing_to_pair", "round", "no round to pair")
+        drawn = {}
+        for req in proposal.lots:
+            lot = drawer(
+                req.purpose,
+                req.subject,
+                list(req.candidates),
+                req.pick,
+                None if seed is None else f"{seed}:{req.subject}",
+            )
+            drawn[req.subject] = lot
+            lots.append(lot)
+        ctx = ctx.with_lots(drawn)
+    raise PairingRefused("pairing.lots_loop", "round", "the system kept asking for lots")
+
+
+def pair_next(
+    service: CommandService,
+    tournament_id: str,
+    actor: Actor,
+    *,
+    stage: str = "main",
+    expected_round: int | None = None,
+    seed: str | None = None,
+    attempts: int = 3,
+) -> Paired:
+    """Pair the next round of `stage` and append it (with its lots). `expected_round` makes a
+    resend safe: if that round is already scheduled, it is returned, nothing is appended."""
+    for _attempt in range(attempts):
+        records = [Recorded.of(e) for e in service.log.read(tournament_id, 1)]
+        state = standings_fold(records)
+        if state.created is None:
+            raise CommandRejected(
+                "pairing.unknown_tournament", "tournament", f"{tournament_id!r} has no events"
+            )
+        name = system_name(state.created) or "manual"
+        if expected_round is not None and (stage, expected_round) in state.round_keys:
+            ctx = context(state, stage)
+            return Paired(tournament_id, name, ctx.scheduled[expected_round])
+        try:
+            ctx = context(state, stage)
+            if expected_round is not None and expected_round != ctx.round:
+                raise PairingRefused(
+                    "pairing.not_next_round",
+                    "round",
+                    f"the next round of {stage!r} is {ctx.round}, not {expected_round}",
+                )
+            rnd, lots, notes = plan(ctx, seed)
+        except PairingRefused as exc:
+            raise refused(exc) from None
+        commands = [Command(type="LotDrawn", payload=encode_payload(lot)) for lot in lots]
+        commands.append(Command(type="RoundScheduled", payload=encode_payload(rnd)))
+        batch = CommandBatch(commands=commands, expected_seq=state.seq)
+        try:
+            result = service.handle(tournament_id, batch, actor)
+        except AppendConflict:
+            continue  # the tournament changed under us: pair again from the new state
+        seqs = [e.seq for e in result.envelopes]
+        return Paired(tournament_id, name, rnd, lots, notes, result, seqs)
+    raise CommandRejected(
+        "concurrency.retries_exhausted",
+        "expected_seq",
+        f"{tournament_id} kept changing while pairing; retry",
+        status=409,
+    )
+
+
+def round_json(rnd: ev.RoundScheduled) -> dict[str, object]:
+    return {
+        "stage": rnd.stage,
+        "round": rnd.round,
+        "cycle": rnd.cycle,
+        "pairings": [
+            {
+                "board": p.board if p.board is not None else i,
+                "game_id": p.game_id,
+                "white": p.white,
+                "black": p.black,
+                "pair_id": p.pair_id,
+                "opening": p.opening,
+            }
+            for i, p in enumerate(rnd.pairings, start=1)
+        ],
+        "byes": [{"player_id": b.player_id, "kind": b.kind} for b in rnd.byes],
+    }
+
+
+def paired_json(p: Paired) -> dict[str, object]:
+    """What `arbiter pair --json` prints and `POST /tournaments/{id}/pair` answers."""
+    lot_seqs = p.seqs[: len(p.lots)]
+    return {
+        "tournament_id": p.tournament_id,
+        "system": p.system,
+        "appended": p.result is not None,
+        **round_json(p.round),
+        "round_seq": p.seqs[-1] if p.seqs else None,
+        "lots": [
+            {
+                "seq": seq,
+                "purpose": lot.purpose,
+                "subject": lot.subject,
+                "outcome": lot.outcome,
+                "seed": lot.seed,
+                "method": lot.method,
+            }
+            for seq, lot in zip(lot_seqs, p.lots, strict=True)
+        ],
+        "notes": list(p.notes),
+    }
