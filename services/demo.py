@@ -122,10 +122,11 @@ def run_demo(db: Path, out: Console) -> None:
                     )
                     for i, u in enumerate(SCHOLARS_MATE, start=1)
                 ]
-                send(ARBITER, *moves)
-                send(
-                    ARBITER,
-                    _cmd("GameEnded", game_id=p.game_id, result="1-0", termination="checkmate"),
+                envs = send(ARBITER, *moves)
+                ended = envs[-1].payload
+                out.print(
+                    f"  the last move ended it by rule: {ended['result']} "
+                    f"{ended['termination']} ({ended['rule']}), in the same batch"
                 )
                 continue
             if rnd == 1 and board == 2:
@@ -210,6 +211,16 @@ def _term(res: str) -> str:
 
 
 def _brief(payload: dict[str, Any]) -> str:
-    keys = ("name", "player_id", "game_id", "round", "san", "result", "termination", "reason")
+    keys = (
+        "name",
+        "player_id",
+        "game_id",
+        "round",
+        "san",
+        "result",
+        "termination",
+        "rule",
+        "reason",
+    )
     parts = [str(payload[k]) for k in keys if k in payload]
     return " ".join(parts)[:90]

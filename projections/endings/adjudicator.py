@@ -320,6 +320,16 @@ class Adjudicator:
             prober=prober,
         )
 
+    def clone(self) -> Adjudicator:
+        """An independent copy (the decider tries a proposed move on a clone: the state it
+        reads is never changed by deciding)."""
+        twin = object.__new__(Adjudicator)
+        for slot in Adjudicator.__slots__:
+            setattr(twin, slot, getattr(self, slot))
+        twin._board = self._board.copy()
+        twin._counts = dict(self._counts)
+        return twin
+
     # --- reading -----------------------------------------------------------------------------
 
     @property

@@ -19,6 +19,7 @@ from events_schema import events as ev
 from projections.rejection import Rejected
 from projections.tiebreaks import validate as validate_chain
 from projections.tiebreaks.presets import PRESETS
+from projections.tournament.endings import ending_after, game_ended
 from projections.tournament.state import GameState, PlayerState, TournamentState
 
 _CREATION = (ev.TournamentCreated, ev.SeriesCreated)
@@ -232,7 +233,19 @@ def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
             f"{game.next_colour} is to move, not {proposed.colour}",
         )
     if state.game_kind == "chess":
-        return [_chess_move(game, proposed)]
+        try:
+            move = _chess_move(game, proposed)
+        except Rejected as refused:
+            # TCEC Swiss 6.d / Leagues 10.4: an engine's illegal move loses the game (where
+            # the preset says so and endings are by rule); elsewhere it is refused.
+            ending = ending_after(state, game, proposed) if refused.rule == "move.illegal" else None
+            if ending is not None and ending.termination == "illegal_move":
+                return [game_ended(game.game_id, ending)]
+            raise
+        ending = ending_after(state, game, move)
+        if ending is not None:  # the move ends the game by rule: both in one batch
+            return [move, game_ended(game.game_id, ending)]
+        return [move]
     return [_go_move(state, proposed)]
 
 
@@ -275,10 +288,12 @@ def _go_move(state: TournamentState, proposed: ev.MovePlayed) -> ev.MovePlayed:
 def _game_in_progress(state: TournamentState, game_id: str) -> GameState:
     game = _game(state, game_id)
     if game.status == "ended":
+        entry = game.result
+        by = f" by rule ({entry.rule})" if entry is not None and entry.rule else ""
         raise Rejected(
             "game.already_ended",
             "payload.game_id",
-            f"{game_id} already has a result; change it with ResultCorrected",
+            f"{game_id} already has a result{by}; change it with ResultCorrected",
         )
     return game
 
@@ -323,6 +338,7 @@ def _(proposed: ev.AdjudicationIssued, state: TournamentState) -> list[ev.Event]
         result=proposed.outcome,
         termination="adjudication",
         detail=f"{proposed.rule}: {proposed.basis}".rstrip(": "),
+        rule=proposed.rule,
     )
     return [proposed, ended]
 

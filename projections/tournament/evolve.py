@@ -22,6 +22,8 @@ import chess
 
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
+from projections.endings.adjudicator import MoveFacts
+from projections.tournament.endings import new_adjudicator
 from projections.tournament.state import (
     EventRef,
     GameState,
@@ -139,6 +141,9 @@ def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> No
         game.first_to_move = (
             "black" if game.board is not None and game.board.turn == chess.BLACK else "white"
         )
+        game.start_fen = event.fen
+        game.facts = []
+        game.adjudicator = new_adjudicator(state, game)
     else:
         # LGC / Japanese convention: with handicap stones White moves first, else Black.
         game.first_to_move = "white" if event.handicap >= 2 else "black"
@@ -157,23 +162,36 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
             game.board.push(game.board.parse_uci(event.uci))
         except (ValueError, AssertionError):
             game.board = None  # a historical oddity: stop tracking the position
+    if event.uci is not None and state.game_kind == "chess":
+        facts = MoveFacts.of(event)
+        game.facts.append(facts)
+        if game.adjudicator is not None:
+            try:
+                game.adjudicator.push_facts(facts)
+            except ValueError:  # ended already (an overruled ending) or illegal: stop
+                game.adjudicator = None
     game.moves.append(event.uci or event.point or "?")
     game.move_event_ids.append(rec.envelope.event_id)
 
 
 def _set_result(
-    state: TournamentState, rec: Recorded, game_id: str, result: ev.Result, term: ev.Termination
+    state: TournamentState,
+    rec: Recorded,
+    game_id: str,
+    result: ev.Result,
+    term: ev.Termination,
+    rule: str | None = None,
 ) -> None:
     game = state.games.get(game_id)
     if game is None:
         return
     state.events[rec.envelope.event_id].game_id = game_id
-    game.results.append(ResultEntry(rec.envelope.event_id, result, term))
+    game.results.append(ResultEntry(rec.envelope.event_id, result, term, rule))
 
 
 @_apply.register
 def _(event: ev.GameEnded, state: TournamentState, rec: Recorded) -> None:
-    _set_result(state, rec, event.game_id, event.result, event.termination)
+    _set_result(state, rec, event.game_id, event.result, event.termination, event.rule)
 
 
 @_apply.register
@@ -233,6 +251,8 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
     if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:
         game = state.games[target.game_id]
         game.results = [r for r in game.results if r.event_id != tid]
+        if game.adjudicator is not None and game.adjudicator.ending is not None:
+            game.adjudicator = None  # an overruled ending: this game's endings are by hand now
     elif target.type == "MovePlayed" and target.game_id in state.games:
         game = state.games[target.game_id]
         if game.move_event_ids and game.move_event_ids[-1] == tid:
@@ -240,6 +260,9 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
             game.moves.pop()
             if game.board is not None and game.board.move_stack:
                 game.board.pop()
+            if game.facts:
+                game.facts.pop()
+                game.adjudicator = new_adjudicator(state, game, game.facts)
     elif target.type == "GameStarted" and target.game_id in state.games:
         game = state.games[target.game_id]
         if not game.moves:

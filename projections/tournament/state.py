@@ -12,6 +12,7 @@ from uuid import UUID
 import chess
 
 from events_schema.events import Colour, Result, Termination, TournamentCreated
+from projections.endings.adjudicator import Adjudicator, MoveFacts
 
 GameStatus = Literal["scheduled", "started", "ended"]
 
@@ -35,6 +36,7 @@ class ResultEntry:
     event_id: UUID
     result: Result
     termination: Termination
+    rule: str | None = None  # the rule a GameEnded named (an automatic ending names one)
 
 
 @dataclass
@@ -55,6 +57,12 @@ class GameState:
     board: chess.Board | None = None
     first_to_move: Colour = "white"
     warnings: dict[str, int] = field(default_factory=dict)
+    # Endings by rule (TournamentCreated.adjudication == "rules", chess): the adjudicator at
+    # the position reached, with the facts of the moves in force (to rebuild it after a
+    # retraction). None: no automatic endings for this game.
+    adjudicator: Adjudicator | None = None
+    start_fen: str | None = None
+    facts: list[MoveFacts] = field(default_factory=list)
 
     @property
     def status(self) -> GameStatus:

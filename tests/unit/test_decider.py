@@ -215,6 +215,7 @@ def test_adjudication_with_a_result_ends_the_game():
                 result="1/2-1/2",
                 termination="adjudication",
                 detail="TCEC Swiss 7.b.iii: evals 0.05/0.10",
+                rule="TCEC Swiss 7.b.iii",
             ),
         ],
     )

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from events_schema import GENESIS_HASH, Event, Recorded, decode
 from events_schema import events as ev
 from events_schema.envelope import envelope_from_bytes
+from projections.endings.adjudicator import Adjudicator
 from projections.rejection import Rejected
 from projections.tournament import TournamentState, decide, evolve, fold
 
@@ -86,6 +87,16 @@ def _freeze(value: Any) -> Any:
     move stack."""
     if isinstance(value, chess.Board):
         return ("board", value.fen(), [m.uci() for m in value.move_stack])
+    if isinstance(value, Adjudicator):  # endings by rule: what it has seen and concluded
+        return (
+            "adjudicator",
+            _freeze(value.board),
+            value.ply,
+            value.draw_rule_count,
+            value.repetitions(),
+            value.ending,
+            value.clock,
+        )
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -1,0 +1,91 @@
+"""Endings by rule on the command path: the bridge between the decider and
+`projections/endings` (the rules of each preset, the TCEC draw rule, clocks).
+
+When a tournament has `adjudication="rules"` (the default since TournamentCreated v2), each
+chess game keeps an `Adjudicator` at the position reached (`GameState.adjudicator`, folded by
+`evolve`). The decider tries a proposed move on a clone: if the move ends the game by the
+preset's rules (mate, stalemate, repetition, fifty moves, the TCEC draw rule, a flag fall),
+the move and its `GameEnded` — naming the rule as `seed article` — are appended in the same
+batch, so the ending can be overruled by a `ResultCorrected` or an `EventRetracted` (after
+which the game's endings are entered by hand). Tablebase adjudication needs tables, which a
+pure decider cannot open: the adjudicator processor (`arbiter processor adjudicator
+--tablebases DIR`) does it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from events_schema import events as ev
+from projections.endings.adjudicator import Adjudicator, MoveFacts
+from projections.endings.ending import Ending
+from projections.tournament.state import GameState, TournamentState
+
+
+def time_control_of(state: TournamentState, game: GameState) -> ev.TimeControl | None:
+    """The game's time control: the one its pairing names, else the tournament's only one."""
+    created = state.created
+    if created is None or not created.time_controls:
+        return None
+    if game.time_control is not None:
+        for tc in created.time_controls:
+            if tc.name == game.time_control:
+                return tc
+        return None
+    return created.time_controls[0] if len(created.time_controls) == 1 else None
+
+
+def new_adjudicator(
+    state: TournamentState, game: GameState, facts: Sequence[MoveFacts] = ()
+) -> Adjudicator | None:
+    """The game's adjudicator after `facts`, or None when its endings are entered by hand
+    (adjudication "manual", Go, a preset without endings, a position it cannot follow)."""
+    created = state.created
+    if created is None or created.adjudication != "rules" or created.game != "chess":
+        return None
+    tc = time_control_of(state, game)
+    try:
+        adj = Adjudicator(
+            created.rules_preset,
+            start_fen=game.start_fen,
+            time_control=tc if tc is not None and tc.overtime in ("none", "fischer") else None,
+            armageddon=created.scoring.armageddon,
+        )
+        if adj.ending is not None:
+            return None  # the start position is already over: an arbiter's matter
+        for f in facts:
+            if adj.push_facts(f) is not None:
+                return None
+    except (KeyError, ValueError):
+        return None
+    return adj
+
+
+def game_ended(game_id: str, ending: Ending) -> ev.GameEnded:
+    return ev.GameEnded(
+        game_id=game_id,
+        result=ending.result,
+        termination=ending.termination,
+        detail=f"ply {ending.ply}: {ending.detail}",
+        rule=ending.rule,
+    )
+
+
+def ending_after(state: TournamentState, game: GameState, move: ev.MovePlayed) -> Ending | None:
+    """The ending the rules give the proposed move, or None. The game's state is not
+    changed: the move is tried on a clone of its adjudicator (a fresh one for a first move
+    of a game not started yet)."""
+    if move.uci is None:
+        return None
+    if game.started:
+        if game.adjudicator is None:
+            return None
+        trial = game.adjudicator.clone()
+    else:
+        fresh = new_adjudicator(state, game)
+        if fresh is None:
+            return None
+        trial = fresh
+    try:
+        return trial.push_facts(MoveFacts.of(move))
+    except ValueError:
+        return None

@@ -1,0 +1,125 @@
+"""Endings by rule on the command path (projections/tournament/endings.py): given events /
+when a move / then the move and the GameEnded naming its rule, in one batch."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from builders import created, move, player, recorded, result, round_
+
+from events_schema import Event
+from events_schema import events as ev
+from projections.rejection import Rejected
+from projections.tournament import decide, fold
+
+SCHOLARS_MATE = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
+ROOKS = "8/8/4k3/8/8/3RK3/8/7r w - - 0 60"  # K+R v K+R, White to move
+
+
+def given(*events: Event):
+    return fold(recorded("t1", list(events)))
+
+
+def opening(**kw) -> list[Event]:
+    return [
+        created(**kw),
+        player("a"),
+        player("b"),
+        round_(1, ("g1", "a", "b")),
+    ]
+
+
+def moves(ucis: list[str], **kw) -> list[Event]:
+    return [move("g1", i, u, **kw) for i, u in enumerate(ucis, start=1)]
+
+
+def test_mate_appends_the_move_and_its_ending_naming_the_rule():
+    history = opening() + moves(SCHOLARS_MATE[:-1])
+    out = decide(given(*history), move("g1", 7, "h5f7"))
+    assert [type(e) for e in out] == [ev.MovePlayed, ev.GameEnded]
+    end = out[1]
+    assert isinstance(end, ev.GameEnded)
+    assert (end.result, end.termination, end.rule) == ("1-0", "checkmate", "FIDE Laws 5.1.1")
+    assert end.detail.startswith("ply 7:")
+
+
+def test_manual_tournaments_and_v1_logs_end_nothing_by_themselves():
+    history = opening(adjudication="manual") + moves(SCHOLARS_MATE[:-1])
+    assert len(decide(given(*history), move("g1", 7, "h5f7"))) == 1
+
+
+def test_one_move_short_of_mate_ends_nothing():
+    history = opening() + moves(SCHOLARS_MATE[:-2])
+    assert len(decide(given(*history), move("g1", 6, "g8f6"))) == 1
+
+
+def _rook_moves(n: int) -> list[str]:
+    board, out = chess.Board(ROOKS), []
+    for _ in range(n):
+        m = next(iter(board.legal_moves))
+        out.append(m.uci())
+        board.push(m)
+    return out
+
+
+def _rooks(preset: str = "tcec-league") -> list[Event]:
+    return [*opening(rules_preset=preset), ev.GameStarted(game_id="g1", fen=ROOKS)]
+
+
+@pytest.mark.parametrize(("evals", "ends"), [([0] * 8, True), ([0] * 7 + [26], False)])
+def test_tcec_draw_rule_on_the_eighth_ply_within_the_window(evals, ends):
+    """tcec-rules Leagues 10.2: ≤ 6 pieces, |eval| ≤ 0.25 on 8 consecutive plies; 0.26 on
+    the eighth resets the count."""
+    ucis = _rook_moves(8)
+    colours = ["white", "black"] * 4
+    history = _rooks() + [
+        move("g1", i, u, colours[i - 1], eval_cp=e)
+        for i, (u, e) in enumerate(zip(ucis[:7], evals[:7], strict=True), start=1)
+    ]
+    out = decide(given(*history), move("g1", 8, ucis[7], "black", eval_cp=evals[7]))
+    if ends:
+        assert out[1].termination == "tcec_draw_rule"  # type: ignore[union-attr]
+        assert out[1].rule == "tcec-rules Leagues 10.2"  # type: ignore[union-attr]
+    else:
+        assert len(out) == 1
+
+
+def test_a_tcec_engines_illegal_move_loses_instead_of_being_refused():
+    """tcec-rules Leagues 10.4: an illegal move loses; under the FIDE Laws it is refused."""
+    out = decide(given(*opening(rules_preset="tcec-league")), move("g1", 1, "e2e5"))
+    assert len(out) == 1 and isinstance(out[0], ev.GameEnded)
+    assert (out[0].result, out[0].termination) == ("0-1", "illegal_move")
+    with pytest.raises(Rejected) as info:
+        decide(given(*opening()), move("g1", 1, "e2e5"))
+    assert info.value.rule == "move.illegal"
+
+
+def test_a_flag_fall_ends_the_game_on_time():
+    tc = [{"name": "blitz", "base_seconds": 60}]
+    history = opening(rules_preset="tcec-league", time_controls=tc)
+    ok = decide(given(*history), move("g1", 1, "e2e4", move_time_ms=60_000))
+    assert len(ok) == 1  # using all of the time is not a fall
+    out = decide(given(*history), move("g1", 1, "e2e4", move_time_ms=60_001))
+    assert out[-1].termination == "time_forfeit" and out[-1].result == "0-1"  # type: ignore[union-attr]
+
+
+def test_a_result_after_the_rules_ended_the_game_is_refused_naming_the_rule():
+    history = opening() + moves(SCHOLARS_MATE[:-1])
+    state = given(*history)
+    out = decide(state, move("g1", 7, "h5f7"))
+    state = given(*history, *out)
+    with pytest.raises(Rejected) as info:
+        decide(state, result("g1", "1-0", "checkmate"))
+    assert info.value.rule == "game.already_ended"
+    assert "by rule (FIDE Laws 5.1.1)" in info.value.message
+
+
+def test_an_overruled_ending_reopens_the_game_for_hand_entered_endings():
+    history = opening(rules_preset="tcec-league") + moves(SCHOLARS_MATE[:-1])
+    out = decide(given(*history), move("g1", 7, "h5f7"))
+    recs = recorded("t1", [*history, *out])
+    ended_id = recs[-1].envelope.event_id
+    retract = ev.EventRetracted(retracted_event_id=ended_id, reason="arbiter overrules")
+    state = given(*history, *out, retract)
+    assert state.games["g1"].status == "started"
+    assert state.games["g1"].adjudicator is None  # endings of this game are now by hand
