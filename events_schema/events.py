@@ -7,6 +7,7 @@ to date by the upcasters in `events_schema.upcasters` when an event is decoded.
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from typing import Any, ClassVar, Literal
 from uuid import UUID
@@ -150,8 +151,10 @@ class SeriesCreated(Event):
 
 class TournamentCreated(Event):
     """v2 adds `pairing`: the pairing system `arbiter pair` runs (None: the format's own,
-    `projections/pairing/systems.py` SYSTEM_OF_FORMAT), and `adjudication`: whether the
-    command path ends games by the rules of the preset (v1 tournaments: "manual")."""
+    `projections/pairing/systems.py` SYSTEM_OF_FORMAT); `adjudication`: whether the command
+    path ends games by the rules of the preset (v1 tournaments: "manual"); `starts_on`,
+    `ends_on` and `tiebreak_edition` (v1 tournaments: "fide-2024", the text they were ranked
+    by)."""
 
     event_type: ClassVar[str] = "TournamentCreated"
     schema_version: ClassVar[int] = 2
@@ -185,6 +188,17 @@ class TournamentCreated(Event):
     komi: Decimal = Field(default=Decimal("7.5"), description="LGC Scoring: 7.5 even game")
     pairing: Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "manual"] | None = Field(
         default=None, description="pairing system; None: the format's default"
+    )
+    starts_on: date | None = Field(
+        default=None, ge=date(1800, 1, 1), le=date(2199, 12, 31), description="TRF 042"
+    )
+    ends_on: date | None = Field(
+        default=None, ge=date(1800, 1, 1), le=date(2199, 12, 31), description="TRF 052"
+    )
+    tiebreak_edition: Literal["fide-2024", "fide-2026"] | None = Field(
+        default=None,
+        description="FIDE C.07 text the FIDE criteria follow; None when proposed: the decider "
+        "records the edition in force on `starts_on` (the newest without one)",
     )
     adjudication: Literal["rules", "manual"] = Field(
         default="rules",
@@ -287,6 +301,7 @@ class GameSource(BaseModel):
     result: str = Field(default="", max_length=16)
     termination: str = Field(default="", max_length=200)
     details: str = Field(default="", max_length=2000, description="e.g. TerminationDetails")
+    plies: int | None = Field(default=None, ge=0, description="half-moves the source has")
 
 
 class GameStarted(Event):

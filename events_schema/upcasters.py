@@ -21,10 +21,17 @@ def upcast_v1_v2_player_registered(payload: Payload) -> Payload:
 
 
 def upcast_v1_v2_tournament_created(payload: Payload) -> Payload:
-    """TournamentCreated v2 adds `pairing` and `adjudication`. A v1 tournament pairs by its
-    format's default system (None), and keeps entering its endings by hand ("manual"), as it
-    did when it was created: no move of it starts ending games by itself."""
-    return {**payload, "pairing": None, "adjudication": "manual"}
+    """TournamentCreated v2 adds `pairing`, `adjudication`, `starts_on`, `ends_on` and
+    `tiebreak_edition`. A v1 tournament pairs by its format's default system (None), keeps
+    entering its endings by hand ("manual"), as it did when it was created (no move of it
+    starts ending games by itself), and keeps the C.07 2024 text it was ranked by, so no
+    published standings change on replay."""
+    return {
+        **payload,
+        "pairing": None,
+        "adjudication": "manual",
+        "tiebreak_edition": "fide-2024",
+    }
 
 
 def upcast_v1_v2_game_started(payload: Payload) -> Payload:

@@ -326,7 +326,7 @@ class Adjudicator:
         twin = object.__new__(Adjudicator)
         for slot in Adjudicator.__slots__:
             setattr(twin, slot, getattr(self, slot))
-        twin._board = self._board.copy()
+        twin._board = self._board.copy(stack=False)  # repetitions: `_counts`, not the stack
         twin._counts = dict(self._counts)
         return twin
 
@@ -341,7 +341,7 @@ class Adjudicator:
         """The derived clocks, when a chess time control is known."""
         if self._clock is None:
             return None
-        plies = len(self._board.move_stack)
+        plies = self.ply
         first_white = self._first_white
         white_moves = (plies + 1) // 2 if first_white else plies // 2
         return ClockState(

@@ -21,7 +21,7 @@ from events_schema import Command, CommandBatch, Recorded
 from events_schema.codec import dumps, loads
 from projections.standings import explain as explain_rows
 from services.auth import ROLES, TokenStore
-from services.cli import audit, feed, pairing, processors, schema_export, seasons
+from services.cli import audit, feed, games, pairing, processors, schema_export, seasons
 from services.cli.common import (
     AsJson,
     At,
@@ -499,7 +499,7 @@ def export_trf_cmd(
     out.print(f"wrote {tournament} to {out_file}")
 
 
-for _module in (audit, processors, feed, pairing, seasons):
+for _module in (audit, processors, feed, pairing, seasons, games):
     _module.register(app)
 
 if __name__ == "__main__":
