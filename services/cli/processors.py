@@ -1,10 +1,16 @@
-"""`arbiter processor NAME`: one projection processor (a faust-streaming worker) per process.
+"""`arbiter processor NAME`: one processor (a faust-streaming worker) per process.
 
     arbiter processor standings [--bootstrap H:P] [--topic T] [--output-topic T] [--group G]
                                 [--data-dir D] [--web-port N] [--batch N]
+    arbiter processor adjudicator [--tablebases DIR] [--bootstrap H:P] [--topic T] ...
+
+NAME is a projection (standings, tiebreaks, playoff, prizes: services/processors/__init__.py)
+or `adjudicator`, which ends games by rule through the command path
+(services/processors/adjudicator.py); `--tablebases DIR` (else ARBITER_TABLEBASES) gives it
+Syzygy or Gaviota tables (services/tablebases.py), never implicitly.
 
 Defaults come from the environment (KAFKA_BOOTSTRAP, ARBITER_TOPIC, ARBITER_PARTITIONS,
-ARBITER_DATA); see services/processors/__init__.py for the design.
+ARBITER_DATA).
 """
 
 from __future__ import annotations
@@ -16,13 +22,17 @@ import typer
 
 from projections.documents import PROJECTIONS
 
+#: The names NAME takes: the projections, then the adjudicator (not a projection).
+ADJUDICATOR = "adjudicator"
+NAMES = (*PROJECTIONS, ADJUDICATOR)
+
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the `arbiter` app."""
 
     @app.command("processor")
     def processor(
-        name: Annotated[str, typer.Argument(help=f"one of: {', '.join(PROJECTIONS)}")],
+        name: Annotated[str, typer.Argument(help=f"one of: {', '.join(NAMES)}")],
         bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap host:port")] = None,
         topic: Annotated[str | None, typer.Option(help="events topic")] = None,
         output_topic: Annotated[
@@ -46,14 +56,32 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(help="fold the events topic before starting (off: fresh groups only)"),
         ] = True,
+        tablebases: Annotated[
+            Path | None,
+            typer.Option(
+                help="adjudicator only: Syzygy (*.rtbw) or Gaviota (*.gtb.cp4) tables "
+                "(default: ARBITER_TABLEBASES; none: no tablebase adjudication)"
+            ),
+        ] = None,
     ) -> None:
-        """Run the NAME projection processor (standings, tiebreaks, playoff, prizes)."""
+        """Run the NAME processor: a projection (standings, tiebreaks, playoff, prizes) or
+        the adjudicator (games ended by rule, through the command path)."""
         from services.config import Settings
-        from services.processors.app import run
         from services.processors.core import ProcessorConfig
+        from services.tablebases import TablebaseError, open_prober, tablebases_from_env
 
-        if name not in PROJECTIONS:
-            raise typer.BadParameter(f"one of {', '.join(PROJECTIONS)}", param_hint="NAME")
+        if name not in NAMES:
+            raise typer.BadParameter(f"one of {', '.join(NAMES)}", param_hint="NAME")
+        if name == ADJUDICATOR:
+            tablebases = tablebases or tablebases_from_env()
+            try:  # a bad path fails here, before anything starts
+                prober = open_prober(tablebases)
+            except TablebaseError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--tablebases") from None
+            if prober is not None:
+                prober.close()
+        elif tablebases is not None:
+            raise typer.BadParameter("only the adjudicator reads tablebases", param_hint="NAME")
         settings = Settings.from_env()
         cfg = ProcessorConfig(
             projection=name,
@@ -68,5 +96,13 @@ def register(app: typer.Typer) -> None:
             session_timeout=session_timeout,
             stall_after=stall_after,
             rebuild=rebuild,
+            tablebases=tablebases,
         )
-        run(cfg, loglevel=loglevel)
+        if name == ADJUDICATOR:
+            from services.processors.adjudicator import run as run_adjudicator
+
+            run_adjudicator(cfg, loglevel=loglevel)
+        else:
+            from services.processors.app import run
+
+            run(cfg, loglevel=loglevel)

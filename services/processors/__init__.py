@@ -1,7 +1,11 @@
 """Projection processors: one faust-streaming app per projection (issue 5, item 1).
 
 `arbiter processor standings|tiebreaks|playoff|prizes` runs one of them as its own OS process
-and consumer group. Each is a thin agent over `services.projector.Projector`:
+and consumer group. (`arbiter processor adjudicator` is a fifth processor that is not a
+projection: it ends games by rule through the command path, with tablebases if given;
+`services/processors/adjudicator.py`. It shares the Faust settings, the rebuild on start, the
+gap handling and the watchdog described here.) Each is a thin agent over
+`services.projector.Projector`:
 
     events topic (keyed by tournament, read_committed)
       -> stream.take(BATCH, within=...)          (batching)

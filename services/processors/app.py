@@ -1,4 +1,7 @@
-"""The Faust app of one processor, and `run()` (what `arbiter processor NAME` calls)."""
+"""The Faust app of one processor, and `run()` (what `arbiter processor NAME` calls).
+
+`faust_app`, `events_topic`, `add_watchdog`, `ensure_topics` and `run_worker` are shared with
+the adjudicator (services/processors/adjudicator.py)."""
 
 from __future__ import annotations
 
@@ -13,20 +16,21 @@ import faust
 from kafka.errors import KafkaError
 
 from services.processors import transport
-from services.processors.core import ProcessorConfig, ProcessorCore
+from services.processors.core import ProcessorConfig, ProcessorCore, TopicReader
 from services.projector import Message
 
 log = logging.getLogger("arbiter.processor")
 
 
-def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
+def faust_app(cfg: ProcessorConfig) -> faust.App:
+    """A processor's Faust app with the one-node settings of the package docstring."""
     transport.register()
     web: dict[str, Any] = (
         {"web_enabled": False}
         if cfg.web_port is None
         else {"web_enabled": True, "web_bind": "127.0.0.1", "web_port": cfg.web_port}
     )
-    app = faust.App(
+    return faust.App(
         cfg.group_id,  # the consumer group
         broker=";".join(f"{transport.SCHEME}://{h}" for h in cfg.bootstrap.split(",")),
         store="memory://",
@@ -47,13 +51,49 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
         producer_linger=0.005,
         **web,
     )
-    events = app.topic(
+
+
+def events_topic(app: faust.App, cfg: ProcessorConfig) -> Any:
+    """The events topic as raw bytes (key: the tournament id)."""
+    return app.topic(
         cfg.events_topic,
         key_type=bytes,
         value_type=bytes,
         key_serializer="raw",
         value_serializer="raw",
     )
+
+
+def add_watchdog(app: faust.App, cfg: ProcessorConfig, core: TopicReader) -> None:
+    """Every 5 s: when the events topic grew and nothing was folded for `stall_after` seconds
+    (a Faust consumer that never resumes after a broker restart, faust #175/#640), the
+    process re-executes itself and rebuilds as on any start."""
+
+    @app.timer(interval=5.0)  # type: ignore[untyped-decorator]
+    async def watchdog() -> None:
+        if cfg.stall_after <= 0 or core.stats.get("restarting"):
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            end_total = await loop.run_in_executor(None, core.events_end_total)
+        except KafkaError as exc:  # the broker is away; its return is what we wait for
+            log.warning("watchdog: cannot read the events topic's end (%s)", exc)
+            return
+        if core.stalled(end_total, time.time()):
+            core.stats["restarting"] = True
+            core.write_status()
+            log.error(
+                "no batch folded for %.0f s while %s grew: restarting this process "
+                "(it rebuilds from the events topic on start)",
+                cfg.stall_after,
+                cfg.events_topic,
+            )
+            restart_process()
+
+
+def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
+    app = faust_app(cfg)
+    events = events_topic(app, cfg)
     out = app.topic(cfg.out_topic, key_serializer="raw", value_serializer="raw")
     lock = asyncio.Lock()  # compute+send as one step: messages leave in fold order
 
@@ -89,27 +129,7 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
         core.write_status()
         await recover()
 
-    @app.timer(interval=5.0)  # type: ignore[untyped-decorator]
-    async def watchdog() -> None:
-        if cfg.stall_after <= 0 or core.stats.get("restarting"):
-            return
-        loop = asyncio.get_running_loop()
-        try:
-            end_total = await loop.run_in_executor(None, core.events_end_total)
-        except KafkaError as exc:  # the broker is away; its return is what we wait for
-            log.warning("watchdog: cannot read the events topic's end (%s)", exc)
-            return
-        if core.stalled(end_total, time.time()):
-            core.stats["restarting"] = True
-            core.write_status()
-            log.error(
-                "no batch folded for %.0f s while %s grew: restarting this process "
-                "(it rebuilds from the events topic on start)",
-                cfg.stall_after,
-                cfg.events_topic,
-            )
-            restart_process()
-
+    add_watchdog(app, cfg, core)
     return app
 
 
@@ -126,29 +146,31 @@ def restart_process() -> None:
     os.execv(sys.executable, [sys.executable, "-c", code, *sys.argv[1:]])
 
 
-def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
-    """Create topics, rebuild, then run the Faust worker until SIGTERM/SIGINT."""
+def setup_logging(cfg: ProcessorConfig, loglevel: str) -> None:
     logging.basicConfig(
         level=loglevel.upper(),
         format=f"%(asctime)s %(levelname)s [{cfg.projection}] %(name)s: %(message)s",
     )
-    core = ProcessorCore(cfg)
-    # A broker that has just started can refuse topic creation for a moment ("all brokers are
-    # currently fenced"); Faust would then die creating its own assignor topic.
+
+
+def ensure_topics(core: TopicReader) -> None:
+    """`core.ensure_topics()`, retried for a minute: a broker that has just started can refuse
+    topic creation for a moment ("all brokers are currently fenced"); Faust would then die
+    creating its own assignor topic."""
     deadline = time.monotonic() + 60
     while True:
         try:
             core.ensure_topics()
-            break
+            return
         except KafkaError as exc:
             if time.monotonic() > deadline:
                 raise
             log.warning("broker not ready (%s); retrying", exc)
             time.sleep(1.0)
-    if cfg.rebuild:
-        core.publish_sync(core.rebuild())
-    core.write_status()
-    app = build_app(cfg, core)
+
+
+def run_worker(app: faust.App, loglevel: str) -> None:
+    """Run the Faust worker until SIGTERM/SIGINT."""
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     try:
         worker.execute_from_commandline()
@@ -163,3 +185,14 @@ def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
             time.sleep(2.0)
             restart_process()
         raise
+
+
+def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
+    """Create topics, rebuild, then run the Faust worker until SIGTERM/SIGINT."""
+    setup_logging(cfg, loglevel)
+    core = ProcessorCore(cfg)
+    ensure_topics(core)
+    if cfg.rebuild:
+        core.publish_sync(core.rebuild())
+    core.write_status()
+    run_worker(build_app(cfg, core), loglevel)

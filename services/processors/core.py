@@ -34,6 +34,11 @@ from services.projector import GapDetected, Message, Projector
 log = logging.getLogger("arbiter.processor")
 
 DEFAULT_EVENTS_TOPIC = "arbiter.events"
+#: The processor that is not a projection: it ends games by rule through the command path
+#: (services/processors/adjudicator.py).
+ADJUDICATOR = "adjudicator"
+#: Every name `arbiter processor NAME` accepts.
+PROCESSORS: tuple[str, ...] = (*PROJECTIONS, ADJUDICATOR)
 READ_TIMEOUT_S = 120.0
 GAP_RETRY_S = 2.0
 
@@ -59,9 +64,13 @@ class ProcessorConfig:
     # rebuild on start makes the restart safe. 0 disables the watchdog.
     stall_after: float = 20.0
 
+    # The adjudicator only (`arbiter processor adjudicator --tablebases DIR`): where its
+    # tablebases are; None: no tablebase adjudication (never implicitly).
+    tablebases: Path | None = None
+
     def __post_init__(self) -> None:
-        if self.projection not in PROJECTIONS:
-            raise ValueError(f"projection must be one of {', '.join(PROJECTIONS)}")
+        if self.projection not in PROCESSORS:
+            raise ValueError(f"projection must be one of {', '.join(PROCESSORS)}")
 
     @property
     def out_topic(self) -> str:
@@ -90,37 +99,25 @@ def decode_record(key: bytes | None, value: bytes) -> Envelope:
     return read_envelope(value, tournament_id=key.decode(errors="replace") if key else None)
 
 
-@dataclass
-class ProcessorCore:
-    cfg: ProcessorConfig
-    projector: Projector = field(init=False)
-    partitions: int = 0
-    held: dict[str, GapDetected] = field(default_factory=dict)  # tournament -> first gap
-    last_recovery: float = 0.0
-    stats: dict[str, Any] = field(
-        default_factory=lambda: {
-            "events": 0,  # envelopes seen by the agent (redeliveries included)
-            "folded": 0,
-            "gaps": 0,
-            "recovered": 0,
-            "published": 0,
-            "batches": 0,
-            "rebuild_events": 0,
-            "rebuild_published": 0,
-            "rebuild_s": 0.0,
-            "agent_started_at": None,  # time.time() stamps, for the benchmark
-            "last_fold_at": None,
-        }
-    )
+class TopicReader:
+    """What every processor does with the events topic outside Faust (kafka-python clients
+    without a group, isolation read_committed): partition counts, reads from the beginning,
+    the watchdog's view of the topic's end, and status.json. Subclasses set `cfg` and
+    `stats` and define `status()`."""
 
-    def __post_init__(self) -> None:
-        self.projector = Projector(projections=(self.cfg.projection,))
+    cfg: ProcessorConfig
+    stats: dict[str, Any]
+    partitions: int
+
+    def status(self) -> dict[str, Any]:
+        raise NotImplementedError
 
     # -- topics ----------------------------------------------------------------------------
 
     def ensure_topics(self) -> int:
-        """Create the events topic if missing (same settings as KafkaEventLog) and the
-        compacted output topic; return the events topic's partition count."""
+        """Create the events topic if missing (same settings as KafkaEventLog), Faust's
+        assignor topic and the processor's own (`_more_topics`); return the events topic's
+        partition count."""
         admin = KafkaAdminClient(
             bootstrap_servers=self.cfg.bootstrap, client_id=f"{self.cfg.group_id}-admin"
         )
@@ -130,7 +127,7 @@ class ProcessorCore:
             if self.cfg.events_topic not in existing:
                 # Limits from the environment, as the API's: the topic must take any event
                 # they allow (max.message.bytes).
-                self._create(
+                create_topic(
                     admin,
                     self.cfg.events_topic,
                     self.cfg.partitions,
@@ -142,24 +139,14 @@ class ProcessorCore:
             # broker that is briefly not ready cannot kill the worker at start.
             leader = f"{self.cfg.group_id}-__assignor-__leader"
             if leader not in existing:
-                self._create(admin, leader, 1, rf, durability_configs(rf))
-            if self.cfg.out_topic not in existing:
-                self._create(
-                    admin,
-                    self.cfg.out_topic,
-                    self.partitions,
-                    rf,
-                    {"cleanup.policy": "compact", "retention.ms": "-1", **durability_configs(rf)},
-                )
+                create_topic(admin, leader, 1, rf, durability_configs(rf))
+            self._more_topics(admin, existing, rf)
         finally:
             admin.close()
         return self.partitions
 
-    @staticmethod
-    def _create(
-        admin: KafkaAdminClient, name: str, parts: int, rf: int, conf: dict[str, str]
-    ) -> None:
-        create_topic(admin, name, parts, rf, conf)
+    def _more_topics(self, admin: KafkaAdminClient, existing: set[str], rf: int) -> None:
+        """Topics of this processor besides the events topic (none by default)."""
 
     def _partition_count(self, topic: str) -> int:
         consumer = self._consumer()
@@ -247,6 +234,66 @@ class ProcessorCore:
                     pending -= done
         finally:
             consumer.close()
+
+    def read_tournaments(self, tids: list[str]) -> list[Envelope]:
+        """Blocking I/O (run in an executor): the held tournaments' events, from their
+        partitions' beginning to the current end."""
+        wanted = set(tids)
+        parts = {partition_for(t, self.partitions) for t in tids}
+        return [
+            env
+            for rec in self.read(self.cfg.events_topic, dict.fromkeys(parts))
+            if (env := decode_record(rec.key, rec.value)).tournament_id in wanted
+        ]
+
+    def write_status(self) -> None:
+        path = self.cfg.workdir / "status.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.status(), sort_keys=True))
+        tmp.replace(path)
+
+
+@dataclass
+class ProcessorCore(TopicReader):
+    cfg: ProcessorConfig
+    projector: Projector = field(init=False)
+    partitions: int = 0
+    held: dict[str, GapDetected] = field(default_factory=dict)  # tournament -> first gap
+    last_recovery: float = 0.0
+    stats: dict[str, Any] = field(
+        default_factory=lambda: {
+            "events": 0,  # envelopes seen by the agent (redeliveries included)
+            "folded": 0,
+            "gaps": 0,
+            "recovered": 0,
+            "published": 0,
+            "batches": 0,
+            "rebuild_events": 0,
+            "rebuild_published": 0,
+            "rebuild_s": 0.0,
+            "agent_started_at": None,  # time.time() stamps, for the benchmark
+            "last_fold_at": None,
+        }
+    )
+
+    def __post_init__(self) -> None:
+        if self.cfg.projection not in PROJECTIONS:
+            raise ValueError(f"{self.cfg.projection!r} is not a projection")
+        self.projector = Projector(projections=(self.cfg.projection,))
+
+    # -- topics ----------------------------------------------------------------------------
+
+    def _more_topics(self, admin: KafkaAdminClient, existing: set[str], rf: int) -> None:
+        """The compacted output topic, as many partitions as the events topic."""
+        if self.cfg.out_topic not in existing:
+            create_topic(
+                admin,
+                self.cfg.out_topic,
+                self.partitions,
+                rf,
+                {"cleanup.policy": "compact", "retention.ms": "-1", **durability_configs(rf)},
+            )
 
     # -- folding ---------------------------------------------------------------------------
 
@@ -348,17 +395,6 @@ class ProcessorCore:
         self.last_recovery = time.monotonic()
         return sorted(self.held)
 
-    def read_tournaments(self, tids: list[str]) -> list[Envelope]:
-        """Blocking I/O (run in an executor): the held tournaments' events, from their
-        partitions' beginning to the current end."""
-        wanted = set(tids)
-        parts = {partition_for(t, self.partitions) for t in tids}
-        return [
-            env
-            for rec in self.read(self.cfg.events_topic, dict.fromkeys(parts))
-            if (env := decode_record(rec.key, rec.value)).tournament_id in wanted
-        ]
-
     def apply_recovered(self, tids: list[str], envs: list[Envelope]) -> list[Message]:
         touched: list[str] = []
         released = []
@@ -394,10 +430,3 @@ class ProcessorCore:
             "unreadable": self.projector.held(),
             "tournaments": {t: s.seq for t, s in self.projector.states.items()},
         }
-
-    def write_status(self) -> None:
-        path = self.cfg.workdir / "status.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.status(), sort_keys=True))
-        tmp.replace(path)

@@ -1,4 +1,4 @@
-"""`python -m tests.bench` (from the repository root): run the event-log benchmark.
+"""`python -m tests.bench` (from the repository root): run the benchmarks, one JSON document.
 
 `tests/` is not a package and the project may not be installed; importing `.runner` puts
 the repository root (events_schema, services) and `tests/` (builders) on sys.path first.
@@ -13,10 +13,38 @@ from . import standings
 from .runner import exit_code, main
 
 if __name__ == "__main__":
-    # `python -m tests.bench [--quick] [--skip-kafka] [--events N]`: the event logs and the
-    # standings, as one JSON document.
+    # `python -m tests.bench [--quick] [--skip-kafka] [--events N] [--only a,b]`: the event
+    # logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
+    # adjudicator beside bare python-chess) and the PGN import, as one JSON document.
     args = sys.argv[1:]
-    eventlog = main(args, emit=False)
-    tables = standings.main(["--quick"] if "--quick" in args else [], emit=False)
-    print(json.dumps({"eventlog": eventlog, "standings": tables}, indent=2))
-    raise SystemExit(exit_code(eventlog))
+    only: set[str] | None = None
+    if "--only" in args:
+        i = args.index("--only")
+        only = set(args[i + 1].split(","))
+        args = args[:i] + args[i + 2 :]
+    quick = "--quick" in args
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    doc: dict[str, object] = {}
+    eventlog = main(args, emit=False) if wanted("eventlog") else None
+    if eventlog is not None:
+        doc["eventlog"] = eventlog
+    if wanted("standings"):
+        doc["standings"] = standings.main(["--quick"] if quick else [], emit=False)
+    if wanted("pairing"):
+        from . import pairing, schedule
+
+        doc["pairing"] = pairing.run(quick)
+        doc["schedule"] = schedule.run(quick)
+    if wanted("endings"):
+        from . import endings
+
+        doc["endings"] = endings.run(quick)
+    if wanted("pgn_import"):
+        from . import pgn_import
+
+        doc["pgn_import"] = pgn_import.run(quick)
+    print(json.dumps(doc, indent=2))
+    raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)
