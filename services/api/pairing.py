@@ -7,6 +7,8 @@
   is already scheduled answers 200 with that round and appends nothing.
 - `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
   a cup's bracket (any reader).
+- `GET /tournaments/{id}/trf`: the TRF-16 export (any reader), for an external pairing
+  checker.
 
 Errors use the API's `{"error": {rule, field, message}}` format: 422 when the round cannot be
 paired (e.g. `pairing.round_unfinished`), 404 for an unknown tournament.
@@ -99,5 +101,25 @@ def pairing_router(app: FastAPI) -> APIRouter:
                 raise ApiError(422, exc.rule, exc.field, exc.message) from None
 
         return json_response(await run_in_threadpool(build))
+
+    @router.get("/tournaments/{tournament_id}/trf")
+    async def export_trf(tournament_id: str, request: Request) -> Response:
+        """The tournament as a FIDE TRF-16 file (XXR rounds, XXC first colour, byes and
+        forfeits in the round columns), as `arbiter export trf` writes it."""
+        from services.trf import export_trf as write_trf
+
+        tid = reader(tokens, request, tournament_id)
+
+        def build() -> str:
+            records = [Recorded.of(e) for e in app.state.log.read(tid, 1)]
+            if not records:
+                raise ApiError(404, "trf.unknown_tournament", "tournament_id", f"no {tid}")
+            try:
+                return write_trf(records)
+            except ValueError as exc:
+                raise ApiError(422, "trf.unrepresentable", "tournament_id", str(exc)) from None
+
+        text = await run_in_threadpool(build)
+        return Response(text, media_type="text/plain; charset=utf-8")
 
     return router

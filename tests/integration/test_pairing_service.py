@@ -207,3 +207,18 @@ def test_api_pair_needs_the_tournaments_arbiter(db: Path, api):
     assert busy.json()["error"]["rule"] == "pairing.round_unfinished"
     sched = client.get(f"/tournaments/{TID}/schedule", headers=H(t["broadcaster"]))
     assert sched.status_code == 200 and sched.json()["rounds"][0]["round"] == 1
+
+
+def test_api_exports_the_paired_rounds_as_trf(db: Path, api):
+    client, t = api
+    _swiss(db)
+    r = client.post(f"/tournaments/{TID}/pair", json={}, headers=H(t["arbiter"]))
+    assert r.status_code == 201
+    assert client.get(f"/tournaments/{TID}/trf").status_code == 401
+    trf = client.get(f"/tournaments/{TID}/trf", headers=H(t["broadcaster"]))
+    assert trf.status_code == 200 and trf.headers["content-type"].startswith("text/plain")
+    lines = trf.text.splitlines()
+    assert "XXR 4" in lines
+    assert sum(1 for line in lines if line.startswith("001 ")) == len(RATINGS)
+    missing = client.get("/tournaments/nobody-here/trf", headers=H(t["broadcaster"]))
+    assert missing.status_code == 404
