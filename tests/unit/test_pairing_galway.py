@@ -188,3 +188,30 @@ def test_galway_needs_eight_entries_and_asks_for_the_colour_lot():
     with pytest.raises(PairingRefused) as exc:
         small.pair()
     assert exc.value.rule == "galway.too_few_entries"
+
+
+def test_a_section_paired_alone_sees_outsiders_only_through_their_scores():
+    # Inside a section, gacrux is given the section and, after it, the outsiders it met with
+    # their scores only (dutch.gacrux_input). That must pair exactly as if the whole field
+    # were there, not present, after the section.
+    sim = galway_sim(48, seed=6)
+    for _ in range(4):
+        sim.play(sim.pair(), forfeits=0.05)
+    ctx = sim.context()
+    secs = galway.sections(ctx)
+    colour = dutch.initial_colour(ctx)
+    assert colour == "white" or colour == "black"
+    bonus = secs.bonus(ctx.scoring)
+    by_round = {r: bonus for r in range(1, 5)}
+    ranking = dutch.initial_ranking(ctx.players.values())
+    outsiders_met = 0
+    for members in secs.members:
+        others = [p for p in ranking if p not in members]
+        outsiders_met += sum(e.opponent in others for p in members for e in ctx.players[p].rounds)
+        kw = {"scoring": ctx.scoring, "initial_colour": colour, "rounds": 6, "bonus": by_round}
+        alone = dutch.pair_round(ctx.players, members, members, 5, **kw)  # type: ignore[arg-type]
+        whole = dutch.pair_round(ctx.players, [*members, *others], members, 5, **kw)  # type: ignore[arg-type]
+        assert alone == whole
+        _tournament, cids = dutch.gacrux_input(ctx.players, members, members, 5, **kw)  # type: ignore[arg-type]
+        assert len(members) < len(cids) < len(ctx.players)  # some outsiders, not the field
+    assert outsiders_met > 0
