@@ -72,6 +72,7 @@ class PlayerHistory:
     registered_order: int  # 0-based position in registration order
     withdrawn_from: int | None  # the first round they miss (None: active), 1 if from the start
     rounds: tuple[RoundEntry, ...] = ()
+    title: str | None = None  # FIDE title as registered
 
     @property
     def points(self) -> int:
@@ -220,6 +221,7 @@ def _history(
         registered_order=order,
         withdrawn_from=withdrawn_from,
         rounds=rounds,
+        title=info.title,
     )
 
 

@@ -8,9 +8,9 @@ re-checks whole tournaments round by round against exactly this engine.
 What goes in (`gacrux_input`), one gacrux competitor per player, cid = pairing number:
 
 * **Pairing numbers** (C.04.3 art. 1.2.2, from the initial ranking of C.04.2 "Initial order"):
-  `initial_ranking` - rating descending, unrated players last; then the organiser's `seed`
-  (lower first), standing in for the FIDE title, which the standings fold does not keep; then
-  the name (case-folded), then the player id, so the order is total. The whole field is ranked
+  `initial_ranking` - rating descending, unrated players last; then the FIDE title (GM, IM,
+  WGM, FM, WIM, CM, WFM, WCM, none); then the organiser's `seed` (lower first); then the name
+  (case-folded), then the player id, so the order is total. The whole field is ranked
   again for every round, so a late entry takes the number its rating gives it (art. 1.2.2:
   "subsequent modifications depending on possible late entries"); a withdrawn player keeps a
   number (gacrux's numbering counts whoever was ever paired).
@@ -96,12 +96,23 @@ class Paired:
 # ---------------------------------------------------------------------------------------------
 
 
-def ranking_key(h: PlayerHistory) -> tuple[int, int, int, str, str]:
-    """C.04.2 "Initial order": rating (descending; unrated last), then title - not in the
-    standings fold, so the organiser's `seed` stands in for it - then alphabetical."""
+#: C.04.2 "Initial order" b): GM, IM, WGM, FM, WIM, CM, WFM, WCM, then no title.
+TITLE_ORDER = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
+
+
+def _title_rank(title: str | None) -> int:
+    t = (title or "").strip().upper()
+    return TITLE_ORDER.index(t) if t in TITLE_ORDER else len(TITLE_ORDER)
+
+
+def ranking_key(h: PlayerHistory) -> tuple[int, int, int, int, str, str]:
+    """C.04.2 "Initial order": a) rating (descending; unrated last), b) FIDE title (GM, IM,
+    WGM, FM, WIM, CM, WFM, WCM, none), c) alphabetically; the organiser's `seed` breaks what
+    is still level before the name (a reading: C.04.2 leaves nothing else to the organiser)."""
     return (
         0 if h.rating is not None else 1,
         -(h.rating or 0),
+        _title_rank(h.title),
         h.seed if h.seed is not None else 1 << 30,
         h.name.casefold(),
         h.player_id,

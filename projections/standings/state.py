@@ -29,6 +29,7 @@ class PlayerInfo:
     rating: int | None
     kind: str
     seed: int | None = None
+    title: str | None = None  # FIDE title (C.04.2 initial order)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def _(event: ev.TournamentCreated, state: StandingsState, event_id: UUID, seq: i
 def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: int) -> None:
     if event.player_id not in state.players:
         state.players[event.player_id] = PlayerInfo(
-            event.player_id, event.name, event.rating, event.kind, event.seed
+            event.player_id, event.name, event.rating, event.kind, event.seed, event.title
         )
         state.registrations[event_id] = event.player_id
 

@@ -102,3 +102,21 @@ def test_plan_draws_the_lots_a_system_asks_for_with_seeds_derived_from_the_run_s
     assert [rnd.pairings[0].white, rnd.pairings[0].black] == lots[0].outcome[:2]
     rnd2, lots2, _ = plan(context(state), seed="run-1")
     assert lots2[0].outcome == lots[0].outcome and rnd2 == rnd  # the same seed, the same round
+
+
+def test_dutch_initial_order_is_rating_then_title_then_name():
+    """C.04.2 "Initial order": rating, then FIDE title (GM, IM, WGM, FM, …), then name."""
+    from projections.pairing.dutch import initial_ranking
+
+    regs = [
+        ev.PlayerRegistered(player_id="zed", name="Zed", rating=2500),
+        ev.PlayerRegistered(player_id="amy", name="Amy", rating=2500),
+        ev.PlayerRegistered(player_id="fm", name="Fay", rating=2500, title="FM"),
+        ev.PlayerRegistered(player_id="gm", name="Gus", rating=2500, title="GM"),
+        ev.PlayerRegistered(player_id="wgm", name="Wen", rating=2500, title="WGM"),
+        ev.PlayerRegistered(player_id="top", name="Top", rating=2600),
+        ev.PlayerRegistered(player_id="new", name="New"),
+    ]
+    ctx = context(_state(created(fmt="swiss"), *regs))
+    order = initial_ranking(ctx.players.values())
+    assert order == ("top", "gm", "wgm", "fm", "amy", "zed", "new")
