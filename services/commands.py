@@ -37,7 +37,10 @@ _DERIVED = uuid.UUID("6b1d4c8e-6c1f-4f3e-9a57-1c7d3e0f2a11")
 # Events only an admin may append (DEVELOPERS.md: admins append corrections).
 ADMIN_ONLY = frozenset({"ResultCorrected", "EventRetracted"})
 # Payload fields the decider fills in (absent from a resent command, present when stored).
-DERIVED_FIELDS = {"MovePlayed": frozenset({"san"})}
+DERIVED_FIELDS = {
+    "MovePlayed": frozenset({"san"}),
+    "TournamentCreated": frozenset({"tiebreak_edition"}),  # the decider fills it in
+}
 
 
 class CommandRejected(Exception):

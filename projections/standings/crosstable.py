@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar, cast
 from events_schema import events as ev
 from projections.outcome import Outcome, outcomes, points, scoring_of
 from projections.standings.state import PlayerInfo, StandingsState
+from projections.tiebreaks.editions import NOT_STATED, EditionInForce, in_force
 
 T = TypeVar("T")
 EntryKind = Literal[
@@ -77,6 +78,8 @@ class Crosstable:
     rounds: int  # rounds scheduled in the stage
     withdrawn: Mapping[str, int | None] = field(default_factory=dict)
     rulings: tuple[ev.RulingIssued, ...] = ()
+    # The FIDE C.07 text the FIDE criteria follow (projections/tiebreaks/editions.py).
+    edition: EditionInForce = NOT_STATED
     # Values derived from this (immutable) crosstable, computed once: criteria share them.
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -106,7 +109,14 @@ class Crosstable:
         games = tuple(g for g in self.games if g.game_id in ids)
         rounds = max((e.round for es in entries.values() for e in es), default=0)
         return Crosstable(
-            self.scoring, self.players, games, entries, rounds, self.withdrawn, self.rulings
+            self.scoring,
+            self.players,
+            games,
+            entries,
+            rounds,
+            self.withdrawn,
+            self.rulings,
+            self.edition,
         )
 
 
@@ -192,4 +202,5 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         rounds=rounds,
         withdrawn=withdrawn,
         rulings=tuple(state.rulings.values()),
+        edition=in_force(created, state.rulings.values()),
     )

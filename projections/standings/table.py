@@ -1,15 +1,23 @@
 """The standings table: rows in order, places (shared 1, 2, 2, 4), tiebreak columns, and for
-each row the reason it stands below the row above."""
+each row the reason it stands below the row above.
+
+When a criterion of the chain follows the FIDE C.07 edition (Buchholz, Sonneborn-Berger,
+fore-Buchholz, the average of opponents' Buchholz: Art. 16.4 changed in 2026), the table states
+the edition in force and where it comes from (`Table.edition`, ``tiebreak_edition`` in the
+JSON), and `explain` cites it for those criteria with each unplayed round's dummy opponent."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from projections.standings.crosstable import Crosstable
 from projections.standings.crosstable import build as build_crosstable
 from projections.standings.state import StandingsState
 from projections.tiebreaks.chain import Chain, Ranking, field_values, rank
+from projections.tiebreaks.editions import EditionInForce
+from projections.tiebreaks.fide import follows_edition, unplayed_notes
 from projections.tiebreaks.presets import chain_for
 from projections.tiebreaks.registry import half_points
 
@@ -65,13 +73,26 @@ class Table:
     chain: Chain
     rows: tuple[Row, ...]
     ranking: Ranking
+    # The FIDE C.07 edition in force, when a criterion of the chain follows it (else None).
+    edition: EditionInForce | None = None
+    crosstable: Crosstable | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "as_of_seq": self.seq,
             "chain": [s.name for s in self.chain.specs],
             "rows": [r.as_dict() for r in self.rows],
         }
+        if self.edition is not None:
+            out["tiebreak_edition"] = self.edition.as_dict()
+        return out
+
+
+def chain_edition(ct: Crosstable, chain: Chain) -> EditionInForce | None:
+    """The edition in force when a criterion of the chain follows it, else None."""
+    if any(follows_edition(c.name, params) for c, params in chain.criteria()):
+        return ct.edition
+    return None
 
 
 def tournament_chain(state: StandingsState) -> Chain:
@@ -152,12 +173,19 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
                 )
             )
         place += len(block)
-    return Table(state.seq, chain, tuple(rows), ranking)
+    return Table(state.seq, chain, tuple(rows), ranking, chain_edition(ct, chain), ct)
 
 
 def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
     """Why `a` and `b` stand where they do: points, then every criterion the chain applied to
-    a group holding both, with both values, up to the one that separated them."""
+    a group holding both, with both values, up to the one that separated them.
+
+    A criterion that follows the FIDE C.07 edition is labelled with it ("Buchholz (C.07
+    2026)") and its step says which edition and why (``edition``); each player's entry is the
+    value followed, one per line, by how their own unplayed rounds counted (the dummy opponent
+    of Art. 16.4 and the cap that applied, "round 5: forfeit win, dummy capped at the
+    opponent's adjusted score 0 (C.07 2026, 16.4.1)") and the rounds a modifier left out;
+    ``values`` and ``notes`` hold the two apart."""
     rows = {r.player_id: r for r in table.rows}
     if a not in rows or b not in rows:
         missing = a if a not in rows else b
@@ -176,16 +204,38 @@ def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
         for step in table.ranking.trace:
             if a in step.group and b in step.group:
                 va, vb = step.values[a], step.values[b]
-                steps.append(
-                    {
-                        "criterion": step.criterion,
-                        "label": step.label,
-                        "group": list(step.group),
-                        a: va.shown,
-                        b: vb.shown,
-                        "separates": va.key != vb.key,
-                    }
-                )
+                entry: dict[str, Any] = {
+                    "criterion": step.criterion,
+                    "label": step.label,
+                    "group": list(step.group),
+                    a: va.shown,
+                    b: vb.shown,
+                    "separates": va.key != vb.key,
+                }
+                if table.edition is not None and follows_edition(step.criterion, step.params):
+                    _cite_edition(entry, table, step.criterion, step.params, (a, b))
+                steps.append(entry)
                 if va.key != vb.key:
                     break
     return steps
+
+
+def _cite_edition(
+    entry: dict[str, Any],
+    table: Table,
+    criterion: str,
+    params: Mapping[str, Any],
+    players: tuple[str, str],
+) -> None:
+    edition = table.edition
+    assert edition is not None
+    entry["label"] = f"{entry['label']} (C.07 {edition.year})"
+    entry["edition"] = edition.as_dict()
+    entry["values"] = {p: entry[p] for p in players}
+    ct = table.crosstable
+    notes: dict[str, list[str]] = {}
+    for p in players:
+        notes[p] = unplayed_notes(ct, p, criterion, params) if ct is not None else []
+        if notes[p]:
+            entry[p] = "\n".join([entry[p], *notes[p]])
+    entry["notes"] = notes

@@ -33,6 +33,7 @@ class Step:
     label: str
     group: tuple[str, ...]
     values: Mapping[str, Value]
+    params: Mapping[str, Any] = field(default_factory=dict)  # the criterion's, resolved
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,11 @@ class _Ranker:
             self._level_pairs.add(tuple(sorted(group)))
         if i >= len(self.criteria):
             return [sorted(group)], []
-        crit, _ = self.criteria[i]
+        crit, params = self.criteria[i]
         if crit.terminal:
             return self._terminal(crit, group)
         values = self.values(i, group)
-        self.trace.append(Step(crit.name, crit.label, tuple(sorted(group)), values))
+        self.trace.append(Step(crit.name, crit.label, tuple(sorted(group)), values, params))
         buckets = _buckets(group, values)
         if len(buckets) == 1:
             return self.order(group, i + 1)

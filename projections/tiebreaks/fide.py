@@ -1,5 +1,8 @@
-"""FIDE Tie-Break Regulations (Handbook C.07, the text approved by the FIDE Council in 2023 and
-in force for all FIDE-rated events from 2024; article numbers as in that text).
+"""FIDE Tie-Break Regulations (Handbook C.07), in the two texts applied since July 2023:
+``fide-2024`` (the text approved in 2023, as applied from 1 July 2023 to 28 February 2026) and
+``fide-2026`` (approved by the FIDE Council on 2 February 2026, in force from 1 March 2026);
+article numbers as in both. Which one a tournament follows is a recorded fact of the
+tournament (`Crosstable.edition`, `projections/tiebreaks/editions.py`), never a clock reading.
 
 Every criterion below is a pure function of the crosstable and cites its article. The rules
 they share:
@@ -14,26 +17,39 @@ they share:
 * **The player as someone's opponent** (Art. 16.3, categories of 16.2): every unplayed round
   counts with the points it gave, except a requested bye or absence that no later non-VUR round
   follows (category 16.2.5: the player did not come back, e.g. withdrew), which counts as a
-  draw. `adjusted_score` is that score.
-* **The player's own unplayed rounds** (Art. 16.4): in Buchholz and Sonneborn-Berger each
-  unplayed round (byes, forfeits won or lost, absences) is a game against a dummy opponent whose
-  score is the player's own final score. The pre-2023 "virtual opponent" is gone.
+  draw. `adjusted_score` is that score. Both texts read the same here.
+* **The player's own unplayed rounds** (Art. 16.4): in Buchholz, fore-Buchholz and
+  Sonneborn-Berger each unplayed round (byes, forfeits won or lost, absences) is a game against
+  a dummy opponent (`Dummy`). Its score is the player's own final score; the 2026 text caps it
+  (`dummy`):
+
+  - 16.4.1, a forfeit won or lost (categories 16.2.2, 16.2.4): at most the adjusted score
+    (16.3) of the opponent the player was paired with;
+  - 16.4.2, any other unplayed round (a pairing-allocated bye, 16.2.1; a requested bye or an
+    absence, 16.2.3 and 16.2.5): at most the points for a draw times the number of rounds R.
+    "The number of rounds in the tournament" is read as R, the rounds so far: the tournament's
+    rounds once it is over, and for standings after an earlier round the rounds played (FIDE's
+    server reads it so).
+
+  The pre-2023 "virtual opponent" is gone in both.
 * **Modifiers** (Art. 14.1-14.4, with the VUR exception of 16.5): Cut-n drops the n least
   significant values, Median-n the n least and the n most significant. When the player has
   VURs, the cut takes the smallest VUR contribution instead of the least significant value,
   unless that contribution is below the least significant value's. A modified tie-break is a
   criterion of its own, named like FIDE's acronyms: `buchholz-cut1` is BH/C1, and so
   `buchholz-cut2`, `buchholz-median1`, `buchholz-median2`, `fide-sonneborn-berger-cut1`/`-cut2`,
-  `fide-progressive-cut1`/`-cut2`, `fide-aro-cut1`/`-cut2`/`-median1`/`-median2`.
+  `fide-fore-buchholz-cut1`/`-cut2`/`-median1`/`-median2`, `fide-progressive-cut1`/`-cut2`,
+  `fide-aro-cut1`/`-cut2`/`-median1`/`-median2`.
 * **Pre-determined pairings** (round robins, Art. 16 applies to Swiss events): with the
   `predetermined` parameter, forfeits count as games against the scheduled opponent and no
-  dummy opponents or adjusted scores are used.
+  dummy opponents or adjusted scores are used (so the edition changes nothing there).
 * **Ratings** (Art. 10): rating-based criteria use games played over the board only; when a
   player of the stage has no rating and the tournament gave no rating for unrated players
   (`unrated_rating`), the criterion is dropped: nobody gets a value.
 
 Where the text leaves room we follow the FIDE Technical Commission's reference implementation
-(gacrux / TieBreakServer, rules of 2024-08-01), which the test-suite cross-checks.
+(gacrux / TieBreakServer: rules of 2024-08-01 for ``fide-2024``, of 2026-03-01 for
+``fide-2026``), which the test-suite cross-checks under both texts.
 """
 
 from __future__ import annotations
@@ -47,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.editions import YEAR, Edition
 from projections.tiebreaks.registry import Param, Value, criterion, half_points
 
 if TYPE_CHECKING:
@@ -59,6 +76,19 @@ NO_VALUE = "–"
 _VUR_KINDS = frozenset({"half_bye", "zero_bye", "forfeit_loss", "absent"})
 # Requested byes and absences: the kinds that category 16.2.3 / 16.2.5 are about.
 _REQUESTED_KINDS = frozenset({"half_bye", "zero_bye", "absent"})
+# Forfeits, whose dummy the 2026 text caps by the scheduled opponent's score (16.4.1).
+_FORFEIT_KINDS = frozenset({"forfeit_win", "forfeit_loss"})
+# How an explanation names an unplayed round.
+KIND_WORDS = {
+    "bye": "pairing-allocated bye",
+    "half_bye": "half-point bye",
+    "zero_bye": "zero-point bye",
+    "absent": "not paired (a zero-point bye, 16.1)",
+    "withdrawn": "after the withdrawal (a zero-point bye, 16.1)",
+    "forfeit_win": "forfeit win",
+    "forfeit_loss": "forfeit loss",
+    "advance": "advance without a game",
+}
 
 # FIDE B.02 (Rating Regulations) table 8.1(a): rating difference dp for a fractional score p,
 # indexed by 100·p rounded (p = 0.00 .. 1.00).
@@ -146,6 +176,53 @@ def _adjusted_score(ct: Crosstable, pid: str, rounds: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Dummy:
+    """The dummy opponent of one of the player's own unplayed rounds (Art. 16.4).
+
+    `own` is the player's own final score (for fore-Buchholz, their score with the final
+    round's game counted as a draw); under the 2026 text `cap` is what 16.4.1 (a forfeit: the
+    scheduled opponent's adjusted score) or 16.4.2 (a bye or absence: the points for a draw
+    times the number of rounds) allows, and the dummy's score is the lower of the two.
+    """
+
+    round: int
+    kind: str  # the slot's kind: "bye", "forfeit_win", "absent", ...
+    own: int  # half-points
+    edition: Edition
+    cap: int | None = None  # half-points; None under the 2024 text
+    article: str = "16.4"  # "16.4", "16.4.1" or "16.4.2"
+
+    @property
+    def score(self) -> int:
+        return self.own if self.cap is None else min(self.own, self.cap)
+
+    @property
+    def capped(self) -> bool:
+        """The cap bites: the own score is above it (equal is not capped)."""
+        return self.cap is not None and self.own > self.cap
+
+    def text(self) -> str:
+        """What an explanation says, e.g. "round 5: forfeit win, dummy capped at the opponent's
+        adjusted score 0 (C.07 2026, 16.4.1)"."""
+        what = f"round {self.round}: {KIND_WORDS.get(self.kind, self.kind)}"
+        cite = f"(C.07 {YEAR[self.edition]}, {self.article})"
+        if self.cap is None:
+            own = half_points(self.own)
+            return f"{what}, dummy opponent with the player's own score {own} {cite}"
+        limit = (
+            f"the opponent's adjusted score {half_points(self.cap)}"
+            if self.article == "16.4.1"
+            else f"draw points × rounds {half_points(self.cap)}"
+        )
+        if self.capped:
+            return f"{what}, dummy capped at {limit} {cite}"
+        return (
+            f"{what}, dummy with the player's own score {half_points(self.own)}, "
+            f"not above {limit} {cite}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Contribution:
     """What one round adds to Buchholz or Sonneborn-Berger."""
 
@@ -153,6 +230,7 @@ class Contribution:
     score: int  # the (adjusted or dummy) opponent's score, half-points
     value: Fraction  # what it adds, in points
     vur: bool
+    dummy: Dummy | None = None  # an unplayed round of the player's own (Art. 16.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +251,8 @@ MEDIAN1 = Modifier("-median1", "Median-1", "14.3", 1, 1)
 MEDIAN2 = Modifier("-median2", "Median-2", "14.4", 2, 2)
 
 Impl = Callable[["Crosstable", Sequence[str], Mapping[str, Any], Modifier], dict[str, Value]]
+# criterion name -> (family, modifier), for every modified tie-break registered here.
+_VARIANTS: dict[str, tuple[str, Modifier]] = {"fide-aob": ("fide-aob", PLAIN)}
 
 
 def register_variants(
@@ -213,6 +293,7 @@ def register_variants(
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
         criterion(name + mod.suffix, full_label, full_source, params=params)(compute)
+        _VARIANTS[name + mod.suffix] = (name, mod)
 
 
 def apply_modifier(contribs: Sequence[Contribution], low: int, high: int) -> list[Contribution]:
@@ -240,29 +321,48 @@ def apply_modifier(contribs: Sequence[Contribution], low: int, high: int) -> lis
     return rest
 
 
+def dummy(
+    ct: Crosstable, pid: str, s: Slot, own: int, opponent_score: Callable[[str], int]
+) -> Dummy:
+    """The dummy opponent of the player's unplayed round `s` under the tournament's edition
+    (Art. 16.4): the player's own score `own`, which the 2026 text caps at the scheduled
+    opponent's adjusted score for a forfeit (16.4.1, `opponent_score`) and at the points for a
+    draw times the number of rounds for any other unplayed round (16.4.2)."""
+    edition = ct.edition.edition
+    kind = s.kind
+    if kind == "absent" and pid in ct.withdrawn:
+        since = ct.withdrawn[pid]
+        kind = "withdrawn" if since is None or s.round >= since else kind
+    if edition == "fide-2024":
+        return Dummy(s.round, kind, own, edition)
+    if s.kind in _FORFEIT_KINDS and s.opponent is not None:
+        return Dummy(s.round, kind, own, edition, opponent_score(s.opponent), "16.4.1")
+    return Dummy(s.round, kind, own, edition, ct.scoring.draw * rounds_counted(ct), "16.4.2")
+
+
 def _contributions(
     ct: Crosstable, pid: str, sonneborn: bool, predetermined: bool
 ) -> list[Contribution]:
     rounds = rounds_counted(ct)
     points = ct.points
-    adjusted: dict[str, int] = {}
+
+    def adjusted(opponent: str) -> int:
+        return adjusted_score(ct, opponent, rounds)
+
     own = points.get(pid, 0)
     out = []
     for s in slots(ct, pid, rounds):
+        d = None
         if s.opponent is not None and (s.played or predetermined):
-            if predetermined:
-                score = points.get(s.opponent, 0)
-            else:
-                if s.opponent not in adjusted:
-                    adjusted[s.opponent] = adjusted_score(ct, s.opponent, rounds)
-                score = adjusted[s.opponent]
+            score = points.get(s.opponent, 0) if predetermined else adjusted(s.opponent)
             vur = False
         elif predetermined:
             continue  # a round robin's bye: no opponent, nothing to add
         else:
-            score, vur = own, s.vur  # Art. 16.4: the dummy opponent has the player's score
+            d = dummy(ct, pid, s, own, adjusted)  # Art. 16.4
+            score, vur = d.score, s.vur
         value = Fraction(score * s.points, 4) if sonneborn else Fraction(score, 2)
-        out.append(Contribution(s.round, score, value, vur))
+        out.append(Contribution(s.round, score, value, vur, d))
     return out
 
 
@@ -297,8 +397,10 @@ register_variants(
 
     Each opponent counts with their adjusted score (Art. 16.3: a withdrawn opponent's missing
     rounds count as draws); each of the player's own unplayed rounds counts the dummy opponent
-    of Art. 16.4 (the player's own score). With a modifier (Art. 14), the VUR exception of
-    Art. 16.5 applies. Art. 8.1 itself says Buchholz is not for round robins.""",
+    of Art. 16.4: the player's own score, which the 2026 text caps at the scheduled opponent's
+    adjusted score for a forfeit (16.4.1) and at draw points × rounds for a bye or absence
+    (16.4.2). With a modifier (Art. 14), the VUR exception of Art. 16.5 applies. Buchholz is
+    not for round robins (Art. 8.1; the 2026 text says so for all of Art. 8).""",
     _buchholz,
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
     {"predetermined": _PREDETERMINED},
@@ -326,15 +428,193 @@ register_variants(
 
     Unlike the plain `sonneborn-berger`, the opponent's score is the adjusted one (Art. 16.3)
     and every unplayed round of the player is a game against the dummy opponent of Art. 16.4:
-    a forfeit win or pairing-allocated bye adds the player's own score, a half-point bye half of
-    it, a zero-point bye, absence or forfeit loss nothing. The least significant value for a
-    cut is the contribution of the lowest-scored opponent (Art. 14, VUR exception 16.5). In
-    round robins use `predetermined`: forfeits are then games against the scheduled
-    opponent.""",
+    a forfeit win or pairing-allocated bye adds the dummy's score, a half-point bye half of it,
+    a zero-point bye, absence or forfeit loss nothing. The dummy's score is the player's own,
+    capped under the 2026 text as in Buchholz (16.4.1 for a forfeit, 16.4.2 for a bye). The
+    least significant value for a cut is the contribution of the lowest-scored opponent
+    (Art. 14, VUR exception 16.5). In round robins use `predetermined`: forfeits are then games
+    against the scheduled opponent.""",
     _sonneborn_berger,
     (PLAIN, CUT1, CUT2),
     {"predetermined": _PREDETERMINED},
 )
+
+
+# --- fore-Buchholz, average of opponents' Buchholz (Art. 8.3, 8.2) -----------------------------
+
+
+def _fore_scores(ct: Crosstable, pid: str) -> tuple[int, int]:
+    """(own, as an opponent) scores for fore-Buchholz (Art. 8.3): a player paired with an
+    opponent in the final round R (a game or a forfeit) counts that round as a draw, and their
+    earlier rounds as given; anyone else keeps their score and, as an opponent, their adjusted
+    score (Art. 16.3)."""
+
+    def compute() -> tuple[int, int]:
+        rounds = rounds_counted(ct)
+        record = slots(ct, pid, rounds)
+        points = ct.points.get(pid, 0)
+        last = record[-1] if record else None
+        if last is not None and last.round == rounds and last.opponent is not None:
+            fore = points - last.points + ct.scoring.draw
+            return fore, fore
+        return points, adjusted_score(ct, pid, rounds)
+
+    return ct.memo(("fide.fore", pid), compute)
+
+
+def _fore_contributions(ct: Crosstable, pid: str) -> list[Contribution]:
+    rounds = rounds_counted(ct)
+
+    def adjusted(opponent: str) -> int:
+        return _fore_scores(ct, opponent)[1]
+
+    own = _fore_scores(ct, pid)[0]
+    out = []
+    for s in slots(ct, pid, rounds):
+        d = None
+        # The final round's paired games, forfeits included, are games ending in a draw.
+        if s.opponent is not None and (s.played or s.round == rounds):
+            score, vur = adjusted(s.opponent), False
+        else:
+            d = dummy(ct, pid, s, own, adjusted)  # Art. 16.4, with the fore scores
+            score, vur = d.score, s.vur
+        out.append(Contribution(s.round, score, Fraction(score, 2), vur, d))
+    return out
+
+
+def _fore_buchholz(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    out = {}
+    for p in group:
+        kept = apply_modifier(_fore_contributions(ct, p), mod.low, mod.high)
+        total = sum((c.score for c in kept), 0)
+        out[p] = Value(total, half_points(total))
+    return out
+
+
+register_variants(
+    "fide-fore-buchholz",
+    "fore-Buchholz",
+    f"{SOURCE} 8.3, 16.3-16.5",
+    """Fore-Buchholz, FB (Art. 8.3): Buchholz computed as if every game paired for the final
+    round had ended in a draw, so that it is known before that round is played.
+
+    A player paired with an opponent in the final round (a game or a forfeit: it counts as a
+    drawn game against that opponent) has that round's result replaced by a draw, in their own
+    score and in the score their opponents count for them; such a player's earlier rounds count
+    as given (the final round is not a VUR). A pairing-allocated or requested bye in the final
+    round keeps its points. Otherwise as Buchholz: adjusted scores of the opponents (Art. 16.3),
+    the dummy opponent of Art. 16.4 for the player's own unplayed rounds (with the player's fore
+    score; capped under the 2026 text, 16.4.1 and 16.4.2), the VUR exception of 16.5 for the
+    modifiers. The final round is the last round with a result or a bye.""",
+    _fore_buchholz,
+    (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
+)
+
+
+def decimal_shown(value: Fraction, places: int = 2) -> str:
+    """An exact value shown rounded half up to `places` decimals: 40/3 -> 13.33."""
+    scaled = math.floor(value * 10**places + Fraction(1, 2))
+    whole, frac = divmod(scaled, 10**places)
+    return f"{whole}.{frac:0{places}d}"
+
+
+@criterion(
+    "fide-aob",
+    "average of opponents' Buchholz",
+    f"{SOURCE} 8.2, 16",
+    params={
+        "fore": Param(
+            bool,
+            False,
+            doc="average the opponents' fore-Buchholz instead (AOB/F: the 2026 text's Art. 8.2 "
+            "names it)",
+        )
+    },
+)
+def fide_aob(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Average of opponents' Buchholz, AOB (Art. 8.2): the mean Buchholz (Art. 8.1, with its
+    Art. 16 rules, so under the 2026 text with the capped dummies of 16.4) of the opponents met
+    over the board; an opponent met twice counts twice (Art. 4.4). Exact: the standings show it
+    rounded to two decimals (FIDE's tie-break server rounds it to two decimals for up to 8
+    rounds, three up to 26). No value without a game played. With `fore`, the opponents'
+    fore-Buchholz (Art. 8.3)."""
+    rounds = rounds_counted(ct)
+    family = "fide-fore-buchholz" if params["fore"] else "buchholz"
+    bh = field_buchholz(ct, family)
+    out = {}
+    for p in group:
+        met = [s.opponent for s in slots(ct, p, rounds) if s.played and s.opponent is not None]
+        if not met:
+            out[p] = Value(None, NO_VALUE)
+            continue
+        avg = Fraction(sum(bh[o] for o in met), 2 * len(met))
+        out[p] = Value(avg, decimal_shown(avg))
+    return out
+
+
+def field_buchholz(ct: Crosstable, family: str) -> dict[str, int]:
+    """Every player's Buchholz or fore-Buchholz (no modifier), in half-points."""
+
+    def compute() -> dict[str, int]:
+        contribs = _fore_contributions if family == "fide-fore-buchholz" else _bh_contributions
+        return {p: sum(c.score for c in contribs(ct, p)) for p in ct.players}
+
+    return ct.memo(("fide.field", family), compute)
+
+
+def _bh_contributions(ct: Crosstable, pid: str) -> list[Contribution]:
+    return _contributions(ct, pid, False, False)
+
+
+def dummies(ct: Crosstable, pid: str) -> list[Dummy]:
+    """The dummy opponents of the player's own unplayed rounds (Art. 16.4), as Buchholz and
+    Sonneborn-Berger count them under the tournament's edition."""
+    return [c.dummy for c in _contributions(ct, pid, False, False) if c.dummy is not None]
+
+
+# --- what the edition changes, for the explanations ---------------------------------------------
+
+#: Criteria whose values follow the tournament's C.07 edition (Art. 16.4), by family.
+EDITION_FAMILIES = ("buchholz", "fide-sonneborn-berger", "fide-fore-buchholz", "fide-aob")
+
+
+def family_of(name: str) -> tuple[str, Modifier] | None:
+    """The criterion's family and modifier: "buchholz-cut1" -> ("buchholz", CUT1)."""
+    return _VARIANTS.get(name)
+
+
+def follows_edition(name: str, params: Mapping[str, Any]) -> bool:
+    """The criterion's values depend on the C.07 edition (only through Art. 16.4, so not with
+    pre-determined pairings)."""
+    fam = family_of(name)
+    return fam is not None and fam[0] in EDITION_FAMILIES and not params.get("predetermined")
+
+
+def unplayed_notes(ct: Crosstable, pid: str, name: str, params: Mapping[str, Any]) -> list[str]:
+    """The player's own unplayed rounds as the criterion counts them, each naming its dummy
+    opponent and the cap that applied (Art. 16.4, with the edition's citation), then the rounds
+    a modifier left out: what `arbiter explain` shows beside the value."""
+    fam = family_of(name)
+    if fam is None or not follows_edition(name, params):
+        return []
+    family, mod = fam
+    if family == "fide-aob":
+        return []
+    if family == "fide-fore-buchholz":
+        contribs = _fore_contributions(ct, pid)
+    else:
+        contribs = _contributions(ct, pid, family == "fide-sonneborn-berger", False)
+    notes = [c.dummy.text() for c in contribs if c.dummy is not None]
+    kept = apply_modifier(contribs, mod.low, mod.high)
+    for c in contribs:
+        if c not in kept:
+            sb = family == "fide-sonneborn-berger"
+            value = fraction_shown(c.value) if sb else half_points(c.score)
+            why = f"{mod.label}, Art. {mod.article}" + (", a VUR, 16.5" if c.vur else "")
+            notes.append(f"round {c.round}: {value} left out ({why})")
+    return notes
 
 
 # --- Direct encounter (Art. 6) ------------------------------------------------------------------

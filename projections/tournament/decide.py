@@ -18,8 +18,10 @@ from sgfmill import common as sgf_common
 from events_schema import events as ev
 from projections.rejection import Rejected
 from projections.tiebreaks import validate as validate_chain
+from projections.tiebreaks.editions import edition_on
 from projections.tiebreaks.presets import PRESETS
 from projections.tournament.endings import ending_after, game_ended
+from projections.tournament.invalidation import KEY, RULE, invalidated_round
 from projections.tournament.state import GameState, PlayerState, TournamentState
 
 _CREATION = (ev.TournamentCreated, ev.SeriesCreated)
@@ -87,6 +89,18 @@ def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
             "payload.rules_preset",
             f"unknown preset {proposed.rules_preset!r}; known: {known}",
         )
+    if proposed.starts_on and proposed.ends_on and proposed.ends_on < proposed.starts_on:
+        raise Rejected(
+            "tournament.dates_reversed",
+            "payload.ends_on",
+            f"ends on {proposed.ends_on} before it starts on {proposed.starts_on}",
+        )
+    # The FIDE C.07 text its FIDE tie-breaks follow is a recorded fact of the tournament: when
+    # the creation states none, the edition in force on its start date, the newest without one
+    # (projections/tiebreaks/editions.py). The stored event states it.
+    if proposed.tiebreak_edition is None:
+        edition = edition_on(proposed.starts_on)
+        return [proposed.model_copy(update={"tiebreak_edition": edition})]
     return [proposed]
 
 
@@ -410,6 +424,31 @@ def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
 def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
     if proposed.ruling_id in state.rulings:
         raise Rejected("ruling.duplicate", "payload.ruling_id", f"{proposed.ruling_id!r} exists")
+    if KEY in proposed.decision:
+        # TCEC Swiss 7.d: the ruling must cite the article and name a round in force.
+        target = invalidated_round(proposed)
+        ref = state.events.get(target) if target is not None else None
+        if ref is None or ref.type != "RoundScheduled" or target in state.retracted:
+            raise Rejected(
+                "ruling.invalid_round",
+                f"payload.decision.{KEY}",
+                f"a ruling with {KEY} cites {RULE!r} in `rule` and names the event id of a "
+                "RoundScheduled in force",
+            )
+        if state.paused:
+            raise Rejected(
+                "ruling.tournament_paused",
+                f"payload.decision.{KEY}",
+                f"{RULE} invalidates pairings made while the tournament was NOT paused",
+            )
+    if proposed.subject == "tiebreak_edition":  # projections/tiebreaks/editions.py
+        edition = proposed.decision.get("edition")
+        if edition not in ("fide-2024", "fide-2026"):
+            raise Rejected(
+                "ruling.unknown_edition",
+                "payload.decision.edition",
+                f"{edition!r}: the C.07 edition is 'fide-2024' or 'fide-2026'",
+            )
     # A correction to the prize or points table is a ruling (projections/prizes/corrections):
     # refuse one the prize projection could not read, rather than let it be skipped later.
     for key, adapter in (("prize_table", _PRIZE_TABLE), ("points_table", _POINTS_TABLE)):
@@ -506,7 +545,8 @@ def _(proposed: ev.EventRetracted, state: TournamentState) -> list[ev.Event]:
             )
     if target.type == "GameStarted" and game is not None and game.moves:
         raise Rejected("retraction.game_has_moves", field, "retract the moves first")
-    if target.type == "RoundScheduled" and target.round_key is not None:
+    invalidated = tid in state.invalidations.values()  # TCEC Swiss 7.d
+    if target.type == "RoundScheduled" and target.round_key is not None and not invalidated:
         for gid in state.rounds.get(target.round_key, []):
             if state.games[gid].status != "scheduled":
                 raise Rejected(

@@ -24,6 +24,7 @@ from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
 from projections.endings.adjudicator import MoveFacts
 from projections.tournament.endings import new_adjudicator
+from projections.tournament.invalidation import invalidated_round
 from projections.tournament.state import (
     EventRef,
     GameState,
@@ -223,6 +224,9 @@ def _(event: ev.AppealDecided, state: TournamentState, rec: Recorded) -> None:
 @_apply.register
 def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
     state.rulings.add(event.ruling_id)
+    target = invalidated_round(event)
+    if target is not None:
+        state.invalidations[rec.envelope.event_id] = target
 
 
 @_apply.register
@@ -246,6 +250,7 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
     if target is None or event.retracted_event_id in state.retracted:
         return
     state.retracted.add(event.retracted_event_id)
+    state.invalidations.pop(event.retracted_event_id, None)
     state.unreadable.pop(event.retracted_event_id, None)
     tid = event.retracted_event_id
     if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:

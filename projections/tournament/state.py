@@ -106,6 +106,10 @@ class TournamentState:
     retracted: set[UUID] = field(default_factory=set)
     appeals: dict[str, bool] = field(default_factory=dict)  # appeal id -> decided
     rulings: set[str] = field(default_factory=set)
+    # TCEC Swiss 7.d: RoundScheduled event ids a ruling invalidates (a wrong automated pairing
+    # made after an unpaused crash), by the ruling's event id; their retraction is allowed
+    # although games of the round were played.
+    invalidations: dict[UUID, UUID] = field(default_factory=dict)
     # Pauses and resumes in force, oldest first; a retraction removes its entry.
     pauses: list[tuple[UUID, bool]] = field(default_factory=list)
     # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).

@@ -444,7 +444,13 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
-    from services.trf import import_commands, points_mismatches, to_commands, tournament_id_for
+    from services.trf import (
+        edition_choice,
+        import_commands,
+        points_mismatches,
+        to_commands,
+        tournament_id_for,
+    )
     from services.trf.parse import TrfError, decode_trf, parse_trf
 
     try:
@@ -463,6 +469,7 @@ def import_trf(
         fail("trf.invalid", str(file), str(exc))
     for warning in points_mismatches(trf):
         err.print(f"[yellow]warning[/yellow] {warning}")
+    out.print(f"{tid}: {edition_choice(trf)}")
     with local_log(backend, db) as log:
         result = import_commands(CommandService(log), tid, commands, local_actor())
     if result.duplicate:

@@ -27,6 +27,8 @@ def print_standings(tournament: str, table: StandingsTable, console: Console | N
     # Short headers: the criteria's labels, or the full key where a label repeats.
     heads_tb = [lab if labels.count(lab) == 1 else key for key, lab in pairs]
     t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
+    if table.edition:
+        t.caption = f"FIDE C.07 {table.edition.edition} ({table.edition.source})"
     heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
     for col in [*heads, *heads_tb, "decided by"]:
         t.add_column(col, justify="left" if col in ("player", "decided by") else "right")

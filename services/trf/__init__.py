@@ -16,10 +16,19 @@ from services.trf.parse import (
     TrfFile,
     TrfHeader,
     TrfPlayer,
+    header_date,
     parse_trf,
     read_trf,
 )
-from services.trf.to_events import game_id, player_id, points_mismatches, to_commands
+from services.trf.to_events import (
+    edition_choice,
+    game_id,
+    import_edition,
+    player_id,
+    points_mismatches,
+    to_commands,
+    tournament_dates,
+)
 from services.trf.write import PlayerDetails, export_trf, player_details, write_trf
 
 __all__ = [
@@ -30,15 +39,19 @@ __all__ = [
     "TrfFile",
     "TrfHeader",
     "TrfPlayer",
+    "edition_choice",
     "export_trf",
     "game_id",
+    "header_date",
     "import_commands",
+    "import_edition",
     "parse_trf",
     "player_details",
     "player_id",
     "points_mismatches",
     "read_trf",
     "to_commands",
+    "tournament_dates",
     "tournament_id_for",
     "write_trf",
 ]

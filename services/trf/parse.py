@@ -7,7 +7,9 @@ TRF-16 is a fixed-column text format. Every line starts with a three-character t
   rank (86-89), then one 10-column block per round from column 92: the opponent's start
   rank (92-95; ``0000`` or blanks: none), the colour (97: ``w``/``b``/``-``) and the result
   code (99: ``1 0 = + - W D L H F U Z`` or blank, letters in either case);
-* ``012`` name, ``022`` city, ``032`` federation, ``042``/``052`` start/end date, ``062``
+* ``012`` name, ``022`` city, ``032`` federation, ``042``/``052`` start/end date (read as
+  dates by `header_date`: ``YYYY/MM/DD`` as TRF-16 writes them, also with ``-`` or ``.``,
+  ``DD.MM.YYYY``, ``DD/MM/YYYY`` and the old ``YY/MM/DD``), ``062``
   players, ``072`` rated players, ``082`` teams, ``092`` type, ``102`` chief arbiter, ``112``
   deputy arbiters, ``122`` time control, ``132`` round dates (8 columns per round from 92);
 * the JaVaFo extensions ``XXR`` (number of rounds) and ``XXC`` (``white1``/``black1``/``rank``).
@@ -23,7 +25,9 @@ one is written here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Literal
@@ -320,6 +324,47 @@ def _check_opponents(trf: TrfFile) -> None:
                 raise TrfError(
                     p.line, f"{first}-{first + 3}", f"round {e.round}: paired with themself"
                 )
+
+
+_YMD = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
+_DMY = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})")
+_YY = re.compile(r"(\d{2})/(\d{2})/(\d{2})")
+
+
+def trf_date(text: str) -> date | None:
+    """A TRF date (``YYYY/MM/DD`` as TRF-16 writes it, also with ``-`` or ``.``,
+    ``DD.MM.YYYY``, ``DD/MM/YYYY`` and the old ``YY/MM/DD``), None when it is none of those."""
+    first = text.split()[0] if text.strip() else ""
+    if m := _YMD.fullmatch(first):
+        y, mo, d = int(m[1]), int(m[2]), int(m[3])
+    elif m := _DMY.fullmatch(first):
+        y, mo, d = int(m[3]), int(m[2]), int(m[1])
+    elif m := _YY.fullmatch(first):
+        y, mo, d = 2000 + int(m[1]), int(m[2]), int(m[3])
+    else:
+        return None
+    try:
+        found = date(y, mo, d)
+    except ValueError:
+        return None
+    return found if date(1800, 1, 1) <= found <= date(2199, 12, 31) else None
+
+
+def header_date(trf: TrfFile, tag: str) -> date | None:
+    """The date of header record `tag` (``042`` start, ``052`` end), None when the file has
+    none; a value that is not a date raises `TrfError` naming the line (the start date decides
+    which C.07 edition ranks the tournament, so it is not guessed at)."""
+    text = {"042": trf.header.start_date, "052": trf.header.end_date}[tag]
+    if not text:
+        return None
+    found = trf_date(text)
+    if found is None:
+        raise TrfError(
+            trf.tag_lines.get(tag, 0),
+            f"5-{4 + len(text)}",
+            f"{tag} {text!r} is not a date (TRF-16 writes YYYY/MM/DD)",
+        )
+    return found
 
 
 def decode_trf(data: bytes) -> str:

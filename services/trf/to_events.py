@@ -1,6 +1,8 @@
 """A parsed TRF-16 file as the commands that record the same tournament.
 
-The order is: `TournamentCreated`; one `PlayerRegistered` per 001 line in start-rank order;
+The order is: `TournamentCreated` (with the start and end dates of records 042 and 052, and
+the FIDE C.07 tie-break edition in force on the start date, the newest without one:
+`edition_choice` says which and why); one `PlayerRegistered` per 001 line in start-rank order;
 then per round ``r``: a `PlayerWithdrew` for each player withdrawing from ``r``, the round's
 `RoundScheduled` (pairings and byes), and one `GameEnded` per game with a result.
 
@@ -32,12 +34,21 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from typing import Literal
 
 from events_schema import Command, encode_payload
 from events_schema import events as ev
-from services.trf.parse import RoundEntry, TrfError, TrfFile, TrfPlayer, round_columns
+from projections.tiebreaks.editions import Edition, edition_on, why_on
+from services.trf.parse import (
+    RoundEntry,
+    TrfError,
+    TrfFile,
+    TrfPlayer,
+    header_date,
+    round_columns,
+)
 
 _NAMESPACE = uuid.UUID("2f0c7c52-1b1e-4d0e-9a55-6a7d1f4c9b21")
 # code -> (outcome, category)
@@ -194,6 +205,29 @@ def _game(p: TrfPlayer, e: RoundEntry, o: TrfPlayer, oe: RoundEntry, rnd: int) -
     return PlannedGame(white.start_rank, black.start_rank, result)
 
 
+def tournament_dates(trf: TrfFile) -> tuple[date | None, date | None]:
+    """(start, end) from records 042 and 052; an end before the start is refused."""
+    starts, ends = header_date(trf, "042"), header_date(trf, "052")
+    if starts is not None and ends is not None and ends < starts:
+        raise TrfError(
+            trf.tag_lines.get("052", 0), "", f"052 ends on {ends} before 042 starts on {starts}"
+        )
+    return starts, ends
+
+
+def import_edition(trf: TrfFile) -> Edition:
+    """The FIDE C.07 edition an import records: the one in force on the start date (042), the
+    newest when the file has none (as FIDE's tie-break server reads a file)."""
+    return edition_on(tournament_dates(trf)[0])
+
+
+def edition_choice(trf: TrfFile) -> str:
+    """What the import says about the edition it chose, e.g. "tie-break edition fide-2026: the
+    edition in force on the start date 2026-05-02 (042)"."""
+    starts = tournament_dates(trf)[0]
+    return f"tie-break edition {why_on(starts)}" + (" (042)" if starts else " (no 042 record)")
+
+
 def to_commands(
     trf: TrfFile,
     *,
@@ -209,12 +243,18 @@ def to_commands(
     into the same tournament again is recognised as a redelivery and appends nothing.
     """
     rounds = plan(trf)
+    starts, ends = tournament_dates(trf)
     events: list[ev.Event] = [
         ev.TournamentCreated(
             name=(trf.header.name or name or "TRF import")[:200],
             format=fmt,
             rounds=trf.rounds or (len(rounds) or None),
             rules_preset=rules_preset,
+            starts_on=starts,
+            ends_on=ends,
+            # Stated here, not left to the decider, so that the stored event equals the
+            # command and a re-import is recognised as a redelivery.
+            tiebreak_edition=edition_on(starts),
         )
     ]
     for p in sorted(trf.players, key=lambda q: q.start_rank):

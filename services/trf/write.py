@@ -14,17 +14,23 @@ from the crosstable of `stage`:
 * a scheduled round with nothing for a player: ``0000 - -`` once they have withdrawn (from
   `PlayerWithdrew.from_round`, or after their last entry when it has none), else ``0000 - Z``.
 
-Header lines 012 (name), 062/072 (player counts), 092 (type, from the format) and the JaVaFo
-extensions XXR (rounds) and XXC (colour of the top-numbered player paired in round 1) come
-from the events; the rest (022 city, dates, 102 arbiter, 122 time control, 132 round dates)
-only from a `TrfHeader` passed in, because no event stores them. Federation and title are not
-in the standings fold: pass `details` (see `player_details`) to write them.
+Header lines 012 (name), 042/052 (start and end dates, ``YYYY/MM/DD``), 062/072 (player
+counts), 092 (type, from the format) and the JaVaFo extensions XXR (rounds) and XXC (colour of
+the top-numbered player paired in round 1) come from the events; the rest (022 city, 102
+arbiter, 122 time control, 132 round dates) only from a `TrfHeader` passed in, because no event
+stores them (a header's values win over the events'). The start date is what another program
+reads the FIDE C.07 tie-break edition from (FIDE's server does); when the edition in force
+differs from the one the written start date implies (a ruling changed it, or there is no start
+date), and the standings follow it, a ``###`` comment line says which edition ranks the file.
+Federation and title are not in the standings fold: pass `details` (see `player_details`) to
+write them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Literal
 
@@ -32,7 +38,8 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.standings import StandingsState, fold, standings
 from projections.standings.crosstable import build as build_crosstable
-from services.trf.parse import TrfHeader
+from projections.tiebreaks.editions import edition_on
+from services.trf.parse import TrfHeader, trf_date
 
 _TYPES = {
     "swiss": "Individual: Swiss-System",
@@ -121,14 +128,23 @@ def write_trf(
         put(g.black, g.round, (f"{number[g.white]:>4}", "b", " "))
 
     lines = [f"012 {head.name or (created.name if created else '')}".rstrip()]
+    starts = head.start_date or _trf_date(created.starts_on if created else None)
+    ends = head.end_date or _trf_date(created.ends_on if created else None)
     for tag, value in (
         ("022", head.city),
         ("032", head.federation),
-        ("042", head.start_date),
-        ("052", head.end_date),
+        ("042", starts),
+        ("052", ends),
     ):
         if value:
             lines.append(f"{tag} {value}")
+    if table.edition is not None:
+        implied = edition_on(trf_date(starts))
+        if table.edition.edition != implied:
+            lines.append(
+                f"### FIDE C.07 tie-break edition {table.edition.edition} "
+                f"({table.edition.source}), not {implied} as the start date implies"
+            )
     lines.append(f"062 {len(pids)}")
     lines.append(f"072 {sum(1 for p in pids if state.players[p].rating)}")
     if head.teams_count:
@@ -170,6 +186,10 @@ def write_trf(
         )
         lines.append((line + "".join(blocks)).rstrip())
     return newline.join(lines) + newline
+
+
+def _trf_date(day: date | None) -> str:
+    return f"{day.year:04d}/{day.month:02d}/{day.day:02d}" if day is not None else ""
 
 
 def _withdrawal_round(

@@ -7,8 +7,13 @@ robins with forfeits and a withdrawal) are folded from events, exported as TRF-1
 gacrux's command line; every player's value of every criterion must be equal, and so must the
 ranking of direct encounter and of the two presets.
 
-gacrux picks the rule set by the tournament's start date (record 042): a start in 2025 selects
-the rules of 2024-08-01, i.e. the 2023 C.07 text this module implements, not the 2026 revision.
+Every tournament is checked under both texts of C.07 the criteria implement (issue 16): created
+with `tiebreak_edition` "fide-2024" and exported with a 2025 start date (record 042), from which
+gacrux picks its rules of 2024-08-01; and with "fide-2026" and a 2026 start date (its rules of
+2026-03-01, whose Art. 16.4 caps the dummy opponents). The fore-Buchholz and AOB codes come
+last in a call: gacrux's FB leaves a mark in its shared state that a later BH would read.
+(`test_gacrux_crosscheck_editions.py` does the same on tournaments paired by our Dutch
+wrapper, switching the edition by a ruling.)
 
 The TRF files are written by the project's own exporter, `services.trf.write_trf`, so this
 also checks that gacrux reads our exports as we mean them.
@@ -20,7 +25,7 @@ import json
 import random
 import subprocess
 import sys
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -67,7 +72,17 @@ SWISS_CODES: dict[str, tuple[str, dict[str, Any], str]] = {
     "ARO/M2": ("fide-aro-median2", {}, EXACT),
     "TPR": ("fide-tpr", {}, EXACT),
     "APRO": ("fide-apro", {}, EXACT),
+    "AOB": ("fide-aob", {}, "aob"),
+    "FB": ("fide-fore-buchholz", {}, HALF),
+    "FB/C1": ("fide-fore-buchholz-cut1", {}, HALF),
+    "FB/C2": ("fide-fore-buchholz-cut2", {}, HALF),
+    "FB/M1": ("fide-fore-buchholz-median1", {}, HALF),
+    "FB/M2": ("fide-fore-buchholz-median2", {}, HALF),
+    "AOB/F": ("fide-aob", {"fore": True}, "aob"),
 }
+EDITIONS = ("fide-2024", "fide-2026")
+START = {"fide-2024": "2025/06/01", "fide-2026": "2026/06/01"}
+RULES = {"fide-2024": "2024-08-01", "fide-2026": "2026-03-01"}
 ROUND_ROBIN_CODES: dict[str, tuple[str, dict[str, Any], str]] = {
     "SB": ("fide-sonneborn-berger", {"predetermined": True}, EXACT),
     "WIN": ("fide-wins", {}, EXACT),
@@ -212,12 +227,12 @@ def round_robin_events(seed: int) -> list[Event]:
 # --- the TRF export ---------------------------------------------------------------------------
 
 
-def export(state: StandingsState) -> tuple[str, dict[int, str]]:
+def export(state: StandingsState, edition: str = "fide-2024") -> tuple[str, dict[int, str]]:
     """The project's TRF-16 export (services.trf.write_trf), and start number -> player id.
 
-    A 2025 start date (record 042) makes gacrux apply the rules of 2024-08-01 (the C.07 2023
-    text); without one it would apply its newest rules."""
-    text = write_trf(state, header=TrfHeader(start_date="2025/06/01"), order="rating")
+    A 2025 start date (record 042) makes gacrux apply the rules of 2024-08-01, a 2026 one its
+    rules of 2026-03-01; without one it would apply its newest rules."""
+    text = write_trf(state, header=TrfHeader(start_date=START[edition]), order="rating")
     by_name = {info.name: pid for pid, info in state.players.items()}
     numbers = {
         int(line[4:8]): by_name[line[14:47].rstrip()]
@@ -227,15 +242,18 @@ def export(state: StandingsState) -> tuple[str, dict[int, str]]:
     return text, numbers
 
 
-def gacrux(trf: Path, codes: list[str], round_robin: bool) -> dict[int, tuple[int, list[Any]]]:
+def gacrux(
+    trf: Path, codes: list[str], round_robin: bool, edition: str = "fide-2024"
+) -> dict[int, tuple[int, list[Any]]]:
     """Start number -> (rank, tie-break values) from gacrux's command line."""
     mode = "-p" if round_robin else "-s"
     cmd = [sys.executable, "-m", "gacrux.tiebreakchecker", "-i", str(trf), mode, "-t", *codes]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60)
     data = json.loads(out.stdout)
     assert data["status"]["code"] == 0, data["status"]
-    # The rule set gacrux applied: the 2023 C.07 text (in force 2024-08-01 to 2026-02-28).
-    assert data["tiebreakResult"]["rules"] == "2024-08-01"
+    # The rule set gacrux applied, from the start date: the 2024 text (in force to 2026-02-28)
+    # or the 2026 one.
+    assert data["tiebreakResult"]["rules"] == RULES[edition]
     return {
         c["cid"]: (c["rank"], c["tiebreakScore"]) for c in data["tiebreakResult"]["competitors"]
     }
@@ -245,9 +263,13 @@ def as_number(value: Any) -> Fraction | None:
     return None if value is None else Fraction(Decimal(str(value)))
 
 
-def ours(key: Any, unit: str) -> Fraction | None:
+def ours(key: Any, unit: str, theirs: Any = None) -> Fraction | None:
     if key is None:
         return None
+    if unit == "aob" and theirs is not None:  # AOB is exact here, rounded by gacrux
+        exact = Decimal(key.numerator) / Decimal(key.denominator)
+        step = Decimal(1).scaleb(Decimal(str(theirs)).as_tuple().exponent)
+        return Fraction(exact.quantize(step, ROUND_HALF_UP))
     return Fraction(key, 2) if unit == HALF else Fraction(key)
 
 
@@ -264,19 +286,28 @@ def places(blocks: list[list[str]]) -> dict[str, int]:
 
 
 def crosscheck(
-    events: list[Event], codes: dict[str, tuple[str, dict[str, Any], str]], preset: str, tmp: Path
+    events: list[Event],
+    codes: dict[str, tuple[str, dict[str, Any], str]],
+    preset: str,
+    tmp: Path,
+    edition: str = "fide-2024",
 ) -> int:
-    """Compare every value and the two rankings; returns the number of values compared."""
+    """Compare every value and the two rankings under `edition`; returns the number of
+    values compared."""
     round_robin = preset == "fide-round-robin"
+    first, *rest = events
+    assert isinstance(first, ev.TournamentCreated)
+    events = [first.model_copy(update={"tiebreak_edition": edition}), *rest]
     state = fold(recorded("t1", events))
     ct = crosstable(state)
-    text, pid_of = export(state)
+    assert ct.edition.edition == edition
+    text, pid_of = export(state, edition)
     trf = tmp / "t.trf"
     trf.write_text(text, encoding="latin-1")
     everyone = tuple(ct.players)
     compared = 0
 
-    theirs = gacrux(trf, ["PTS", *codes], round_robin)
+    theirs = gacrux(trf, ["PTS", *codes], round_robin, edition)
     for cid, (_rank, values) in theirs.items():
         pid = pid_of[cid]
         assert as_number(values[0]) == Fraction(ct.points[pid], 2), (pid, "PTS")
@@ -285,7 +316,7 @@ def crosscheck(
         got = crit.compute(ct, everyone, resolve_params(crit, params))
         for cid, (_rank, values) in theirs.items():
             pid = pid_of[cid]
-            assert ours(got[pid].key, unit) == as_number(values[i]), (
+            assert ours(got[pid].key, unit, values[i]) == as_number(values[i]), (
                 code,
                 pid,
                 got[pid],
@@ -299,30 +330,33 @@ def crosscheck(
     de_spec = REGISTRY["fide-direct-encounter"]
     de_chain = Chain(tuple(s for s in PRESETS[preset].specs if s.name == de_spec.name))
     mine = places(rank(ct, de_chain).blocks)
-    for cid, (their_rank, _values) in gacrux(trf, ["PTS", de], round_robin).items():
+    for cid, (their_rank, _values) in gacrux(trf, ["PTS", de], round_robin, edition).items():
         assert mine[pid_of[cid]] == their_rank, ("DE", pid_of[cid], text)
         compared += 1
 
     # The preset's full chain through the standings table.
     table = {row.player_id: row.place for row in standings(state).rows}
-    for cid, (their_rank, _values) in gacrux(trf, PRESET_CODES[preset], round_robin).items():
+    preset_codes = PRESET_CODES[preset]
+    for cid, (their_rank, _values) in gacrux(trf, preset_codes, round_robin, edition).items():
         assert table[pid_of[cid]] == their_rank, (preset, pid_of[cid], text)
         compared += 1
     return compared
 
 
-def test_swiss_tournaments_agree_with_gacrux(tmp_path: Path) -> None:
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_swiss_tournaments_agree_with_gacrux(tmp_path: Path, edition: str) -> None:
     compared = 0
     for seed in SWISS_SEEDS:
-        compared += crosscheck(swiss_events(seed), SWISS_CODES, "fide-swiss", tmp_path)
-    assert compared > 8000  # 40 tournaments x ~11 players x 24 criteria and rankings
+        compared += crosscheck(swiss_events(seed), SWISS_CODES, "fide-swiss", tmp_path, edition)
+    assert compared > 12000  # 40 tournaments x ~11 players x 31 criteria and rankings
 
 
-def test_round_robins_agree_with_gacrux(tmp_path: Path) -> None:
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_round_robins_agree_with_gacrux(tmp_path: Path, edition: str) -> None:
     compared = 0
     for seed in ROUND_ROBIN_SEEDS:
         compared += crosscheck(
-            round_robin_events(seed), ROUND_ROBIN_CODES, "fide-round-robin", tmp_path
+            round_robin_events(seed), ROUND_ROBIN_CODES, "fide-round-robin", tmp_path, edition
         )
     assert compared > 500
 

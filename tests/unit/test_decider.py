@@ -404,3 +404,16 @@ def test_events_the_decider_would_refuse_have_no_effect_in_history():
     assert (state.players["b"].withdrawn, state.players["b"].withdrawn_from_round) == (True, 2)
     assert list(state.games) == ["g1"] and state.rounds == {("main", 1): ["g1"]}
     then_events([*events, *retractions], result("g1", "1-0"), [result("g1", "1-0")])
+
+
+def test_an_edition_ruling_names_a_known_c07_edition():
+    ruling = ev.RulingIssued(
+        ruling_id="ed-1",
+        by="chief arbiter",
+        subject="tiebreak_edition",
+        text="the 2026 text applies",
+        decision={"edition": "fide-2027"},
+    )
+    then_rejected([created()], ruling, "ruling.unknown_edition", "payload.decision.edition")
+    ok = ruling.model_copy(update={"decision": {"edition": "fide-2026"}})
+    then_events([created()], ok, [ok])

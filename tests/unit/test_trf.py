@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,13 +22,17 @@ from services.trf import (
     TrfError,
     TrfFile,
     TrfHeader,
+    edition_choice,
     export_trf,
+    header_date,
     import_commands,
+    import_edition,
     parse_trf,
     player_details,
     points_mismatches,
     read_trf,
     to_commands,
+    tournament_dates,
     tournament_id_for,
     write_trf,
 )
@@ -481,3 +486,120 @@ def test_cli_refusals(tmp_path: Path, env: dict[str, str]) -> None:
     assert r.exit_code == 1 and "has no events" in r.output
     r = runner.invoke(app, ["import", "trf", str(tmp_path / "missing.trf")], env=env)
     assert r.exit_code == 1 and "trf.unreadable" in r.output
+
+
+# --------------------------------------------------------------------------------------------
+# dates (042, 052) and the FIDE C.07 tie-break edition (issue 16)
+# --------------------------------------------------------------------------------------------
+
+
+def _dated(start: str | None, end: str | None = None) -> TrfFile:
+    lines = ["012 Dated"]
+    if start is not None:
+        lines.append(f"042 {start}")
+    if end is not None:
+        lines.append(f"052 {end}")
+    lines += [_line(1, "A", ["   2 w 1"], points="1.0"), _line(2, "B", ["   1 b 0"], points="0.0")]
+    return parse_trf("\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("start", "day"),
+    [
+        ("2026/03/01", date(2026, 3, 1)),  # TRF-16
+        ("2026-02-28", date(2026, 2, 28)),
+        ("2025.11.05", date(2025, 11, 5)),
+        ("05.11.2025", date(2025, 11, 5)),
+        ("05/11/2025", date(2025, 11, 5)),
+        ("26/04/10", date(2026, 4, 10)),  # the old YY/MM/DD
+        ("2026/04/10 09:00", date(2026, 4, 10)),
+    ],
+)
+def test_start_date_formats(start: str, day: date) -> None:
+    assert header_date(_dated(start), "042") == day
+
+
+def test_import_records_the_dates_and_the_edition_in_force_on_the_start_date() -> None:
+    cases = {
+        "2026/02/28": "fide-2024",  # the last day of the 2024 text
+        "2026/03/01": "fide-2026",
+        "2024/09/01": "fide-2024",
+        None: "fide-2026",  # no 042: the newest, as FIDE's tie-break server reads a file
+    }
+    for start, edition in cases.items():
+        trf = _dated(start, "2026/03/09" if start else None)
+        tc = to_commands(trf)[0].payload
+        assert tc["tiebreak_edition"] == edition == import_edition(trf), start
+        assert tc.get("starts_on") == (start.replace("/", "-") if start else None)
+    assert edition_choice(_dated("2026/03/01")) == (
+        "tie-break edition fide-2026: the edition in force on the start date 2026-03-01 (042)"
+    )
+    assert edition_choice(_dated(None)) == (
+        "tie-break edition fide-2026: no start date, so the newest edition (no 042 record)"
+    )
+    assert tournament_dates(_dated("2026/03/01", "2026/03/09")) == (
+        date(2026, 3, 1),
+        date(2026, 3, 9),
+    )
+
+
+def test_unreadable_or_reversed_dates_are_refused() -> None:
+    with pytest.raises(TrfError) as info:
+        to_commands(_dated("next spring"))
+    assert info.value.line == 2 and "042 'next spring' is not a date" in str(info.value)
+    with pytest.raises(TrfError) as info:
+        to_commands(_dated("2026/02/30"))
+    assert "is not a date" in str(info.value)
+    with pytest.raises(TrfError) as info:
+        to_commands(_dated("2026/03/09", "2026/03/01"))
+    assert info.value.line == 3 and "052 ends on 2026-03-01 before 042" in str(info.value)
+
+
+def test_sample_import_is_ranked_by_the_2026_text_and_exports_its_dates(
+    svc: CommandService,
+) -> None:
+    records = _import(svc, "spring", read_trf(SAMPLE), rules_preset="fide-swiss")
+    created_ = records[0].event
+    assert isinstance(created_, ev.TournamentCreated)
+    assert (created_.starts_on, created_.ends_on, created_.tiebreak_edition) == (
+        date(2026, 4, 10),
+        date(2026, 4, 12),
+        "fide-2026",
+    )
+    table = standings(fold(records))
+    assert table.edition is not None and table.edition.edition == "fide-2026"
+    text = export_trf(records)
+    head = parse_trf(text).header
+    assert (head.start_date, head.end_date) == ("2026/04/10", "2026/04/12")
+    assert "###" not in text  # the start date says the edition in force
+
+
+def test_export_says_so_when_the_edition_is_not_the_one_the_start_date_implies() -> None:
+    """An arbiter's ruling put a 2026 tournament on the 2024 text: another program would read
+    the 2026 text from 042, so a comment line says which text ranks the file."""
+    events = [
+        created(fmt="swiss", rounds=1, rules_preset="fide-swiss", starts_on=date(2026, 5, 1)),
+        player("a", 2000),
+        player("b", 1900),
+        round_(1, ("g", "a", "b")),
+        result("g", "1-0"),
+    ]
+    events[0] = events[0].model_copy(update={"tiebreak_edition": "fide-2026"})
+    plain = write_trf(fold(recorded("t", events)))
+    assert "042 2026/05/01" in plain and "###" not in plain
+    ruled = ev.RulingIssued(
+        ruling_id="R1",
+        by="chief arbiter",
+        subject="tiebreak_edition",
+        text="the organiser's regulations name the 2024 text",
+        decision={"edition": "fide-2024"},
+    )
+    text = write_trf(fold(recorded("t", [*events, ruled])))
+    assert (
+        "### FIDE C.07 tie-break edition fide-2024 (ruling R1), not fide-2026 as the start date "
+        "implies"
+    ) in text
+    assert parse_trf(text).other_lines[0][1].startswith("### FIDE C.07")
+    # A chain that follows no edition (GCT) says nothing about it.
+    gct = [events[0].model_copy(update={"rules_preset": "gct"}), *events[1:], ruled]
+    assert "###" not in write_trf(fold(recorded("t", gct)))
