@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -102,7 +102,7 @@ def pairing_router(app: FastAPI) -> APIRouter:
 
         return json_response(await run_in_threadpool(build))
 
-    @router.get("/tournaments/{tournament_id}/trf")
+    @router.get("/tournaments/{tournament_id}/trf", response_class=PlainTextResponse)
     async def export_trf(tournament_id: str, request: Request) -> Response:
         """The tournament as a FIDE TRF-16 file (XXR rounds, XXC first colour, byes and
         forfeits in the round columns), as `arbiter export trf` writes it."""
@@ -120,6 +120,6 @@ def pairing_router(app: FastAPI) -> APIRouter:
                 raise ApiError(422, "trf.unrepresentable", "tournament_id", str(exc)) from None
 
         text = await run_in_threadpool(build)
-        return Response(text, media_type="text/plain; charset=utf-8")
+        return PlainTextResponse(text)
 
     return router
