@@ -20,7 +20,7 @@ from projections.rejection import Rejected
 from projections.tiebreaks import validate as validate_chain
 from projections.tiebreaks.editions import edition_on
 from projections.tiebreaks.presets import PRESETS
-from projections.tournament.endings import ending_after, game_ended
+from projections.tournament.endings import ending_after, game_ended, interruption_adjudication
 from projections.tournament.invalidation import KEY, RULE, invalidated_round
 from projections.tournament.state import GameState, PlayerState, TournamentState
 
@@ -320,11 +320,31 @@ def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register(ev.ClockReported)
-@_decide.register(ev.ServerInterrupted)
-def _(proposed: ev.ClockReported | ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
+@_decide.register
+def _(proposed: ev.ClockReported, state: TournamentState) -> list[ev.Event]:
     _game_in_progress(state, proposed.game_id)
     return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
+    """TCEC Swiss 7.b / Leagues 14 (ii–v, each event's own wording): with endings by rule the
+    interruption brings its adjudication (and, with a result, the GameEnded) in the same
+    batch; iv without 7-man tables awaits a tablebase ruling (nothing more is appended)."""
+    game = _game_in_progress(state, proposed.game_id)
+    adjudication = interruption_adjudication(state, game, proposed)
+    if adjudication is None:
+        return [proposed]
+    if adjudication.outcome == "restart":
+        return [proposed, adjudication]
+    ended = ev.GameEnded(
+        game_id=proposed.game_id,
+        result=adjudication.outcome,
+        termination="adjudication",
+        detail=adjudication.basis,
+        rule=adjudication.rule,
+    )
+    return [proposed, adjudication, ended]
 
 
 def _player_in_game(game: GameState, player_id: str) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from events_schema import events as ev
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.endings.ending import Ending
+from projections.endings.interruptions import interruption_ruling
 from projections.tournament.state import GameState, TournamentState
 
 
@@ -89,3 +90,19 @@ def ending_after(state: TournamentState, game: GameState, move: ev.MovePlayed) -
         return trial.push_facts(MoveFacts.of(move))
     except ValueError:
         return None
+
+
+def interruption_adjudication(
+    state: TournamentState, game: GameState, facts: ev.ServerInterrupted
+) -> ev.AdjudicationIssued | None:
+    """The adjudication a server interruption brings under the tournament's preset (TCEC
+    Swiss 7.b, Cup 7.b, Leagues 14, FRD 7: scenarios ii–v), when its endings are by rule;
+    None for scenario i (the game goes on), iv without tables, or a preset without the rule."""
+    created = state.created
+    if created is None or created.adjudication != "rules" or created.game != "chess":
+        return None
+    try:
+        ruling = interruption_ruling(facts, created.rules_preset, board=game.board)
+    except (KeyError, ValueError):
+        return None
+    return ruling.adjudication(game.game_id)

@@ -123,3 +123,30 @@ def test_an_overruled_ending_reopens_the_game_for_hand_entered_endings():
     state = given(*history, *out, retract)
     assert state.games["g1"].status == "started"
     assert state.games["g1"].adjudicator is None  # endings of this game are now by hand
+
+
+def _interrupted(w: int | None, b: int | None, moves: int, pieces: int) -> ev.ServerInterrupted:
+    return ev.ServerInterrupted(
+        game_id="g1",
+        ply=2 * moves,
+        moves_completed=moves,
+        white_eval_cp=w,
+        black_eval_cp=b,
+        pieces_on_board=pieces,
+    )
+
+
+def test_a_server_interruption_brings_its_adjudication_in_the_same_batch():
+    """tcec-rules Leagues 14 (ii: both evals more than +10 → a win; v: otherwise restart)."""
+    history = [*opening(rules_preset="tcec-league"), *moves(["e2e4", "e7e5"])]
+    out = decide(given(*history), _interrupted(1100, 1050, 40, 20))
+    assert [type(e) for e in out] == [ev.ServerInterrupted, ev.AdjudicationIssued, ev.GameEnded]
+    adj, end = out[1], out[2]
+    assert adj.outcome == "1-0" and end.result == "1-0"  # type: ignore[union-attr]
+    assert end.rule == adj.rule and "14" in end.rule  # type: ignore[union-attr]
+    # exactly +10 is not "more than +10" under the Leagues wording: a restart (v)
+    out = decide(given(*history), _interrupted(1000, 1000, 40, 20))
+    assert [type(e) for e in out] == [ev.ServerInterrupted, ev.AdjudicationIssued]
+    assert out[1].outcome == "restart"  # type: ignore[union-attr]
+    manual = [*opening(rules_preset="tcec-league", adjudication="manual"), *moves(["e2e4"])]
+    assert len(decide(given(*manual), _interrupted(1100, 1050, 40, 20))) == 1
