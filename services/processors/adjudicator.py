@@ -91,6 +91,7 @@ from services.processors.app import (
     ensure_topics,
     events_topic,
     faust_app,
+    fold_agent,
     run_worker,
     setup_logging,
 )
@@ -582,27 +583,7 @@ def build_app(cfg: ProcessorConfig, core: AdjudicatorCore) -> faust.App:
             loop = asyncio.get_running_loop()
             core.settle(await loop.run_in_executor(executor, core.send, candidates))
 
-    async def recover(touched_held: bool = False) -> None:
-        tids = core.recovery_due(touched_held)
-        if not tids:
-            return
-        loop = asyncio.get_running_loop()
-        envs = await loop.run_in_executor(None, core.read_tournaments, tids)
-        async with lock:
-            await emit(core.apply_recovered(tids, envs))
-
-    @app.agent(events, concurrency=1)
-    async def adjudicate(stream: faust.StreamT[bytes]) -> None:
-        core.stats["agent_started_at"] = time.time()
-        # take_events: the record's key names the tournament of a poison record.
-        batches = stream.take_events(cfg.batch, within=cfg.within)  # type: ignore[attr-defined]
-        async for events in batches:
-            held_before = len(core.held)
-            records = [(e.message.key, e.message.value) for e in events]
-            async with lock:
-                await emit(core.fold(records))
-            if core.held:
-                await recover(touched_held=len(core.held) > held_before)
+    recover = fold_agent(app, events, cfg, core, lock, emit, "adjudicate")
 
     @app.timer(interval=0.5)  # type: ignore[untyped-decorator]
     async def status() -> None:

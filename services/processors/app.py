@@ -10,7 +10,8 @@ import logging
 import os
 import sys
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 import faust
 from kafka.errors import KafkaError
@@ -91,6 +92,59 @@ def add_watchdog(app: faust.App, cfg: ProcessorConfig, core: TopicReader) -> Non
             restart_process()
 
 
+class FoldCore(Protocol):
+    """What `fold_agent` needs of a processor's core (ProcessorCore, AdjudicatorCore)."""
+
+    held: Any
+    stats: dict[str, Any]
+
+    def fold(self, records: list[tuple[Any, Any]]) -> Any: ...
+    def recovery_due(self, touched_held: bool = False) -> list[str]: ...
+    def read_tournaments(self, tids: list[str]) -> Any: ...
+    def apply_recovered(self, tids: list[str], envs: Any) -> Any: ...
+
+
+def fold_agent(
+    app: faust.App,
+    events: Any,
+    cfg: ProcessorConfig,
+    core: FoldCore,
+    lock: asyncio.Lock,
+    sink: Callable[[Any], Awaitable[None]],
+    name: str,
+) -> Callable[..., Awaitable[None]]:
+    """The agent every processor runs (decode → fold → `sink`, per `stream.take_events`
+    batch, under `lock`), and the recovery of held tournaments it triggers; returns
+    `recover` for the processor's timer. `name` is the agent's function name."""
+
+    async def recover(touched_held: bool = False) -> None:
+        tids = core.recovery_due(touched_held)
+        if not tids:
+            return
+        loop = asyncio.get_running_loop()
+        envs = await loop.run_in_executor(None, core.read_tournaments, tids)
+        async with lock:
+            await sink(core.apply_recovered(tids, envs))
+
+    async def agent(stream: faust.StreamT[bytes]) -> None:
+        core.stats["agent_started_at"] = time.time()
+        # take_events (not take): the record's key names the tournament of a record whose
+        # bytes cannot be decoded (a poison record holds its own tournament only).
+        batches = stream.take_events(cfg.batch, within=cfg.within)  # type: ignore[attr-defined]
+        async for events in batches:
+            held_before = len(core.held)
+            records = [(e.message.key, e.message.value) for e in events]
+            async with lock:
+                await sink(core.fold(records))
+            if core.held:
+                await recover(touched_held=len(core.held) > held_before)
+
+    agent.__name__ = name
+    agent.__qualname__ = f"build_app.<locals>.{name}"
+    app.agent(events, concurrency=1)(agent)
+    return recover
+
+
 def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     app = faust_app(cfg)
     events = events_topic(app, cfg)
@@ -101,28 +155,7 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
         for m in msgs:
             await out.send(key=m.tournament_id.encode(), value=m.body)
 
-    async def recover(touched_held: bool = False) -> None:
-        tids = core.recovery_due(touched_held)
-        if not tids:
-            return
-        loop = asyncio.get_running_loop()
-        envs = await loop.run_in_executor(None, core.read_tournaments, tids)
-        async with lock:
-            await publish(core.apply_recovered(tids, envs))
-
-    @app.agent(events, concurrency=1)
-    async def fold(stream: faust.StreamT[bytes]) -> None:
-        core.stats["agent_started_at"] = time.time()
-        # take_events (not take): the record's key names the tournament of a record whose
-        # bytes cannot be decoded (a poison record holds its own tournament only).
-        batches = stream.take_events(cfg.batch, within=cfg.within)  # type: ignore[attr-defined]
-        async for events in batches:
-            held_before = len(core.held)
-            records = [(e.message.key, e.message.value) for e in events]
-            async with lock:
-                await publish(core.fold(records))
-            if core.held:
-                await recover(touched_held=len(core.held) > held_before)
+    recover = fold_agent(app, events, cfg, core, lock, publish, "fold")
 
     @app.timer(interval=0.5)  # type: ignore[untyped-decorator]
     async def status() -> None:
