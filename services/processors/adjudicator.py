@@ -606,6 +606,7 @@ def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
         cfg, prober, tablebases=prober.describe() if prober is not None else "(none)"
     )
     ensure_topics(core)
+    core.watch_from_here()
     if cfg.rebuild:
         core.send_now(core.rebuild())
     core.write_status()

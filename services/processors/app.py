@@ -225,6 +225,7 @@ def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
     setup_logging(cfg, loglevel)
     core = ProcessorCore(cfg)
     ensure_topics(core)
+    core.watch_from_here()
     if cfg.rebuild:
         core.publish_sync(core.rebuild())
     core.write_status()

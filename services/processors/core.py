@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaError
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
@@ -171,6 +172,18 @@ class TopicReader:
             return sum(consumer.end_offsets(tps).values()) if tps else 0
         finally:
             consumer.close()
+
+    def watch_from_here(self) -> None:
+        """Take the watchdog's baseline before the rebuild: growth of the topic beyond this
+        point that no batch folds is a stall. (Without it the first look was the baseline,
+        and a topic that grew before that look, e.g. while the broker restarted a moment
+        after the start, was never seen to grow: the consumer stayed stuck.)"""
+        try:
+            self.stats["watch_end_total"] = self.events_end_total()
+        except KafkaError as exc:  # the first look of the watchdog takes it instead
+            log.warning("watchdog: cannot read the events topic's end (%s)", exc)
+            return
+        self.stats["watch_grew_at"] = 0.0
 
     def stalled(self, end_total: int, now: float) -> bool:
         """True when the topic grew at least `stall_after` seconds ago and no batch was folded

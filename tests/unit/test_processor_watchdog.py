@@ -38,3 +38,21 @@ def test_the_watchdog_can_be_disabled():
     core.stalled(100, now=1000.0)
     assert not core.stalled(120, now=1005.0)
     assert not core.stalled(120, now=5000.0)
+
+
+def test_growth_before_the_first_look_counts_from_the_baseline_taken_at_start(monkeypatch):
+    # The broker restarted a moment after the start: the watchdog's first successful look
+    # came after the topic had grown (CI run of 2026-11-24: the consumer never resumed and
+    # no restart followed). The baseline taken before the rebuild sees that growth.
+    core = _core()
+    monkeypatch.setattr(core, "events_end_total", lambda: 100)
+    core.watch_from_here()
+    assert not core.stalled(150, now=1000.0)  # first look after the restart: grew
+    assert not core.stalled(150, now=1015.0)
+    assert core.stalled(150, now=1021.0)
+
+
+def test_without_a_baseline_the_first_look_is_only_a_baseline():
+    core = _core()
+    assert not core.stalled(150, now=1000.0)
+    assert not core.stalled(150, now=1100.0)
