@@ -14,6 +14,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from events_schema.go import RANK_PATTERN, GoSettings
 from events_schema.ids import GameId, PlayerId, StreamId
 
 Game = Literal["chess", "go"]
@@ -154,10 +155,11 @@ class TournamentCreated(Event):
     `projections/pairing/systems.py` SYSTEM_OF_FORMAT); `adjudication`: whether the command
     path ends games by the rules of the preset (v1 tournaments: "manual"); `starts_on`,
     `ends_on` and `tiebreak_edition` (v1 tournaments: "fide-2024", the text they were ranked
-    by)."""
+    by). v3 adds `go`: the Go settings (McMahon, late arrival) where the LGC rules leave them
+    to the organiser (None: chess, or the defaults of `events_schema.go.GoSettings`)."""
 
     event_type: ClassVar[str] = "TournamentCreated"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
 
     name: str = Field(min_length=1, max_length=200)
     game: Game = "chess"
@@ -186,9 +188,9 @@ class TournamentCreated(Event):
     series_id: StreamId | None = None
     board_size: int = Field(default=19, ge=5, le=25, description="Go only")
     komi: Decimal = Field(default=Decimal("7.5"), description="LGC Scoring: 7.5 even game")
-    pairing: Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "manual"] | None = Field(
-        default=None, description="pairing system; None: the format's default"
-    )
+    pairing: (
+        Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "mcmahon", "manual"] | None
+    ) = Field(default=None, description="pairing system; None: the format's default")
     starts_on: date | None = Field(
         default=None, ge=date(1800, 1, 1), le=date(2199, 12, 31), description="TRF 042"
     )
@@ -205,14 +207,16 @@ class TournamentCreated(Event):
         description="rules: a move that ends the game by the preset's rules appends its "
         "GameEnded in the same batch (projections/endings); manual: every ending is entered",
     )
+    go: GoSettings | None = Field(default=None, description="Go only: McMahon and timing")
 
 
 class PlayerRegistered(Event):
     """v2: `kind` replaces the v1 boolean `engine` (see
-    `events_schema.upcasters.upcast_v1_v2_player_registered`)."""
+    `events_schema.upcasters.upcast_v1_v2_player_registered`). v3 adds `go_rank` (Go: "5k",
+    "2d", "1p"; McMahon start scores)."""
 
     event_type: ClassVar[str] = "PlayerRegistered"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
 
     player_id: PlayerId
     name: str = Field(min_length=1, max_length=200)
@@ -222,6 +226,7 @@ class PlayerRegistered(Event):
     title: str | None = Field(default=None, max_length=8)
     engine_version: str | None = Field(default=None, max_length=64)
     seed: int | None = Field(default=None, ge=1)
+    go_rank: str | None = Field(default=None, pattern=RANK_PATTERN, description="Go rank")
 
 
 class PlayerWithdrew(Event):
@@ -346,24 +351,85 @@ class ClockReported(Event):
     black_periods: int | None = Field(default=None, ge=0)
 
 
+class ClockPaused(Event):
+    """LGC Timing: "The clock may be paused with both player's timepieces being stopped
+    simultaneously in the following circumstances" — `circumstance` is the seed's number
+    (1-12, `projections/go/clock.py` PAUSE_CIRCUMSTANCES). Paused time is not charged (move
+    times are reported net of pauses); no move is recorded until `ClockResumed`."""
+
+    event_type: ClassVar[str] = "ClockPaused"
+
+    game_id: GameId
+    circumstance: int = Field(ge=1, le=12)
+    by: Literal["black", "white", "players", "referee", "director"] = "players"
+    detail: str = Field(default="", max_length=2000)
+
+
+class ClockResumed(Event):
+    event_type: ClassVar[str] = "ClockResumed"
+
+    game_id: GameId
+
+
+class ClockSet(Event):
+    """LGC Irregularities "Timing error" / "Faulty clock": the clocks set to these times.
+    `reset_before_start`: the players agree to reset a clock set incorrectly before the game
+    started; `referee_correction`: once the game has started, a mistake in the recorded
+    elapsed time corrected by the referee; `clock_replaced`: a malfunctioning clock replaced
+    and set by the referee. Periods: byo-yomi periods, or Canadian stones, left."""
+
+    event_type: ClassVar[str] = "ClockSet"
+
+    game_id: GameId
+    reason: Literal["reset_before_start", "referee_correction", "clock_replaced"]
+    white_ms: int = Field(ge=0, le=10**9)
+    black_ms: int = Field(ge=0, le=10**9)
+    white_periods: int | None = Field(default=None, ge=0, le=1000)
+    black_periods: int | None = Field(default=None, ge=0, le=1000)
+    detail: str = Field(default="", max_length=2000)
+
+
+class ClockStarted(Event):
+    """LGC Timing "Start": "In special circumstances, the referee may start clocks on some
+    boards at a different time" — this board's clock started at `at` (lateness is then
+    measured from it when the tournament measures from the clock's start)."""
+
+    event_type: ClassVar[str] = "ClockStarted"
+
+    game_id: GameId
+    at: AwareDatetime
+    detail: str = Field(default="", max_length=2000)
+
+
 class GoScore(BaseModel):
-    """LGC Scoring: territory + prisoners, komi to White."""
+    """LGC Scoring: territory + prisoners, komi to White.
+
+    `*_territory` are the empty points each colour surrounds (before prisoners are placed);
+    `*_prisoners` the stones each colour captured (pass stones and the dead stones removed at
+    the count included). Prisoners are placed in the opponent's territory and a surplus is
+    negative territory, so Black's score is black_territory - white_prisoners, White's
+    white_territory - black_prisoners + komi, and `margin` is Black's minus White's (v3;
+    positive: Black won). `dead_stones` are the points agreed dead (GTP vertices), so an
+    auditor can recount."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    black_territory: int
-    white_territory: int
-    black_prisoners: int = Field(ge=0)
-    white_prisoners: int = Field(ge=0)
-    komi: Decimal
+    black_territory: int = Field(ge=0, le=625)
+    white_territory: int = Field(ge=0, le=625)
+    black_prisoners: int = Field(ge=0, le=10_000)
+    white_prisoners: int = Field(ge=0, le=10_000)
+    komi: Decimal = Field(ge=-1000, le=1000, decimal_places=1)
+    margin: Decimal | None = Field(default=None, ge=-20_000, le=20_000, decimal_places=1)
+    dead_stones: list[str] = Field(default_factory=list, max_length=625)
 
 
 class GameEnded(Event):
     """v2 adds `rule`: the rule that ended the game, as `seed article` (e.g. "tcec-rules
-    Leagues 10.2"), set on every automatic ending so it can be overruled by a correction."""
+    Leagues 10.2"), set on every automatic ending so it can be overruled by a correction. v3:
+    `go_score` carries the margin and the dead stones (a v2 score has neither)."""
 
     event_type: ClassVar[str] = "GameEnded"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
 
     game_id: GameId
     result: Result
@@ -371,6 +437,71 @@ class GameEnded(Event):
     detail: str = Field(default="", max_length=2000)
     rule: str | None = Field(default=None, max_length=200)
     go_score: GoScore | None = None
+
+
+class IllegalMoveNoticed(Event):
+    """LGC Irregularities "Illegal move": a player or the referee notices that the move at
+    `ply` recreated a previous position with the same player to move (ko, superko) or was a
+    suicide. Noticed within three moves (at most three moves played after it), the game is
+    unwound to the position just before it and play continues from there; noticed later, the
+    game continues as it stands. `unwound` and `rule` are the decider's (from the record)."""
+
+    event_type: ClassVar[str] = "IllegalMoveNoticed"
+
+    game_id: GameId
+    ply: int = Field(ge=1, le=10_000)
+    noticed_by: Literal["black", "white", "referee"]
+    unwound: bool | None = Field(default=None, description="set by the decider")
+    rule: str | None = Field(default=None, max_length=200, description="set by the decider")
+
+
+class GoStatusAgreed(Event):
+    """LGC Ending the game 5: after play pauses, the players agree the status of every group;
+    `dead_stones` are the points (GTP vertices) of the stones both agree are dead. The decider
+    counts (LGC Scoring) and ends the game in the same batch."""
+
+    event_type: ClassVar[str] = "GoStatusAgreed"
+
+    game_id: GameId
+    dead_stones: list[str] = Field(default_factory=list, max_length=625)
+
+
+class GoStatusDisputed(Event):
+    """LGC Ending the game 6: a dispute about the status of groups resumes play on the clock
+    with Black first (repeatable; if both pass at the start of a resumption the game stops
+    and all stones are counted as they stand)."""
+
+    event_type: ClassVar[str] = "GoStatusDisputed"
+
+    game_id: GameId
+    points: list[str] = Field(default_factory=list, max_length=625, description="disputed")
+    detail: str = Field(default="", max_length=2000)
+
+
+class RoundSkipped(Event):
+    """LGC Player behaviour: a player skips a round. Players outside the top groups give
+    notice at least 30 minutes before the round ("advance"); a player starting in a top group
+    only in exceptional circumstances, by the referee's decision ("exceptional", with the
+    reason). The McMahon score counts the configured absence points for it."""
+
+    event_type: ClassVar[str] = "RoundSkipped"
+
+    player_id: PlayerId
+    round: int = Field(ge=1, le=1000)
+    notice: Literal["advance", "exceptional"] = "advance"
+    reason: str = Field(default="", max_length=2000)
+
+
+class PlayerArrived(Event):
+    """LGC Timing Start: a player's arrival at the board; "If a player is late by 30 minutes
+    or more, they forfeit the game" (late measured as `GoSettings.late_from` says, from the
+    round's `scheduled_at`). The decider appends the forfeit in the same batch."""
+
+    event_type: ClassVar[str] = "PlayerArrived"
+
+    game_id: GameId
+    player_id: PlayerId
+    at: AwareDatetime
 
 
 class EngineCrashed(Event):
@@ -418,29 +549,114 @@ class SanctionIssued(Event):
     player_id: PlayerId
     game_id: GameId | None = None
     level: Literal[
-        "advice", "warning", "game_forfeit", "time_penalty", "removal_from_round", "expulsion"
+        "advice",
+        "warning",
+        "game_forfeit",
+        "time_penalty",  # LGC: modification of time limits
+        "removal_from_round",
+        "expulsion",  # LGC: removal from the tournament
+        "supergroup_debarment",  # LGC Hindrance: debarred from a supergroup in a future event
     ]
     rule: str = Field(min_length=1, max_length=200)
     text: str = Field(default="", max_length=4000)
 
 
 class AppealFiled(Event):
+    """An appeal against a referee's judgement (LGC Arbitration). v2 adds `game_id`: the
+    game in dispute; once that game has ended, only a player who stated that it was played
+    under protest (`ProtestStated`) may appeal ("Failure to do so means that the player gives
+    up the right to appeal")."""
+
     event_type: ClassVar[str] = "AppealFiled"
+    schema_version: ClassVar[int] = 2
 
     appeal_id: str = Field(min_length=1, max_length=64)
     filed_by: PlayerId
     against_event_id: UUID | None = None
     grounds: str = Field(min_length=1, max_length=4000)
+    game_id: GameId | None = None
 
 
 class AppealDecided(Event):
-    """LGC Arbitration: the appeals committee decision is final."""
+    """LGC Arbitration: the appeals committee decision is final. v2 adds who decided:
+    `committee` (members, reserves or co-opted players; none party to the dispute), the
+    players `co_opted` to make up three, and `quorum_note` when fewer than three arbitrate
+    ("If the appeals committee cannot meet in time before the tournament's next round, then
+    only those present arbitrate"). "rejected_without_hearing": "The appeals committee may
+    reject a case if it considers the referee's judgement and reasoning obviously right and
+    just". "adjourned": no committee could be formed; not a decision (one follows)."""
 
     event_type: ClassVar[str] = "AppealDecided"
+    schema_version: ClassVar[int] = 2
 
     appeal_id: str = Field(min_length=1, max_length=64)
-    decision: Literal["upheld", "rejected", "partially_upheld"]
+    decision: Literal[
+        "upheld", "rejected", "partially_upheld", "rejected_without_hearing", "adjourned"
+    ]
     text: str = Field(min_length=1, max_length=4000)
+    committee: list[str] = Field(default_factory=list, max_length=7)
+    co_opted: list[PlayerId] = Field(default_factory=list, max_length=3)
+    quorum_note: str = Field(default="", max_length=2000)
+
+
+class AppealsCommitteeFormed(Event):
+    """LGC Arbitration "Appeals committee": "formed of three persons before the start of the
+    first round and includes reserves". Members and reserves are player ids or officials'
+    names."""
+
+    event_type: ClassVar[str] = "AppealsCommitteeFormed"
+
+    members: list[str] = Field(min_length=3, max_length=3)
+    reserves: list[str] = Field(default_factory=list, max_length=10)
+
+
+class ProtestStated(Event):
+    """LGC Arbitration "Player responsibility": a player states that the game is played under
+    protest (after a referee decided it should resume), at the latest when signing the
+    result: before the game's result is recorded (in the same batch, before its GameEnded)."""
+
+    event_type: ClassVar[str] = "ProtestStated"
+
+    game_id: GameId
+    player_id: PlayerId
+    text: str = Field(default="", max_length=2000)
+
+
+class ColourErrorNoticed(Event):
+    """LGC Irregularities "Colour or handicap error": the game was started with the wrong
+    colours or handicap. `black` is who actually plays Black, `handicap` the stones actually
+    placed. Noticed before the third move is completed (fewer than three moves in force), the
+    game is restarted with the pairing's colours and handicap; later, it continues and the
+    pairing is amended to what was actually used. `restarted` and `rule` are the decider's."""
+
+    event_type: ClassVar[str] = "ColourErrorNoticed"
+
+    game_id: GameId
+    black: PlayerId
+    handicap: int = Field(default=0, ge=0, le=9)
+    restarted: bool | None = Field(default=None, description="set by the decider")
+    rule: str | None = Field(default=None, max_length=200, description="set by the decider")
+
+
+class PositionDisturbed(Event):
+    """LGC Irregularities "Position disturbance": the referee's procedure, applied in the
+    seed's order: 1 `correct` the position (the record stands), 2 `continue` with the position
+    as is (the stones `added_black`/`added_white` and `removed` are what changed), 3 `unwind`
+    to an agreed previous position (`to_ply` moves kept), 4 `loss` for the player who
+    disturbed it (`disturbed_by`), 5 `restart` afresh, possibly with a reduced time limit
+    (`time_control`, one of the tournament's)."""
+
+    event_type: ClassVar[str] = "PositionDisturbed"
+
+    game_id: GameId
+    procedure: Literal["correct", "continue", "unwind", "loss", "restart"]
+    to_ply: int | None = Field(default=None, ge=0, le=10_000)
+    disturbed_by: PlayerId | None = None
+    added_black: list[str] = Field(default_factory=list, max_length=625)
+    added_white: list[str] = Field(default_factory=list, max_length=625)
+    removed: list[str] = Field(default_factory=list, max_length=625)
+    time_control: str | None = Field(default=None, max_length=64)
+    detail: str = Field(default="", max_length=2000)
 
 
 class RulingIssued(Event):
@@ -506,9 +722,22 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     GameStarted,
     MovePlayed,
     ClockReported,
+    ClockPaused,
+    ClockResumed,
+    ClockSet,
+    ClockStarted,
     GameEnded,
     EngineCrashed,
     ServerInterrupted,
+    IllegalMoveNoticed,
+    GoStatusAgreed,
+    GoStatusDisputed,
+    RoundSkipped,
+    PlayerArrived,
+    AppealsCommitteeFormed,
+    ProtestStated,
+    ColourErrorNoticed,
+    PositionDisturbed,
     AdjudicationIssued,
     SanctionIssued,
     AppealFiled,

@@ -44,12 +44,46 @@ def upcast_v1_v2_game_ended(payload: Payload) -> Payload:
     return {**payload, "rule": None}
 
 
+def upcast_v2_v3_tournament_created(payload: Payload) -> Payload:
+    """TournamentCreated v3 adds `go` (Go settings); a v2 tournament has none (a Go
+    tournament then runs on the defaults of `events_schema.go.GoSettings`)."""
+    return {**payload, "go": None}
+
+
+def upcast_v2_v3_player_registered(payload: Payload) -> Payload:
+    """PlayerRegistered v3 adds `go_rank`; a v2 player has none."""
+    return {**payload, "go_rank": None}
+
+
+def upcast_v2_v3_game_ended(payload: Payload) -> Payload:
+    """GameEnded v3: `go_score` gains `margin` and `dead_stones`; a v2 score had neither."""
+    score = payload.get("go_score")
+    if isinstance(score, dict):
+        return {**payload, "go_score": {**score, "margin": None, "dead_stones": []}}
+    return payload
+
+
+def upcast_v1_v2_appeal_filed(payload: Payload) -> Payload:
+    """AppealFiled v2 adds `game_id`; a v1 appeal named no game."""
+    return {**payload, "game_id": None}
+
+
+def upcast_v1_v2_appeal_decided(payload: Payload) -> Payload:
+    """AppealDecided v2 adds who decided; a v1 decision recorded no one."""
+    return {**payload, "committee": [], "co_opted": [], "quorum_note": ""}
+
+
 #: (type, from_version) -> upcaster to from_version + 1
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
     ("TournamentCreated", 1): upcast_v1_v2_tournament_created,
     ("GameStarted", 1): upcast_v1_v2_game_started,
     ("GameEnded", 1): upcast_v1_v2_game_ended,
+    ("TournamentCreated", 2): upcast_v2_v3_tournament_created,
+    ("PlayerRegistered", 2): upcast_v2_v3_player_registered,
+    ("GameEnded", 2): upcast_v2_v3_game_ended,
+    ("AppealFiled", 1): upcast_v1_v2_appeal_filed,
+    ("AppealDecided", 1): upcast_v1_v2_appeal_decided,
 }
 
 

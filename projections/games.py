@@ -27,8 +27,10 @@ A disagreement (`disagreement`), never hidden:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 from uuid import UUID
 
@@ -261,6 +263,29 @@ class GameRow:
         }
 
 
+_GO_MARGIN = re.compile(r"^\s*([BW])\+(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
+
+
+def go_margin_disagreement(
+    source: ev.GameSource, ending: ev.GameEnded | ev.ResultCorrected | None
+) -> str | None:
+    """A Go game counted by Arbiter (LGC Scoring) to another margin than its source's result
+    (an SGF `RE[B+3.5]`, kept in `source.details`): the winner may agree while the count
+    does not (e.g. pass stones, which LGC counts as prisoners and Japanese counting does
+    not)."""
+    if not isinstance(ending, ev.GameEnded) or ending.go_score is None:
+        return None
+    score = ending.go_score.margin
+    m = _GO_MARGIN.match(source.details or "")
+    if score is None or m is None:
+        return None
+    theirs = Decimal(m.group(2)) * (1 if m.group(1).upper() == "B" else -1)
+    if theirs == score:
+        return None
+    ours = f"B+{score}" if score > 0 else f"W+{-score}" if score < 0 else "jigo"
+    return f"counted {ours}; the source says {m.group(1).upper()}+{m.group(2)}"
+
+
 def _source_plies(source: ev.GameSource) -> int | None:
     return source.plies
 
@@ -309,6 +334,10 @@ def _row(
             source_plies=_source_plies(source),
             ruleset=ruleset,
         )
+        ending = endings.get(game.results[-1][0]) if game.results else None
+        margin = go_margin_disagreement(source, ending)
+        if margin is not None:
+            why = f"{why}; {margin}" if why else margin
     return GameRow(
         game_id=game.game_id,
         stage=game.stage,

@@ -70,27 +70,31 @@ import hashlib
 import io
 import re
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import chess
 import chess.pgn
 
-from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
+from events_schema import Actor
 from events_schema import events as ev
-from events_schema.codec import dumps
-from events_schema.limits import Limits
 from projections.endings.interruptions import crash_ending
 from projections.endings.pgn_comments import MoveComment, parse_comment
 from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import BY_MOVES, SourceEnding, disagreement, read_source, rule_text
-from services.commands import CommandRejected, CommandService
+from services.commands import CommandService
 from services.eventlog.base import EventLog
-from services.eventlog.sqlite import SQLiteEventLog
+from services.import_steps import (
+    DryRun,
+    ImportRefused,
+    Progress,
+    append_steps,
+    chunks,
+    ended_payload,
+)
 
 Colour = Literal["white", "black"]
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 _NAMESPACE = uuid.UUID("0d6a4c1e-5b7f-4f1a-8f3c-2e9b7a6d4c53")
 _MAX_INT = 2**53 - 1
@@ -113,15 +117,6 @@ class PgnError(ValueError):
         super().__init__(f"line {line}: {reason}")
         self.line = line
         self.reason = reason
-
-
-class ImportRefused(Exception):
-    """The decider refused a command of the import (nothing was appended)."""
-
-    def __init__(self, rule: str, where: str, message: str, index: int | None = None) -> None:
-        super().__init__(f"{rule} ({where}): {message}")
-        self.rule, self.where, self.message = rule, where, message
-        self.index = index  # the refused command's place in its batch
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -651,64 +646,6 @@ class ImportReport:
         }
 
 
-@dataclass
-class _Step:
-    command: Command
-    where: str  # FILE:LINE of what it records
-    events: int = 1  # events it appends (the decider may add a GameEnded)
-
-
-class _DryRun:
-    """Decides every command against an in-memory log, batch by batch, keeping the steps that
-    were accepted: the plan of the real append."""
-
-    def __init__(self, tournament_id: str, namespace: str, limits: Limits, actor: Actor) -> None:
-        self.tid = tournament_id
-        self.namespace = namespace
-        self.limits = limits
-        self.actor = actor
-        self.scratch = SQLiteEventLog(":memory:")
-        self.scratch.limits = limits
-        self.service = CommandService(self.scratch, limits=limits)
-        self.steps: list[_Step] = []
-
-    def close(self) -> None:
-        self.scratch.close()
-
-    def command(self, key: str, event: ev.Event, where: str) -> _Step:
-        eid = uuid.uuid5(_NAMESPACE, f"{self.namespace}:{key}")
-        return _Step(
-            Command(type=event.event_type, payload=encode_payload(event), event_id=eid), where
-        )
-
-    def run(self, steps: Sequence[_Step]) -> list[Envelope]:
-        """Decide `steps` as one batch; refused: `ImportRefused` naming the step."""
-        try:
-            result = self.service.handle(
-                self.tid, CommandBatch(commands=[s.command for s in steps]), self.actor
-            )
-        except CommandRejected as exc:
-            m = re.match(r"^commands\[(\d+)\]\.?(.*)$", exc.field)
-            if m is None:
-                raise ImportRefused(exc.rule, exc.field, exc.message) from None
-            i = int(m.group(1))
-            what = f"{m.group(2)}: " if m.group(2) else ""
-            raise ImportRefused(exc.rule, steps[i].where, f"{what}{exc.message}", i) from None
-        ids = {s.command.event_id: s for s in steps}
-        for env in result.envelopes:
-            if env.event_id not in ids and env.causation_id in ids:
-                ids[env.causation_id].events += 1
-        self.steps.extend(steps)
-        return list(result.envelopes)
-
-
-def _ended(envelopes: Iterable[Envelope], game_id: str) -> dict[str, Any] | None:
-    for env in envelopes:
-        if env.type == "GameEnded" and env.payload.get("game_id") == game_id:
-            return dict(env.payload)
-    return None
-
-
 def import_pgn(
     log: EventLog,
     data: bytes,
@@ -744,20 +681,20 @@ def import_pgn(
         [],
     )
     limits = log.limits
-    dry = _DryRun(tournament_id, namespace, limits, actor)
+    dry = DryRun(tournament_id, namespace, limits, actor, _NAMESPACE)
     try:
         _decide_all(dry, the_plan, report, file_name, progress)
         steps = dry.steps
     finally:
         dry.close()
-    _append(
+    append_steps(
         CommandService(log, limits=limits), tournament_id, steps, limits, actor, report, progress
     )
     return report
 
 
 def _decide_all(
-    dry: _DryRun, p: Plan, report: ImportReport, file_name: str, progress: Progress | None
+    dry: DryRun, p: Plan, report: ImportReport, file_name: str, progress: Progress | None
 ) -> None:
     ruleset: Ruleset | None = ruleset_for(p.created.rules_preset) if report.adjudicate else None
     head = [dry.command("created", p.created, f"{file_name}:1")]
@@ -775,7 +712,7 @@ def _decide_all(
                 f"{file_name}:1",
             )
         )
-    for chunk in _chunks(head, dry.limits):
+    for chunk in chunks(head, dry.limits):
         dry.run(chunk)
     scheduled: set[int] = set()
     for n, g in enumerate(p.games, 1):
@@ -798,7 +735,7 @@ def _decide_all(
             progress("decide", n, len(p.games))
 
 
-def _decide_game(dry: _DryRun, g: _Planned, ruleset: Ruleset | None, file_name: str) -> GameReport:
+def _decide_game(dry: DryRun, g: _Planned, ruleset: Ruleset | None, file_name: str) -> GameReport:
     pgn = g.game
     where = f"{file_name}:{pgn.line}"
     rep = GameReport(
@@ -836,7 +773,7 @@ def _decide_game(dry: _DryRun, g: _Planned, ruleset: Ruleset | None, file_name: 
     ended: dict[str, Any] | None = None
     done = 0
     # batches with room for the GameEnded the rules may add to a move
-    for chunk in _chunks(moves, dry.limits, spare=1):
+    for chunk in chunks(moves, dry.limits, spare=1):
         try:
             envs = dry.run(chunk)
         except ImportRefused as exc:
@@ -846,7 +783,7 @@ def _decide_game(dry: _DryRun, g: _Planned, ruleset: Ruleset | None, file_name: 
             chunk = chunk[:i]  # the rules ended the game: the PGN's later moves are not played
             envs = dry.run(chunk)
         done += len(chunk)
-        ended = _ended(envs, g.game_id)
+        ended = ended_payload(envs, g.game_id)
         if ended is not None:
             break
     rep.plies = done
@@ -893,7 +830,7 @@ def _claim(ruleset: Ruleset, termination: ev.Termination) -> bool:
 
 
 def _record_source_ending(
-    dry: _DryRun, g: _Planned, ruleset: Ruleset | None, file_name: str, plies: int
+    dry: DryRun, g: _Planned, ruleset: Ruleset | None, file_name: str, plies: int
 ) -> dict[str, Any] | None:
     """The PGN's own ending, when the rules did not end the game: the envelope payload of the
     `GameEnded` recorded, or None for an unfinished game (`*`)."""
@@ -917,7 +854,7 @@ def _record_source_ending(
         pid = g.white if src.crashed == "white" else g.black
         crash = ev.EngineCrashed(game_id=g.game_id, player_id=pid, ply=plies, detail=words)
         envs = dry.run([dry.command(f"game:{pgn.index}:crash", crash, where)])
-        found = _ended(envs, g.game_id)
+        found = ended_payload(envs, g.game_id)
         if found is not None:
             return found
         ending = crash_ending(crash, ruleset, src.crashed) if ruleset is not None else None
@@ -937,7 +874,7 @@ def _record_source_ending(
                 detail=basis,
                 rule=rule,
             )
-        return _ended(dry.run([dry.command(key, ended, where)]), g.game_id)
+        return ended_payload(dry.run([dry.command(key, ended, where)]), g.game_id)
     if termination is None:
         termination = _final_termination(g)
     adjudication = termination in _ADJUDICATIONS or (
@@ -948,64 +885,8 @@ def _record_source_ending(
     )
     if adjudication:
         issued = ev.AdjudicationIssued(game_id=g.game_id, rule=rule, outcome=result, basis=basis)
-        return _ended(dry.run([dry.command(key, issued, where)]), g.game_id)
+        return ended_payload(dry.run([dry.command(key, issued, where)]), g.game_id)
     ended = ev.GameEnded(
         game_id=g.game_id, result=result, termination=termination, detail=basis, rule=rule
     )
-    return _ended(dry.run([dry.command(key, ended, where)]), g.game_id)
-
-
-def _chunks(steps: Sequence[_Step], limits: Limits, spare: int = 0) -> list[list[_Step]]:
-    """Batches within the limits: commands and events per batch (`spare` events left free),
-    and bytes (estimated at twice the payload's and an envelope's, within half the bound)."""
-    max_events = max(1, limits.max_batch_events - spare)
-    max_bytes = limits.max_batch_bytes // 2
-    out: list[list[_Step]] = []
-    cur: list[_Step] = []
-    events = size = 0
-    for s in steps:
-        est = (2 * len(dumps(s.command.payload)) + 600) * s.events
-        if cur and (len(cur) >= 1000 or events + s.events > max_events or size + est > max_bytes):
-            out.append(cur)
-            cur, events, size = [], 0, 0
-        cur.append(s)
-        events += s.events
-        size += est
-    if cur:
-        out.append(cur)
-    return out
-
-
-def _append(
-    service: CommandService,
-    tournament_id: str,
-    steps: Sequence[_Step],
-    limits: Limits,
-    actor: Actor,
-    report: ImportReport,
-    progress: Progress | None,
-) -> None:
-    chunks = _chunks(steps, limits)
-    expected: int | None = None
-    duplicate = True
-    done = 0
-    for chunk in chunks:
-        try:
-            result = service.handle(
-                tournament_id,
-                CommandBatch(commands=[s.command for s in chunk], expected_seq=expected),
-                actor,
-            )
-        except CommandRejected as exc:
-            m = re.match(r"^commands\[(\d+)\]", exc.field)
-            where = chunk[int(m.group(1))].where if m is not None else exc.field
-            raise ImportRefused(exc.rule, where, exc.message) from None
-        if not result.duplicate:
-            report.appended += len(result.envelopes)
-            duplicate = False
-        report.last_seq = expected = result.last_seq
-        done += len(chunk)
-        if progress is not None:
-            progress("append", done, len(steps))
-    report.duplicate = duplicate
-    report.batches = len(chunks)
+    return ended_payload(dry.run([dry.command(key, ended, where)]), g.game_id)

@@ -152,11 +152,14 @@ class ChainProber:
     """Several probers, the first that knows answers (Syzygy, then Gaviota)."""
 
     probers: Sequence[SyzygyProber | GaviotaProber]
+    last_tables: str | None = None  # which tables answered the last probe (the ending says)
 
     def probe_wdl(self, board: chess.Board) -> WDL | None:
+        self.last_tables = None
         for p in self.probers:
             wdl = p.probe_wdl(board)
             if wdl is not None:
+                self.last_tables = p.kind
                 return wdl
         return None
 

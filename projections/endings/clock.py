@@ -19,8 +19,11 @@ any series of legal moves, then a draw — approximated with python-chess
 `has_insufficient_material(opponent)`, which judges material only (a fortress of locked pawns
 still counts as "can mate"); in a GCT Armageddon game that draw is a win for Black (2.5.2).
 
-Go's overtimes (Canadian, byo-yomi: LGC Timing) are not modelled: `ClockSpec.of` returns None
-for them. They extend this module with periods in `ClockState` and their own `apply_move`.
+Go's clocks (LGC Timing: sudden death, Fischer, Canadian overtime, Japanese byo-yomi) are
+`projections/go/clock.py`, the same shape (`ClockSpec.of`, `start`, `apply_move`, `flagged`)
+with overtime periods per colour; its sudden death and Fischer are this module's `spend`.
+This `ClockSpec.of` stays the chess clock and returns None for Canadian and byo-yomi time
+controls (a chess adjudicator must not read them as sudden death).
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ class ClockSpec:
 
     @classmethod
     def of(cls, tc: TimeControl) -> ClockSpec | None:
-        """The chess clock of a time control; None for Go overtimes this module does not
-        model."""
+        """The chess clock of a time control; None for Go overtimes (Canadian, byo-yomi),
+        which `projections.go.clock.ClockSpec.of` models."""
         if tc.overtime in ("canadian", "byo_yomi"):
             return None
         white = tc.white_base_seconds if tc.white_base_seconds is not None else tc.base_seconds

@@ -57,6 +57,8 @@ RuleName = Literal[
     "tcec_draw_rule",
     "engine_crash",
     "armageddon",
+    "counting",
+    "late_arrival",
 ]
 FlagFall = Literal["loss", "fide-6.9"]
 InterruptionWording = Literal["swiss", "leagues"]
@@ -286,6 +288,24 @@ GCT_CLASSICAL = _fide("gct-classical", f"{_LAWS}; GCT 2022 §3", armageddon="GCT
 GCT_TOUR = _fide("gct-tour-playoff", f"{_LAWS}; GCT 2022 §4 (no Armageddon)")
 
 
+# --- LGC (Go) ----------------------------------------------------------------------------------
+
+#: How a Go game ends under the LGC Tournament Rules. The decider ends Go games itself
+#: (projections/tournament/go_play.py); the chess adjudicator never runs for them. Listed so
+#: that `arbiter games` and the endings table name the articles.
+LGC = Ruleset(
+    name="lgc",
+    source="LGC Tournament Rules (2023)",
+    rules=(
+        Rule("counting", "counting", "LGC Scoring", True, "after the status is agreed"),
+        Rule("resignation", "resignation", 'LGC Game protocol "Resignation"', False),
+        Rule("time_forfeit", "time_forfeit", 'LGC Timing "Loss on time"', True),
+        Rule("late_arrival", "forfeit", 'LGC Timing "Start"', True, "late by 30 minutes or more"),
+    ),
+    flag_fall="loss",
+)
+
+
 def _renamed(rs: Ruleset, name: str) -> Ruleset:
     return Ruleset(
         name=name,
@@ -321,6 +341,7 @@ RULESETS: dict[str, Ruleset] = {
     "gct-rapid-blitz": GCT_RAPID_BLITZ,
     "gct-classical": GCT_CLASSICAL,
     "gct-tour-playoff": GCT_TOUR,
+    "lgc": LGC,
 }
 
 

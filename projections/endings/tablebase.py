@@ -23,9 +23,19 @@ WDL = Literal["win", "draw", "loss"]
 
 
 class Prober(Protocol):
-    """Win/draw/loss of a position for the side to move, or None when unknown."""
+    """Win/draw/loss of a position for the side to move, or None when unknown.
+
+    A prober may also say which tables answered its last probe (`last_tables`, e.g.
+    "Gaviota"), or which it opens (`kind`); the ending's detail names them. Without either
+    the detail names Syzygy, the tables TCEC adjudicates with."""
 
     def probe_wdl(self, board: chess.Board) -> WDL | None: ...
+
+
+def tables_of(prober: Prober) -> str:
+    """The name of the tables that answered `prober`'s last probe (default "Syzygy")."""
+    name = getattr(prober, "last_tables", None) or getattr(prober, "kind", None)
+    return str(name) if name else "Syzygy"
 
 
 def men(board: chess.Board) -> int:
@@ -75,4 +85,5 @@ def adjudicate_position(
     wdl = prober.probe_wdl(board)
     if wdl is None:
         return None
-    return ruling(board, wdl, ruleset.citation("tablebase"), ply)
+    what = f"{tables_of(prober)} tablebase"
+    return ruling(board, wdl, ruleset.citation("tablebase"), ply, what=what)

@@ -11,6 +11,13 @@ path, so an auditor replaying the log sees every random choice before the pairin
 the players in registration order, who is still active for the round to pair, and each
 player's history in the stage (opponents, colours, points, byes, forfeits), from the results
 in force. Systems must read only the context, so that a replay pairs the same way.
+
+Go (LGC): the context also holds each player's `go_rank` and the rounds players skip
+(`RoundSkipped` in force, `PairingContext.skipped` by round and `PlayerHistory.skipped`); a
+skipped round before the round to pair, in which the player has no game or bye, is an
+"absent" entry of their history (0 points under the tournament's scoring; the McMahon score
+counts its absence points, `projections/tiebreaks/mcmahon.py`). A system that proposes
+handicaps (McMahon) returns them in `Proposal.handicaps`, by game id.
 """
 
 from __future__ import annotations
@@ -73,6 +80,8 @@ class PlayerHistory:
     withdrawn_from: int | None  # the first round they miss (None: active), 1 if from the start
     rounds: tuple[RoundEntry, ...] = ()
     title: str | None = None  # FIDE title as registered
+    go_rank: str | None = None  # Go rank as registered ("5k", "2d")
+    skipped: frozenset[int] = frozenset()  # rounds the player skips (LGC RoundSkipped)
 
     @property
     def points(self) -> int:
@@ -108,6 +117,8 @@ class PairingContext:
     lots: Mapping[str, ev.LotDrawn] = field(default_factory=dict)  # in force, by subject
     rulings: tuple[ev.RulingIssued, ...] = ()
     crosstable: Crosstable | None = None
+    # LGC: round -> the players skipping it (RoundSkipped in force, any round, paired or not)
+    skipped: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -135,6 +146,10 @@ class Proposal:
     lots: tuple[LotRequest, ...] = ()
     round: ev.RoundScheduled | None = None
     notes: tuple[str, ...] = ()
+    # Go: handicap stones per game id of `round` (the weaker player Black); games not listed
+    # are even. `RoundScheduled`'s `Pairing` has no handicap field, so the edge must carry it
+    # (GameStarted.handicap) until it has one.
+    handicaps: Mapping[str, int] = field(default_factory=dict)
 
 
 class PairingSystem(Protocol):
@@ -177,6 +192,7 @@ def context(state: StandingsState, stage: str = "main", rnd: int | None = None) 
         )
     next_round = rnd if rnd is not None else (max(scheduled) + 1 if scheduled else 1)
     withdrawn = {pid: r for pid, r in state.withdrawals.values()}
+    skips = state.skips()
     players: dict[str, PlayerHistory] = {}
     for i, (pid, info) in enumerate(state.players.items()):
         rounds = {e.round: _entry(e) for e in ct.entries.get(pid, ())}
@@ -188,15 +204,24 @@ def context(state: StandingsState, stage: str = "main", rnd: int | None = None) 
                     opp = p.black if pid == p.white else p.white
                     colour: Literal["white", "black"] = "white" if pid == p.white else "black"
                     rounds[r] = RoundEntry(r, opp, colour, 0, "pending", pending=True)
+        for r in skips.get(pid, frozenset()):
+            if r < next_round and r not in rounds:
+                rounds[r] = RoundEntry(r, None, None, 0, "absent")
         if pid in withdrawn:
             w = withdrawn[pid]
             wfrom: int | None = w if w is not None else next_round
         else:
             wfrom = None
-        players[pid] = _history(info, i, wfrom, tuple(rounds[r] for r in sorted(rounds)))
+        players[pid] = _history(
+            info, i, wfrom, tuple(rounds[r] for r in sorted(rounds)), skips.get(pid, frozenset())
+        )
     lots: dict[str, ev.LotDrawn] = {}
     for lot in state.lots.values():
         lots[lot.subject] = lot  # the latest in force for a subject
+    by_round: dict[int, set[str]] = {}
+    for pid, rs in skips.items():
+        for r in rs:
+            by_round.setdefault(r, set()).add(pid)
     return PairingContext(
         created=created,
         stage=stage,
@@ -207,11 +232,16 @@ def context(state: StandingsState, stage: str = "main", rnd: int | None = None) 
         lots=lots,
         rulings=tuple(state.rulings.values()),
         crosstable=ct,
+        skipped={r: frozenset(ps) for r, ps in sorted(by_round.items())},
     )
 
 
 def _history(
-    info: PlayerInfo, order: int, withdrawn_from: int | None, rounds: tuple[RoundEntry, ...]
+    info: PlayerInfo,
+    order: int,
+    withdrawn_from: int | None,
+    rounds: tuple[RoundEntry, ...],
+    skipped: frozenset[int] = frozenset(),
 ) -> PlayerHistory:
     return PlayerHistory(
         player_id=info.player_id,
@@ -222,6 +252,8 @@ def _history(
         withdrawn_from=withdrawn_from,
         rounds=rounds,
         title=info.title,
+        go_rank=info.go_rank,
+        skipped=skipped,
     )
 
 

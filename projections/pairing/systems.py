@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from events_schema import events as ev
-from projections.pairing import dutch, galway, knockout, monrad, round_robin
+from projections.pairing import dutch, galway, knockout, mcmahon, monrad, round_robin
 from projections.pairing.base import PairingContext, PairingRefused, Proposal, context
 from projections.standings.state import StandingsState
 
@@ -19,6 +19,7 @@ SYSTEMS: dict[str, System] = {
     "berger": round_robin.propose,  # FIDE C.05 Annex 1
     "dutch": dutch.propose,  # FIDE C.04.3 (2025 text), through gacrux
     "galway": galway.propose,  # galway-congress-2023-structure.md, porous sections
+    "mcmahon": mcmahon.propose,  # lgc-go-tournament-rules "Top groups"; OpenGotha McMahon
     "monrad": monrad.propose,  # tcec-rules Swiss 2
     "tcec-cup": knockout.propose,  # tcec-rules Cup 1-3
 }
@@ -30,6 +31,7 @@ SYSTEM_OF_FORMAT: dict[str, str] = {
     "porous_swiss": "galway",
     "cup": "tcec-cup",
     "knockout": "tcec-cup",
+    "mcmahon": "mcmahon",
 }
 
 

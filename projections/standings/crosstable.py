@@ -1,5 +1,11 @@
 """The crosstable: an immutable view of the finished games and byes of one stage, with each
-player's rounds from their own side. Tiebreak criteria are pure functions of it."""
+player's rounds from their own side. Tiebreak criteria are pure functions of it.
+
+For Go it also carries what the McMahon criteria need (`projections/tiebreaks/mcmahon.py`):
+the tournament's `GoSettings`, each game's handicap stones and the rounds each player skips
+(LGC "Top groups" / "Other players"). A `RoundSkipped` names a round of the tournament, not of
+a stage, so every stage's crosstable reads it (a McMahon tournament has one stage). A skipped
+round adds no entry: the round stays without a game or a bye, as for a chess absence."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from functools import cached_property
 from typing import Any, Literal, TypeVar, cast
 
 from events_schema import events as ev
+from events_schema.go import GoSettings
 from projections.outcome import Outcome, outcomes, points, scoring_of
 from projections.standings.state import PlayerInfo, StandingsState
 from projections.tiebreaks.editions import NOT_STATED, EditionInForce, in_force
@@ -44,6 +51,7 @@ class Game:
     pair_id: str | None = None
     opening: str | None = None
     order: int = 0  # seq of the result in force: a later game has a larger order
+    handicap: int = 0  # Go handicap stones (the GameStarted in force)
 
     def points_of(self, pid: str) -> int:
         return self.white_points if pid == self.white else self.black_points
@@ -80,6 +88,9 @@ class Crosstable:
     rulings: tuple[ev.RulingIssued, ...] = ()
     # The FIDE C.07 text the FIDE criteria follow (projections/tiebreaks/editions.py).
     edition: EditionInForce = NOT_STATED
+    # Go: the tournament's settings (None: chess) and the rounds each player skips (LGC).
+    go: GoSettings | None = None
+    skipped: Mapping[str, frozenset[int]] = field(default_factory=dict)
     # Values derived from this (immutable) crosstable, computed once: criteria share them.
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -117,6 +128,8 @@ class Crosstable:
             self.withdrawn,
             self.rulings,
             self.edition,
+            go=self.go,
+            skipped=self.skipped,
         )
 
 
@@ -165,6 +178,7 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
             pair_id=rec.pair_id,
             opening=rec.opening,
             order=order,
+            handicap=rec.handicap,
         )
         games.append(game)
         for pid, colour, p, o in ((rec.white, "white", wp, wo), (rec.black, "black", bp, bo)):
@@ -203,4 +217,15 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         withdrawn=withdrawn,
         rulings=tuple(state.rulings.values()),
         edition=in_force(created, state.rulings.values()),
+        go=go_settings(created),
+        skipped=state.skips(),
     )
+
+
+def go_settings(created: ev.TournamentCreated | None) -> GoSettings | None:
+    """A Go tournament's settings (`TournamentCreated.go`, else the defaults); None for chess."""
+    if created is None:
+        return None
+    if created.go is not None:
+        return created.go
+    return GoSettings() if created.game == "go" else None

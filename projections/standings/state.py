@@ -10,6 +10,12 @@ withdrawals in force), which `tests/unit/test_folds_agree.py` checks on generate
 reading is the decider's: an event it would refuse (a repeated round, a second registration,
 a withdrawal of an unknown or withdrawn player, a start of a game already started or ended)
 has no effect here either, and retracting it undoes nothing.
+
+Go (LGC rules, McMahon): the fold also keeps each player's `go_rank` (McMahon start scores),
+each game's handicap stones from its `GameStarted` (the SOS correction), and the rounds
+players skip (`RoundSkipped`, "Top groups" / "Other players"; retractable like any event), as
+the decider keeps them: the first notice for a (player, round) is the one in force, a repeat
+has no effect.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class PlayerInfo:
     kind: str
     seed: int | None = None
     title: str | None = None  # FIDE title (C.04.2 initial order)
+    go_rank: str | None = None  # Go rank ("5k", "2d"): McMahon start score (LGC, OpenGotha)
 
 
 @dataclass
@@ -49,6 +56,7 @@ class GameRecord:
     results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     move_ids: list[UUID] = field(default_factory=list)
+    handicap: int = 0  # Go handicap stones of the GameStarted in force
 
 
 @dataclass
@@ -77,6 +85,9 @@ class StandingsState:
     # Stored events no reader can decode, not retracted: event id -> (seq, type, reason).
     # While any is here the tournament's projections are held (not published).
     unreadable: dict[UUID, tuple[int, str, str]] = field(default_factory=dict)
+    # LGC: rounds skipped, RoundSkipped event id -> (player id, round), the first notice for a
+    # (player, round) in force (the decider refuses a repeat).
+    skipped: dict[UUID, tuple[str, int]] = field(default_factory=dict)
 
     def lot(self, subject: str, purpose: str | None = None) -> ev.LotDrawn | None:
         """The lot in force for a subject (the latest, if one was redrawn after a retraction)."""
@@ -88,6 +99,14 @@ class StandingsState:
 
     def stage_games(self, stage: str) -> list[GameRecord]:
         return [g for g in self.games.values() if g.stage == stage]
+
+    def skips(self) -> dict[str, frozenset[int]]:
+        """Rounds each player skips (LGC; `RoundSkipped` in force), registered players only."""
+        out: dict[str, set[int]] = {}
+        for pid, rnd in self.skipped.values():
+            if pid in self.players:
+                out.setdefault(pid, set()).add(rnd)
+        return {pid: frozenset(rounds) for pid, rounds in sorted(out.items())}
 
 
 def evolve(state: StandingsState, rec: Recorded) -> StandingsState:
@@ -120,7 +139,13 @@ def _(event: ev.TournamentCreated, state: StandingsState, event_id: UUID, seq: i
 def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: int) -> None:
     if event.player_id not in state.players:
         state.players[event.player_id] = PlayerInfo(
-            event.player_id, event.name, event.rating, event.kind, event.seed, event.title
+            event.player_id,
+            event.name,
+            event.rating,
+            event.kind,
+            event.seed,
+            event.title,
+            event.go_rank,
         )
         state.registrations[event_id] = event.player_id
 
@@ -164,6 +189,7 @@ def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) ->
     if game is not None and not game.started and not game.results:  # decider: "scheduled"
         game.started = True
         game.fen = event.fen
+        game.handicap = event.handicap
         state.start_game[event_id] = event.game_id
 
 
@@ -197,6 +223,14 @@ def _(event: ev.ResultCorrected, state: StandingsState, event_id: UUID, seq: int
 
 
 @_apply.register
+def _(event: ev.RoundSkipped, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # The decider's reading: the first notice for a (player, round) is in force, a repeat
+    # (round.already_skipped) has no effect.
+    if (event.player_id, event.round) not in state.skipped.values():
+        state.skipped[event_id] = (event.player_id, event.round)
+
+
+@_apply.register
 def _(event: ev.RulingIssued, state: StandingsState, event_id: UUID, seq: int) -> None:
     state.rulings[event_id] = event
 
@@ -219,6 +253,7 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
     state.withdrawals.pop(target, None)
     state.rulings.pop(target, None)
     state.lots.pop(target, None)
+    state.skipped.pop(target, None)
     # A game may be gone (its round retracted, in a log the decider would not have accepted):
     # the fold never fails on history, so each game is looked up, not assumed.
     if (gid := state.result_game.pop(target, None)) is not None and gid in state.games:
@@ -234,6 +269,7 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
         if not game.moves:  # the decider's retraction.game_has_moves: no effect
             game.started = False
             game.fen = None
+            game.handicap = 0
     if target in state.rounds:
         ids, _ = state.rounds.pop(target)
         for gid in ids:

@@ -4,7 +4,12 @@ each row the reason it stands below the row above.
 When a criterion of the chain follows the FIDE C.07 edition (Buchholz, Sonneborn-Berger,
 fore-Buchholz, the average of opponents' Buchholz: Art. 16.4 changed in 2026), the table states
 the edition in force and where it comes from (`Table.edition`, ``tiebreak_edition`` in the
-JSON), and `explain` cites it for those criteria with each unplayed round's dummy opponent."""
+JSON), and `explain` cites it for those criteria with each unplayed round's dummy opponent.
+
+A Go McMahon tournament (`projections.tiebreaks.mcmahon.mcmahon_ranked`: game "go" with format
+or pairing "mcmahon", or rules preset "lgc") is ranked by its chain alone, MMS first, with no
+grouping by game points (OpenGotha); without explicit tiebreaks its chain is its
+`GoSettings.criteria` then shared places (`projections.tiebreaks.presets.go_chain`)."""
 
 from __future__ import annotations
 
@@ -12,13 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from projections.standings.crosstable import Crosstable
+from events_schema.go import GoSettings
+from projections.standings.crosstable import Crosstable, go_settings
 from projections.standings.crosstable import build as build_crosstable
 from projections.standings.state import StandingsState
+from projections.tiebreaks import mcmahon
 from projections.tiebreaks.chain import Chain, Ranking, field_values, rank
 from projections.tiebreaks.editions import EditionInForce
 from projections.tiebreaks.fide import follows_edition, unplayed_notes
-from projections.tiebreaks.presets import chain_for
+from projections.tiebreaks.presets import chain_for, go_chain
 from projections.tiebreaks.registry import half_points
 
 
@@ -76,6 +83,8 @@ class Table:
     # The FIDE C.07 edition in force, when a criterion of the chain follows it (else None).
     edition: EditionInForce | None = None
     crosstable: Crosstable | None = field(default=None, compare=False, repr=False)
+    # Ranked by the chain alone (Go McMahon), not by points first.
+    by_chain: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -99,6 +108,9 @@ def tournament_chain(state: StandingsState) -> Chain:
     c = state.created
     if c is None:
         return chain_for(None, [], None)
+    if mcmahon.mcmahon_ranked(c) and not c.tiebreaks:
+        settings = go_settings(c)
+        return go_chain(settings if settings is not None else GoSettings(), c.tiebreak_options)
     return chain_for(c.rules_preset, list(c.tiebreaks), c.tiebreak_options)
 
 
@@ -138,7 +150,8 @@ def column_keys(chain: Chain) -> list[str]:
 def standings(state: StandingsState, stage: str = "main") -> Table:
     ct = build_crosstable(state, stage)
     chain = tournament_chain(state)
-    ranking = rank(ct, chain)
+    by_chain = mcmahon.mcmahon_ranked(state.created)
+    ranking = mcmahon.rank(ct, chain) if by_chain else rank(ct, chain)
     cols = columns(ct, chain, ranking)
     rows: list[Row] = []
     place = 1
@@ -173,7 +186,9 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
                 )
             )
         place += len(block)
-    return Table(state.seq, chain, tuple(rows), ranking, chain_edition(ct, chain), ct)
+    return Table(
+        state.seq, chain, tuple(rows), ranking, chain_edition(ct, chain), ct, by_chain=by_chain
+    )
 
 
 def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
@@ -190,6 +205,8 @@ def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
     if a not in rows or b not in rows:
         missing = a if a not in rows else b
         raise KeyError(f"no player {missing!r} in the standings")
+    if table.by_chain:
+        return _explain_by_chain(table, a, b)
     steps: list[dict[str, Any]] = [
         {
             "criterion": "points",
@@ -217,6 +234,28 @@ def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
                 steps.append(entry)
                 if va.key != vb.key:
                     break
+    return steps
+
+
+def _explain_by_chain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
+    """A table ranked by its chain alone (Go McMahon): every criterion applied to a group
+    holding both, up to the one that separated them (no points step first)."""
+    steps: list[dict[str, Any]] = []
+    for step in table.ranking.trace:
+        if a in step.group and b in step.group:
+            va, vb = step.values[a], step.values[b]
+            steps.append(
+                {
+                    "criterion": step.criterion,
+                    "label": step.label,
+                    "group": list(step.group),
+                    a: va.shown,
+                    b: vb.shown,
+                    "separates": va.key != vb.key,
+                }
+            )
+            if va.key != vb.key:
+                break
     return steps
 
 

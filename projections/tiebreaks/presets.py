@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
-from projections.tiebreaks import czech, fide, tcec
+from events_schema.go import GoSettings
+from projections.tiebreaks import czech, fide, mcmahon, tcec
 from projections.tiebreaks.chain import Chain
 
 
@@ -35,7 +36,18 @@ PRESETS: dict[str, Chain] = {
     # go to the Conditional Tiebreak (Leagues 6) when not decided on points.
     "tcec-premier": tcec.PRESETS["tcec-league"],
     **czech.PRESETS,
+    # London Go Centre (McMahon, Go): OpenGotha's default placement criteria MMS, SOS,
+    # SOSOS (events_schema.go.DEFAULT_CRITERIA), then shared places (OpenGotha ex aequo). A
+    # tournament's own `GoSettings.criteria` replace them (`go_chain`).
+    "lgc": _chain(*mcmahon.chain_names(GoSettings())),
 }
+
+
+def go_chain(settings: GoSettings, options: TiebreakOptions | None = None) -> Chain:
+    """A Go McMahon tournament's chain: its `GoSettings.criteria` (OpenGotha names mapped by
+    `projections.tiebreaks.mcmahon.CRITERION_OF`), then "shared-place"."""
+    names = mcmahon.chain_names(settings)
+    return Chain(tuple(TiebreakSpec(name=n) for n in names), options or TiebreakOptions())
 
 
 def chain_for(

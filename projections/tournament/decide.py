@@ -7,6 +7,7 @@ It never mutates the state.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from functools import singledispatch
 from typing import Annotated
@@ -16,11 +17,20 @@ from pydantic import Field, TypeAdapter, ValidationError
 from sgfmill import common as sgf_common
 
 from events_schema import events as ev
+from events_schema.go import GoSettings
+from projections.endings.interruptions import crash_ending
+from projections.go.board import parse_point
 from projections.rejection import Rejected
 from projections.tiebreaks import validate as validate_chain
 from projections.tiebreaks.editions import edition_on
 from projections.tiebreaks.presets import PRESETS
-from projections.tournament.endings import ending_after, game_ended, interruption_adjudication
+from projections.tournament import go_play
+from projections.tournament.endings import (
+    ending_after,
+    game_ended,
+    interruption_adjudication,
+    time_control_of,
+)
 from projections.tournament.invalidation import KEY, RULE, invalidated_round
 from projections.tournament.state import GameState, PlayerState, TournamentState
 
@@ -260,7 +270,249 @@ def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
         if ending is not None:  # the move ends the game by rule: both in one batch
             return [move, game_ended(game.game_id, ending)]
         return [move]
-    return [_go_move(state, proposed)]
+    move = _go_move(state, proposed)
+    go = game.go
+    if go is None and not game.started:  # a first move starts the game (as the fold does)
+        size = state.created.board_size if state.created is not None else 19
+        go = go_play.GoGame.start(size, 0, time_control_of(state, game))
+    if go is None or move.point is None:
+        return [move]
+    if go.clock_paused:
+        raise Rejected(
+            "clock.paused",
+            "type",
+            "the clock is paused (ClockPaused): no move until it is resumed (ClockResumed)",
+        )
+    go_play.check_move(go, game.moves, _colours(game), move.point)
+    created = state.created
+    if created is not None and created.adjudication == "rules":
+        clock = go.clock_after(move.colour, move.move_time_ms, move.clock_ms)
+        if clock is not None and clock.flagged == move.colour:
+            # LGC Timing "Loss on time": the move was not completed in the time (or the
+            # overtime stones not all played in the period): it is recorded, then the loss.
+            what = "overtime period" if clock.side(move.colour).in_overtime else "basic time"
+            detail = f"ply {move.ply}: {move.colour} exceeded the {what}"
+            return [move, go_play.time_loss(game.game_id, move.colour, detail)]
+    if go_play.stops_at_resumption(go, game.moves, move.colour, move.point):
+        # LGC Timing "Ending the game" 6: both pass at the start of a resumption: the game
+        # stops and all stones remain on the board for counting purposes. The count follows
+        # the pass (its stone is a prisoner too).
+        after = go_play.GoGame(go.size, go.handicap, go.board.clone())
+        after.board.play(move.colour, None)
+        komi = go_play.komi(state.created, go.handicap)
+        score = go_play.score_of(after, [], komi, check_dame=False)
+        detail = "both passed at the start of a resumption: all stones counted as they stand"
+        ended = go_play.ended_by_count(game.game_id, score, detail)
+        ended = ended.model_copy(update={"rule": go_play.RULE_RESUMPTION})
+        return [move, ended]
+    return [move]
+
+
+def _colours(game: GameState) -> list[ev.Colour]:
+    """The colour of each move in force (they alternate from the first mover)."""
+    other: ev.Colour = "black" if game.first_to_move == "white" else "white"
+    return [game.first_to_move if i % 2 == 0 else other for i in range(len(game.moves))]
+
+
+def _go_game(state: TournamentState, game_id: str) -> tuple[GameState, go_play.GoGame]:
+    game = _game_in_progress(state, game_id)
+    if state.game_kind != "go":
+        raise Rejected("game.wrong_kind", "type", "this is a Go event; the tournament is chess")
+    if game.go is None:
+        raise Rejected("go.not_started", "payload.game_id", f"{game_id} has not started")
+    return game, game.go
+
+
+@_decide.register
+def _(proposed: ev.GoStatusAgreed, state: TournamentState) -> list[ev.Event]:
+    """LGC Timing "Ending the game" 5 and Scoring: the agreed status is counted and the game
+    ends in the same batch; refused unless play is paused after the passes, or while a dame
+    is unfilled (LGC Game protocol "Dame, Teire")."""
+    game, go = _go_game(state, proposed.game_id)
+    if not go.paused(game.moves, _colours(game)):
+        raise Rejected(
+            "go.not_paused",
+            "payload.game_id",
+            f"the status of the groups is agreed when play pauses after consecutive passes, "
+            f"White passing last ({go_play.RULE_PAUSE})",
+        )
+    dead = go_play.parse_dead(go, proposed.dead_stones)
+    komi = go_play.komi(state.created, go.handicap)
+    score = go_play.score_of(go, dead, komi, check_dame=True)
+    agreed = proposed.model_copy(update={"dead_stones": score.dead_stones})
+    return [agreed, go_play.ended_by_count(game.game_id, score, "status agreed")]
+
+
+@_decide.register
+def _(proposed: ev.GoStatusDisputed, state: TournamentState) -> list[ev.Event]:
+    """LGC Timing "Ending the game" 6: a dispute resumes play, Black first."""
+    game, go = _go_game(state, proposed.game_id)
+    if not go.paused(game.moves, _colours(game)):
+        raise Rejected(
+            "go.not_paused",
+            "payload.game_id",
+            f"a status dispute comes when play pauses after the passes ({go_play.RULE_PAUSE})",
+        )
+    for i, v in enumerate(proposed.points):
+        try:
+            parse_point(v, go.size)
+        except ValueError as exc:
+            raise Rejected("go.bad_point", f"payload.points[{i}]", str(exc)) from None
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.IllegalMoveNoticed, state: TournamentState) -> list[ev.Event]:
+    """LGC Irregularities "Illegal move": within three moves the game is unwound, later it
+    continues as it stands; which of the two is derived from the record."""
+    game, go = _go_game(state, proposed.game_id)
+    unwound, rule = go_play.judge_notice(go, len(game.moves), proposed.ply)
+    if proposed.unwound is not None and proposed.unwound != unwound:
+        raise Rejected(
+            "go.unwound_is_derived",
+            "payload.unwound",
+            f"the record decides it: {rule}",
+        )
+    return [proposed.model_copy(update={"unwound": unwound, "rule": rule})]
+
+
+@_decide.register
+def _(proposed: ev.RoundSkipped, state: TournamentState) -> list[ev.Event]:
+    """LGC Player behaviour "Top groups" / "Other players": a player outside the top groups
+    skips a round by notice; a player starting in a top group only in exceptional
+    circumstances (the referee's decision, with the reason)."""
+    if state.game_kind != "go":
+        raise Rejected(
+            "game.wrong_kind",
+            "type",
+            "rounds skipped are Go's (LGC); a chess player's requested bye is a ruling",
+        )
+    _known_player(state, proposed.player_id, "payload.player_id")
+    player = state.players[proposed.player_id]
+    if player.withdrawn:
+        raise Rejected("player.withdrawn", "payload.player_id", f"{player.player_id} withdrew")
+    if (proposed.round, proposed.player_id) in state.skipped:
+        raise Rejected(
+            "round.already_skipped", "payload.round", f"already skipping round {proposed.round}"
+        )
+    for key in state.rounds:
+        if key[1] == proposed.round and state.player_in_round(key, proposed.player_id):
+            raise Rejected(
+                "round.already_paired",
+                "payload.round",
+                f"{proposed.player_id} is paired in round {proposed.round}: the notice comes "
+                "before the round is paired (LGC: at least 30 minutes before it)",
+            )
+    if proposed.notice == "exceptional" and not proposed.reason.strip():
+        raise Rejected(
+            "round_skip.no_reason",
+            "payload.reason",
+            "an exceptional skip states its circumstances (LGC Top groups)",
+        )
+    if proposed.notice == "advance":
+        from projections.pairing import mcmahon  # the McMahon groups (pairing imports us not)
+
+        settings = _go_settings(state)
+        ranks = {pid: p.go_rank for pid, p in state.players.items() if not p.withdrawn}
+        if proposed.player_id in mcmahon.top_group(settings, ranks):
+            raise Rejected(
+                "round_skip.top_group",
+                "payload.notice",
+                f'{proposed.player_id} starts in a top group: LGC Top groups "A player '
+                "starting in a top group may skip a round only in exceptional "
+                "circumstances\" (notice 'exceptional', with the reason)",
+            )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ClockPaused, state: TournamentState) -> list[ev.Event]:
+    """LGC Timing: both timepieces stopped, in one of the twelve circumstances."""
+    _, go = _go_game(state, proposed.game_id)
+    if go.clock_paused:
+        raise Rejected("clock.already_paused", "payload.game_id", "the clock is paused already")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ClockResumed, state: TournamentState) -> list[ev.Event]:
+    _, go = _go_game(state, proposed.game_id)
+    if not go.clock_paused:
+        raise Rejected("clock.not_paused", "payload.game_id", "the clock is running")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ClockSet, state: TournamentState) -> list[ev.Event]:
+    """LGC Irregularities "Timing error": "Players may agree to reset a clock set incorrectly
+    before the game has started ... Once the game has started, any apparent non-trivial
+    mistakes in the recorded elapsed time can only be corrected by the referee"; "Faulty
+    clock": replaced and set by the referee."""
+    game, _ = _go_game(state, proposed.game_id)
+    if proposed.reason == "reset_before_start" and game.moves:
+        raise Rejected(
+            "clock.game_started",
+            "payload.reason",
+            f"{game.game_id} has started ({len(game.moves)} moves): only the referee corrects "
+            "the recorded time now (reason 'referee_correction')",
+        )
+    if proposed.reason == "referee_correction" and not game.moves:
+        raise Rejected(
+            "clock.not_started",
+            "payload.reason",
+            "before the game starts the players reset a wrong clock (reason 'reset_before_start')",
+        )
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ClockStarted, state: TournamentState) -> list[ev.Event]:
+    """LGC Timing "Start": the referee starts this board's clock at another time."""
+    if state.game_kind != "go":
+        raise Rejected("game.wrong_kind", "type", "clock starts are recorded for Go (LGC)")
+    game = _game_in_progress(state, proposed.game_id)
+    if game.moves:
+        raise Rejected("clock.game_started", "payload.game_id", f"{game.game_id} has moves")
+    return [proposed]
+
+
+def _go_settings(state: TournamentState) -> GoSettings:
+    created = state.created
+    return created.go if created is not None and created.go is not None else GoSettings()
+
+
+@_decide.register
+def _(proposed: ev.PlayerArrived, state: TournamentState) -> list[ev.Event]:
+    """LGC Timing "Start": "If a player is late by 30 minutes or more, they forfeit the
+    game" — the forfeit is appended with the arrival."""
+    if state.game_kind != "go":
+        raise Rejected("game.wrong_kind", "type", "late arrival forfeits are LGC (Go) rules")
+    game = _game_in_progress(state, proposed.game_id)
+    _player_in_game(game, proposed.player_id)
+    settings = _go_settings(state)
+    late = go_play.lateness(settings, game.scheduled_at, proposed.at, game.clock_started_at)
+    if late is None:
+        raise Rejected(
+            "round.no_start_time",
+            "payload.at",
+            f"round {game.round} has no scheduled_at: lateness cannot be measured",
+        )
+    limit = timedelta(minutes=settings.late_forfeit_minutes)
+    if late < limit:
+        return [proposed]
+    result: ev.Result = "0-1" if proposed.player_id == game.white else "1-0"
+    minutes = int(late.total_seconds() // 60)
+    measured = "the clock's start" if settings.late_from == "clock_start" else "the round's start"
+    return [
+        proposed,
+        ev.GameEnded(
+            game_id=game.game_id,
+            result=result,
+            termination="forfeit",
+            detail=f"{proposed.player_id} arrived {minutes} minutes after {measured}",
+            rule=go_play.RULE_LATE,
+        ),
+    ]
 
 
 def _chess_move(game: GameState, proposed: ev.MovePlayed) -> ev.MovePlayed:
@@ -356,8 +608,27 @@ def _player_in_game(game: GameState, player_id: str) -> None:
 
 @_decide.register
 def _(proposed: ev.EngineCrashed, state: TournamentState) -> list[ev.Event]:
-    _player_in_game(_game(state, proposed.game_id), proposed.player_id)
-    return [proposed]
+    """TCEC Swiss 7.a / Leagues 14.2: "crashes are counted as losses" — with endings by rule
+    and a preset with the crash rule, the loss is appended with the crash (the organisers may
+    decide otherwise, tcec-rules 0.0: a ResultCorrected or a retraction overrules it)."""
+    game = _game(state, proposed.game_id)
+    _player_in_game(game, proposed.player_id)
+    created = state.created
+    if (
+        game.status == "ended"
+        or created is None
+        or created.adjudication != "rules"
+        or created.game != "chess"
+    ):
+        return [proposed]
+    crashed: ev.Colour = "white" if proposed.player_id == game.white else "black"
+    try:
+        ending = crash_ending(proposed, created.rules_preset, crashed)
+    except KeyError:  # an unknown preset: endings are entered by hand
+        return [proposed]
+    if ending is None:
+        return [proposed]
+    return [proposed, game_ended(game.game_id, ending)]
 
 
 @_decide.register
@@ -415,7 +686,32 @@ def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
                 detail=f"game forfeit sanction: {proposed.rule}",
             )
         )
+    elif forfeit and _forfeited_by_the_other(game, proposed.player_id):
+        # LGC Sanctions "Game forfeit": "The referee declares one or both players to lose the
+        # game by forfeit": the second forfeit makes it a loss for both.
+        entry = game.result
+        assert entry is not None
+        out.append(
+            ev.ResultCorrected(
+                corrects_event_id=entry.event_id,
+                game_id=game.game_id,
+                result="0-0",
+                termination="forfeit",
+                reason=f"both players forfeit the game: {proposed.rule}"[:4000],
+            )
+        )
     return out
+
+
+def _forfeited_by_the_other(game: GameState, player_id: str) -> bool:
+    """The game's result in force is a forfeit loss of the other player (so this player's
+    forfeit makes it a double forfeit)."""
+    entry = game.result
+    if entry is None or entry.termination != "forfeit":
+        return False
+    loser_is_white = entry.result == "0-1"
+    other_lost = (game.white if loser_is_white else game.black) != player_id
+    return entry.result in ("1-0", "0-1") and other_lost
 
 
 @_decide.register
@@ -427,6 +723,27 @@ def _(proposed: ev.AppealFiled, state: TournamentState) -> list[ev.Event]:
         raise Rejected(
             "appeal.target_missing", "payload.against_event_id", "no such event in this tournament"
         )
+    if proposed.against_event_id is not None:
+        for appeal_id, (_, _, against) in state.appeal_parties.items():
+            if against == proposed.against_event_id and state.appeals.get(appeal_id):
+                # LGC Arbitration: "The appeals committee decision is final."
+                raise Rejected(
+                    "appeal.final",
+                    "payload.against_event_id",
+                    f"appeal {appeal_id!r} against that event was decided: the appeals "
+                    "committee's decision is final (LGC Arbitration)",
+                )
+    if proposed.game_id is not None:
+        game = _game(state, proposed.game_id)
+        _player_in_game(game, proposed.filed_by)
+        if game.status == "ended" and proposed.filed_by not in game.protests:
+            raise Rejected(
+                "appeal.no_protest",
+                "payload.filed_by",
+                f"{proposed.filed_by} did not state that {game.game_id} was played under "
+                'protest before its result: LGC Arbitration "Failure to do so means that the '
+                'player gives up the right to appeal"',
+            )
     return [proposed]
 
 
@@ -437,6 +754,180 @@ def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
     if state.appeals[proposed.appeal_id]:
         # LGC Arbitration: "The appeals committee decision is final."
         raise Rejected("appeal.already_decided", "payload.appeal_id", "the decision is final")
+    if state.committee is None:
+        return [proposed]  # no committee on record (e.g. chess): the decision as entered
+    if proposed.decision == "adjourned":
+        if proposed.committee:
+            raise Rejected(
+                "appeal.adjourned_with_committee",
+                "payload.committee",
+                "an adjournment is for when no committee can be formed (LGC Appeals committee)",
+            )
+        return [proposed]
+    members, reserves = state.committee
+    filed_by, game_id, _ = state.appeal_parties[proposed.appeal_id]
+    parties = {filed_by}
+    if game_id is not None and game_id in state.games:
+        parties |= {state.games[game_id].white, state.games[game_id].black}
+    for i, person in enumerate(proposed.committee):
+        if person in parties:
+            # LGC Arbitration: "If a dispute involves a player who is also a member of the
+            # appeals committee, then that player must not participate in the resolution".
+            raise Rejected(
+                "appeal.member_is_party",
+                f"payload.committee[{i}]",
+                f"{person} is party to the dispute and must not participate in its resolution",
+            )
+        if person not in members and person not in reserves and person not in proposed.co_opted:
+            raise Rejected(
+                "appeal.not_a_member",
+                f"payload.committee[{i}]",
+                f"{person} is neither a member, a reserve nor a co-opted player",
+            )
+    for i, pid in enumerate(proposed.co_opted):
+        _known_player(state, pid, f"payload.co_opted[{i}]")
+        if pid not in proposed.committee:
+            raise Rejected(
+                "appeal.co_opted_absent", f"payload.co_opted[{i}]", f"{pid} is not on the committee"
+            )
+    if len(set(proposed.committee)) != len(proposed.committee):
+        raise Rejected("appeal.member_twice", "payload.committee", "a person sits once")
+    if len(proposed.committee) < 3 and not proposed.quorum_note.strip():
+        raise Rejected(
+            "appeal.committee_short",
+            "payload.committee",
+            'the committee is three persons: "If there are fewer than three at the time of a '
+            'dispute, then other players must be co-opted"; fewer only when it cannot meet in '
+            "time before the next round (then state it in quorum_note)",
+        )
+    if len(proposed.committee) > 3:
+        raise Rejected("appeal.committee_large", "payload.committee", "three persons decide")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.AppealsCommitteeFormed, state: TournamentState) -> list[ev.Event]:
+    """LGC Arbitration "Appeals committee": "formed of three persons before the start of the
+    first round and includes reserves"."""
+    if state.committee is not None:
+        raise Rejected("committee.exists", "type", "the appeals committee is already formed")
+    started = [g.game_id for g in state.games.values() if g.status != "scheduled"]
+    if started:
+        raise Rejected(
+            "committee.after_start",
+            "type",
+            f"the committee is formed before the first round starts ({started[0]} has started)",
+        )
+    people = [*proposed.members, *proposed.reserves]
+    if len(set(people)) != len(people):
+        raise Rejected("committee.repeated", "payload.members", "a person is named twice")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ProtestStated, state: TournamentState) -> list[ev.Event]:
+    """LGC Arbitration "Player responsibility": the protest is stated before the result is
+    signed (recorded)."""
+    game = _game_in_progress(state, proposed.game_id)
+    _player_in_game(game, proposed.player_id)
+    if proposed.player_id in game.protests:
+        raise Rejected("protest.duplicate", "payload.player_id", "already stated")
+    return [proposed]
+
+
+@_decide.register
+def _(proposed: ev.ColourErrorNoticed, state: TournamentState) -> list[ev.Event]:
+    """LGC Irregularities "Colour or handicap error": noticed "before the third move is
+    completed" (fewer than three moves in force) the game is restarted; later, "the game
+    continues and the pairing is modified to reflect the actual colours or handicap used"."""
+    game, go = _go_game(state, proposed.game_id)
+    _player_in_game(game, proposed.black)
+    swapped = proposed.black != game.black
+    if not swapped and proposed.handicap == go.handicap:
+        raise Rejected(
+            "go.no_colour_error",
+            "payload.black",
+            f"{game.black} plays Black with handicap {go.handicap}, as paired: nothing to amend",
+        )
+    restarted = len(game.moves) < 3
+    rule = 'LGC Irregularities "Colour or handicap error"'
+    if restarted:
+        rule += f": noticed after {len(game.moves)} move(s): the game is restarted"
+    else:
+        rule += f": noticed after {len(game.moves)} moves: the pairing is amended"
+        try:
+            trial = go_play.GoGame.start(go.size, proposed.handicap)
+            trial.rebuild(game.moves)
+        except ValueError as exc:
+            raise Rejected("go.bad_handicap", "payload.handicap", str(exc)) from None
+        if "occupied" in trial.illegal:
+            raise Rejected(
+                "go.bad_handicap",
+                "payload.handicap",
+                f"the recorded moves cannot have been played with handicap {proposed.handicap}",
+            )
+    if proposed.restarted is not None and proposed.restarted != restarted:
+        raise Rejected("go.restarted_is_derived", "payload.restarted", rule)
+    return [proposed.model_copy(update={"restarted": restarted, "rule": rule})]
+
+
+@_decide.register
+def _(proposed: ev.PositionDisturbed, state: TournamentState) -> list[ev.Event]:
+    """LGC Irregularities "Position disturbance": the referee's procedure (1-5)."""
+    game, go = _go_game(state, proposed.game_id)
+    proc = proposed.procedure
+    rule = 'LGC Irregularities "Position disturbance"'
+    if proc == "continue":
+        for name, points, want_empty in (
+            ("added_black", proposed.added_black, True),
+            ("added_white", proposed.added_white, True),
+            ("removed", proposed.removed, False),
+        ):
+            for i, v in enumerate(points):
+                try:
+                    p = parse_point(v, go.size)
+                except ValueError as exc:
+                    raise Rejected("go.bad_point", f"payload.{name}[{i}]", str(exc)) from None
+                if p is None or (go.board.colour_at(p) is None) != want_empty:
+                    what = "an empty point" if want_empty else "a stone"
+                    raise Rejected(
+                        "go.bad_disturbance", f"payload.{name}[{i}]", f"{v} is not {what}"
+                    )
+    elif proposed.added_black or proposed.added_white or proposed.removed:
+        raise Rejected(
+            "go.bad_disturbance", "payload.added_black", "stones change only with 'continue'"
+        )
+    if proc == "unwind" and (proposed.to_ply is None or proposed.to_ply >= len(game.moves)):
+        raise Rejected(
+            "go.bad_disturbance",
+            "payload.to_ply",
+            f"unwind to an earlier position: to_ply below {len(game.moves)}",
+        )
+    if proc == "loss":
+        if proposed.disturbed_by is None:
+            raise Rejected(
+                "go.bad_disturbance", "payload.disturbed_by", "a loss names who disturbed it"
+            )
+        _player_in_game(game, proposed.disturbed_by)
+        result: ev.Result = "0-1" if proposed.disturbed_by == game.white else "1-0"
+        return [
+            proposed,
+            ev.GameEnded(
+                game_id=game.game_id,
+                result=result,
+                termination="arbiter_decision",
+                detail=f"{proposed.disturbed_by} disturbed the position: {proposed.detail}"[:2000],
+                rule=f"{rule} 4",
+            ),
+        ]
+    if proc == "restart" and proposed.time_control is not None:
+        names = [tc.name for tc in state.created.time_controls] if state.created else []
+        if proposed.time_control not in names:
+            raise Rejected(
+                "go.bad_disturbance",
+                "payload.time_control",
+                f"{proposed.time_control!r} is not one of the tournament's: {names}",
+            )
     return [proposed]
 
 
@@ -541,7 +1032,15 @@ def _(proposed: ev.ResultCorrected, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-_NOT_RETRACTABLE = ("TournamentCreated", "SeriesCreated", "EventRetracted")
+# An unwound illegal move and a resumed play are facts of the game's record: play went on
+# from them, so they are not retracted (LGC Irregularities: the moves after are new moves).
+_NOT_RETRACTABLE = (
+    "TournamentCreated",
+    "SeriesCreated",
+    "EventRetracted",
+    "IllegalMoveNoticed",
+    "GoStatusDisputed",
+)
 
 
 @_decide.register

@@ -15,6 +15,7 @@ their retraction touches nothing.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from functools import singledispatch
 
@@ -23,7 +24,8 @@ import chess
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
 from projections.endings.adjudicator import MoveFacts
-from projections.tournament.endings import new_adjudicator
+from projections.tournament.endings import new_adjudicator, time_control_of
+from projections.tournament.go_play import GoGame
 from projections.tournament.invalidation import invalidated_round
 from projections.tournament.state import (
     EventRef,
@@ -81,6 +83,7 @@ def _(event: ev.PlayerRegistered, state: TournamentState, rec: Recorded) -> None
         kind=event.kind,
         rating=event.rating,
         registered_by=rec.envelope.event_id,
+        go_rank=event.go_rank,
     )
 
 
@@ -115,6 +118,7 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
             scheduled_by=rec.envelope.event_id,
             # LGC: in an even Go game Black plays first; chess: White.
             first_to_move="black" if state.game_kind == "go" else "white",
+            scheduled_at=event.scheduled_at,
         )
         ids.append(p.game_id)
     state.rounds[key] = ids
@@ -148,6 +152,11 @@ def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> No
     else:
         # LGC / Japanese convention: with handicap stones White moves first, else Black.
         game.first_to_move = "white" if event.handicap >= 2 else "black"
+        size = state.created.board_size if state.created is not None else 19
+        try:
+            game.go = GoGame.start(size, event.handicap, time_control_of(state, game))
+        except ValueError:  # a handicap without fixed points on this size: no board kept
+            game.go = None
 
 
 @_apply.register
@@ -171,8 +180,80 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
                 game.adjudicator.push_facts(facts)
             except ValueError:  # ended already (an overruled ending) or illegal: stop
                 game.adjudicator = None
+    if game.go is not None and event.point is not None:
+        game.go.play(event.point, event.move_time_ms, event.clock_ms)
     game.moves.append(event.uci or event.point or "?")
     game.move_event_ids.append(rec.envelope.event_id)
+
+
+@_apply.register
+def _(event: ev.IllegalMoveNoticed, state: TournamentState, rec: Recorded) -> None:
+    """LGC Irregularities "Illegal move": unwound (the moves from the illegal one on are no
+    longer in force) or noted as standing."""
+    game = state.games.get(event.game_id)
+    if game is None or game.go is None or not 1 <= event.ply <= len(game.moves):
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    if event.unwound:
+        del game.moves[event.ply - 1 :]
+        del game.move_event_ids[event.ply - 1 :]
+        game.go.rebuild(game.moves)
+    else:
+        game.go.stood[event.ply] = event.rule or "stands"
+
+
+@_apply.register
+def _(event: ev.GoStatusDisputed, state: TournamentState, rec: Recorded) -> None:
+    """LGC Timing "Ending the game" 6: play resumes, Black first."""
+    game = state.games.get(event.game_id)
+    if game is None or game.go is None:
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    game.go.resumptions.append(len(game.moves))
+
+
+@_apply.register
+def _(event: ev.ClockPaused, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None and game.go is not None:
+        state.events[rec.envelope.event_id].game_id = event.game_id
+        game.go.clock_paused = True
+
+
+@_apply.register
+def _(event: ev.ClockResumed, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None and game.go is not None:
+        state.events[rec.envelope.event_id].game_id = event.game_id
+        game.go.clock_paused = False
+
+
+@_apply.register
+def _(event: ev.ClockSet, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None and game.go is not None:
+        state.events[rec.envelope.event_id].game_id = event.game_id
+        game.go.set_clock(
+            len(game.moves),
+            event.white_ms,
+            event.black_ms,
+            event.white_periods,
+            event.black_periods,
+        )
+
+
+@_apply.register
+def _(event: ev.ClockStarted, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None:
+        state.events[rec.envelope.event_id].game_id = event.game_id
+        game.clock_started_at = event.at
+
+
+@_apply.register
+def _(event: ev.RoundSkipped, state: TournamentState, rec: Recorded) -> None:
+    state.events[rec.envelope.event_id].player_id = event.player_id
+    state.skipped.setdefault((event.round, event.player_id), rec.envelope.event_id)
 
 
 def _set_result(
@@ -212,13 +293,82 @@ def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
 
 @_apply.register
 def _(event: ev.AppealFiled, state: TournamentState, rec: Recorded) -> None:
-    state.appeals.setdefault(event.appeal_id, False)
+    if event.appeal_id not in state.appeals:
+        state.appeals[event.appeal_id] = False
+        state.appeal_parties[event.appeal_id] = (
+            event.filed_by,
+            event.game_id,
+            event.against_event_id,
+        )
 
 
 @_apply.register
 def _(event: ev.AppealDecided, state: TournamentState, rec: Recorded) -> None:
-    if event.appeal_id in state.appeals:
+    # An adjournment is not a decision (LGC Appeals committee): one follows.
+    if event.appeal_id in state.appeals and event.decision != "adjourned":
         state.appeals[event.appeal_id] = True
+
+
+@_apply.register
+def _(event: ev.AppealsCommitteeFormed, state: TournamentState, rec: Recorded) -> None:
+    if state.committee is None:
+        state.committee = (list(event.members), list(event.reserves))
+
+
+@_apply.register
+def _(event: ev.ProtestStated, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None:
+        state.events[rec.envelope.event_id].game_id = event.game_id
+        game.protests.add(event.player_id)
+
+
+@_apply.register
+def _(event: ev.ColourErrorNoticed, state: TournamentState, rec: Recorded) -> None:
+    """LGC Irregularities "Colour or handicap error": restart, or amend the pairing."""
+    game = state.games.get(event.game_id)
+    if game is None or game.go is None or event.black not in (game.white, game.black):
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    if event.restarted:
+        del game.moves[:]
+        del game.move_event_ids[:]
+        game.go.resumptions, game.go.stood, game.go.edits = [], {}, []
+        game.go.rebuild([])
+        return
+    if event.black != game.black:
+        game.white, game.black = game.black, game.white
+    if event.handicap != game.go.handicap:
+        amended = dataclasses.replace(game.go, handicap=event.handicap)
+        try:
+            amended.rebuild(game.moves)
+        except ValueError:
+            return
+        game.go = amended
+        game.first_to_move = "white" if event.handicap >= 2 else "black"
+
+
+@_apply.register
+def _(event: ev.PositionDisturbed, state: TournamentState, rec: Recorded) -> None:
+    """LGC Irregularities "Position disturbance" 2, 3, 5 change the record (1 keeps it, 4
+    ends the game by its GameEnded)."""
+    game = state.games.get(event.game_id)
+    if game is None or game.go is None:
+        return
+    state.events[rec.envelope.event_id].game_id = event.game_id
+    if event.procedure == "unwind" and event.to_ply is not None:
+        del game.moves[event.to_ply :]
+        del game.move_event_ids[event.to_ply :]
+        game.go.rebuild(game.moves)
+    elif event.procedure == "restart":
+        del game.moves[:]
+        del game.move_event_ids[:]
+        game.go.resumptions, game.go.stood, game.go.edits = [], {}, []
+        game.go.rebuild([])
+        if event.time_control is not None:
+            game.time_control = event.time_control
+    elif event.procedure == "continue":
+        game.go.edit(len(game.moves), event.added_black, event.added_white, event.removed)
 
 
 @_apply.register
@@ -268,11 +418,14 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
             if game.facts:
                 game.facts.pop()
                 game.adjudicator = new_adjudicator(state, game, game.facts)
+            if game.go is not None:
+                game.go.rebuild(game.moves)
     elif target.type == "GameStarted" and target.game_id in state.games:
         game = state.games[target.game_id]
         if not game.moves:
             game.started = False
             game.board = None
+            game.go = None
             game.first_to_move = "black" if state.game_kind == "go" else "white"
     elif target.type == "PlayerRegistered" and target.player_id in state.players:
         if state.players[target.player_id].registered_by == tid:
@@ -287,6 +440,8 @@ def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
         for gid in state.rounds.pop(target.round_key, []):
             state.games.pop(gid, None)
         state.byes.pop(target.round_key, None)
+    elif target.type == "RoundSkipped":
+        state.skipped = {k: v for k, v in state.skipped.items() if v != tid}
     elif target.type in ("TournamentPaused", "TournamentResumed"):
         state.pauses = [p for p in state.pauses if p[0] != tid]
     elif (

@@ -6,13 +6,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
 import chess
 
 from events_schema.events import Colour, Result, Termination, TournamentCreated
 from projections.endings.adjudicator import Adjudicator, MoveFacts
+
+if TYPE_CHECKING:
+    from projections.tournament.go_play import GoGame
 
 GameStatus = Literal["scheduled", "started", "ended"]
 
@@ -27,6 +31,7 @@ class PlayerState:
     withdrawn_from_round: int | None = None
     registered_by: UUID | None = None
     withdrawn_by: UUID | None = None  # the PlayerWithdrew in force
+    go_rank: str | None = None
 
 
 @dataclass
@@ -57,12 +62,17 @@ class GameState:
     board: chess.Board | None = None
     first_to_move: Colour = "white"
     warnings: dict[str, int] = field(default_factory=dict)
+    protests: set[str] = field(default_factory=set)  # LGC: played under protest
     # Endings by rule (TournamentCreated.adjudication == "rules", chess): the adjudicator at
     # the position reached, with the facts of the moves in force (to rebuild it after a
     # retraction). None: no automatic endings for this game.
     adjudicator: Adjudicator | None = None
     start_fen: str | None = None
     facts: list[MoveFacts] = field(default_factory=list)
+    # Go: the board and the record's legality (projections/tournament/go_play.py).
+    go: GoGame | None = None
+    scheduled_at: datetime | None = None  # the round's start (LGC Timing "Start")
+    clock_started_at: datetime | None = None  # a ClockStarted: this board's own start
 
     @property
     def status(self) -> GameStatus:
@@ -105,6 +115,9 @@ class TournamentState:
     events: dict[UUID, EventRef] = field(default_factory=dict)
     retracted: set[UUID] = field(default_factory=set)
     appeals: dict[str, bool] = field(default_factory=dict)  # appeal id -> decided
+    # appeal id -> (filed by, game id, the event appealed against)
+    appeal_parties: dict[str, tuple[str, str | None, UUID | None]] = field(default_factory=dict)
+    committee: tuple[list[str], list[str]] | None = None  # LGC appeals committee, reserves
     rulings: set[str] = field(default_factory=set)
     # TCEC Swiss 7.d: RoundScheduled event ids a ruling invalidates (a wrong automated pairing
     # made after an unpaused crash), by the ruling's event id; their retraction is allowed
@@ -115,6 +128,8 @@ class TournamentState:
     # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).
     # The stream is held: only their retraction is accepted.
     unreadable: dict[UUID, tuple[int, str]] = field(default_factory=dict)
+    # LGC: rounds players skip, (round, player id) -> the RoundSkipped event id in force.
+    skipped: dict[tuple[int, str], UUID] = field(default_factory=dict)
 
     @property
     def paused(self) -> bool:

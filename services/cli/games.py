@@ -1,21 +1,31 @@
-"""`arbiter import pgn FILE` (services/pgn_import.py) and `arbiter games TOURNAMENT`
-(projections/games.py): games in from a PGN file, and one row per game out.
+"""`arbiter import pgn FILE` (services/pgn_import.py), `arbiter import sgf FILE…`
+(services/sgf_import.py), `arbiter export sgf TOURNAMENT GAME` (services/sgf_export.py) and
+`arbiter games TOURNAMENT` (projections/games.py): games in from a PGN or SGF file, one Go game
+out as SGF, and one row per game out.
 
 - `import pgn FILE [--rules PRESET] [--tournament ID] [--adjudicate] [--format F] [--json]`:
   record the file as a new tournament; every game whose recorded ending disagrees with the
   file's (another result, another ply, another rule) is printed on stderr and listed in the
   JSON. A malformed file is refused with its line, appending nothing; importing the same file
   again appends nothing.
+- `import sgf FILE… [--tournament ID] [--adjudicate] [--format F] [--json]`: record the Go
+  games of the files (one game or a collection each) as a new tournament, with the same
+  contract: a progress bar on many files, a malformed file refused with its node and reason
+  appending nothing, each game's RE kept beside Arbiter's ending, every disagreement printed
+  on stderr and listed in the JSON, nothing appended by a second import.
+- `export sgf TOURNAMENT GAME [--out FILE]`: the game as SGF (size, komi, handicap, players,
+  ranks, result, the moves in force), on stdout without --out.
 - `games TOURNAMENT [--json] [--at SEQ]`: game, round, players, result, termination, the rule
   that ended it, plies, and for an imported game its source's ending and whether they
   disagree.
 
-Registered by `register(app)`: `pgn` joins the `import` group of the main CLI, `games` the main
-commands."""
+Registered by `register(app)`: `pgn` and `sgf` join the `import` group of the main CLI, `sgf`
+the `export` group, `games` the main commands."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +43,7 @@ from services.cli.common import AsJson, At, Backend, Db, fail, local_actor, loca
 from services.cli.render import err, out
 
 LARGE_FILE = 1024 * 1024  # bytes: a progress bar from here on
+MANY_FILES = 20  # SGF files: a progress bar from here on
 _FORMATS: tuple[str, ...] = get_args(ev.TournamentCreated.model_fields["format"].annotation)
 
 
@@ -90,7 +101,8 @@ def import_pgn_cmd(
     db: Db = None,
 ) -> None:
     """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
-    from services.pgn_import import ImportRefused, PgnError, import_pgn
+    from services.import_steps import ImportRefused
+    from services.pgn_import import PgnError, import_pgn
     from services.trf import tournament_id_for
 
     if fmt is not None and fmt not in _FORMATS:
@@ -148,6 +160,123 @@ def import_pgn_cmd(
     out.print(f"endings {how}: {matched} of {games} agree with the file")
 
 
+def import_sgf_cmd(
+    files: Annotated[list[Path], typer.Argument(help="SGF files: one game or a collection each")],
+    tournament: Annotated[
+        str | None,
+        typer.Option("--tournament", help="tournament id (default: the first file's name)"),
+    ] = None,
+    adjudicate: Annotated[
+        bool,
+        typer.Option(
+            "--adjudicate",
+            help="record the tournament with adjudication 'rules' (a Go game is counted, "
+            "or stopped at a resumption, by the decider either way)",
+        ),
+    ] = False,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help="tournament format (default: match for two players, else mcmahon)"
+        ),
+    ] = None,
+    as_json: AsJson = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Record SGF files of Go games as a new tournament."""
+    from services.import_steps import ImportRefused
+    from services.sgf_import import SgfError, import_sgf
+    from services.trf import tournament_id_for
+
+    if fmt is not None and fmt not in _FORMATS:
+        fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_FORMATS)}")
+    data: list[tuple[str, bytes]] = []
+    for file in files:
+        try:
+            data.append((file.name, file.read_bytes()))
+        except OSError as exc:
+            fail("sgf.unreadable", str(file), str(exc))
+    try:
+        tid = tournament or tournament_id_for(files[0])
+    except ValueError as exc:
+        fail("sgf.invalid", "--tournament", str(exc))
+    many = len(files) >= MANY_FILES or sum(len(d) for _, d in data) >= LARGE_FILE
+    with local_log(backend, db) as log, _progress(many and err.is_terminal) as progress:
+        try:
+            report = import_sgf(
+                log,
+                data,
+                tournament_id=tid,
+                actor=local_actor(),
+                adjudicate=adjudicate,
+                fmt=fmt,
+                progress=progress,
+            )
+        except SgfError as exc:
+            fail("sgf.malformed", exc.where, exc.reason)
+        except ImportRefused as exc:
+            fail(exc.rule, exc.where, exc.message)
+        except LimitExceeded as exc:
+            fail(exc.rule, exc.field, exc.message)
+        except ValueError as exc:  # a property value out of an event's range
+            fail("sgf.invalid", ", ".join(f.name for f in files), str(exc))
+    per_file = Counter(g.file for g in report.games)
+
+    def where(g: Any) -> str:
+        return f"{g.file} game {g.index}" if per_file[g.file] > 1 else g.file
+
+    for g in report.disagreements:
+        err.print(f"[yellow]disagreement[/yellow] {where(g)} ({g.game_id}): {g.why}")
+    if as_json:
+        _print_json(report.as_dict())
+        return
+    n = len(report.games)
+    matched = n - len(report.disagreements)
+    if report.duplicate:
+        out.print(f"{tid}: already imported: nothing appended (last seq {report.last_seq})")
+    else:
+        out.print(
+            f"{tid}: imported {n} games, {report.players} players, {report.rounds} rounds "
+            f"({report.board_size}x{report.board_size}, komi {report.komi}): "
+            f"{report.appended} events in {report.batches} batches (last seq {report.last_seq})"
+        )
+    for g in report.games:
+        for note in g.notes:
+            out.print(f"note {where(g)} ({g.game_id}): {note}")
+    out.print(f"endings: {matched} of {n} agree with the files")
+
+
+def export_sgf_cmd(
+    tournament: str,
+    game: str,
+    out_file: Annotated[Path | None, typer.Option("--out", help="file (default: stdout)")] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Write one Go game as an SGF file."""
+    import sys
+
+    from services.sgf_export import ExportRefused, export_sgf
+
+    with local_log(backend, db) as log:
+        records = [Recorded.of(e) for e in log.read(tournament, 1)]
+    if not records:
+        fail("sgf.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    try:
+        data = export_sgf(records, game)
+    except ExportRefused as exc:
+        fail(exc.rule, exc.field, exc.message)
+    if out_file is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    try:
+        out_file.write_bytes(data)
+    except OSError as exc:
+        fail("sgf.unwritable", "--out", str(exc))
+    out.print(f"wrote {tournament} {game} to {out_file}")
+
+
 def games(
     tournament: str,
     as_json: AsJson = False,
@@ -193,17 +322,26 @@ def _has(group: typer.Typer, name: str) -> bool:
     )
 
 
-def register(app: typer.Typer) -> None:
-    """Add `import pgn` (to the `import` group, made if missing) and `games`; idempotent."""
-    import_app: typer.Typer | None = None
+def _group(app: typer.Typer, name: str, help_text: str) -> typer.Typer:
+    """The sub-command group `name` of `app`, made if missing."""
     for group in app.registered_groups:
-        if group.name == "import" and isinstance(group.typer_instance, typer.Typer):
-            import_app = group.typer_instance
-            break
-    if import_app is None:
-        import_app = typer.Typer(help="Import a tournament from a file.", no_args_is_help=True)
-        app.add_typer(import_app, name="import")
+        if group.name == name and isinstance(group.typer_instance, typer.Typer):
+            return group.typer_instance
+    made = typer.Typer(help=help_text, no_args_is_help=True)
+    app.add_typer(made, name=name)
+    return made
+
+
+def register(app: typer.Typer) -> None:
+    """Add `import pgn` and `import sgf` (to the `import` group), `export sgf` (to the
+    `export` group; each group made if missing) and `games`; idempotent."""
+    import_app = _group(app, "import", "Import a tournament from a file.")
     if not _has(import_app, "pgn"):
         import_app.command("pgn")(import_pgn_cmd)
+    if not _has(import_app, "sgf"):
+        import_app.command("sgf")(import_sgf_cmd)
+    export_app = _group(app, "export", "Export a tournament to a file.")
+    if not _has(export_app, "sgf"):
+        export_app.command("sgf")(export_sgf_cmd)
     if not _has(app, "games"):
         app.command("games")(games)

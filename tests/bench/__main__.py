@@ -46,5 +46,13 @@ if __name__ == "__main__":
         from . import pgn_import
 
         doc["pgn_import"] = pgn_import.run(quick)
+    if wanted("go"):
+        from . import go
+
+        doc["go"] = go.run(quick)
+    if wanted("mcmahon"):
+        from . import mcmahon
+
+        doc["mcmahon"] = mcmahon.run(quick)
     print(json.dumps(doc, indent=2))
     raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)

@@ -142,7 +142,7 @@ def test_payload_missing_a_required_field_is_refused_with_its_path(started: Comm
     missing = Command(type="GameEnded", payload={"game_id": "r1g1", "termination": "agreement"})
     err = _rejected(started, CommandBatch(commands=[missing]))
     assert (err.rule, err.field) == ("payload.invalid", "commands[0].payload.result")
-    assert "GameEnded v2" in err.message
+    assert "GameEnded v3" in err.message
 
     nested = Command(
         type="RoundScheduled",

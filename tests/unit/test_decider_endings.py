@@ -150,3 +150,25 @@ def test_a_server_interruption_brings_its_adjudication_in_the_same_batch():
     assert out[1].outcome == "restart"  # type: ignore[union-attr]
     manual = [*opening(rules_preset="tcec-league", adjudication="manual"), *moves(["e2e4"])]
     assert len(decide(given(*manual), _interrupted(1100, 1050, 40, 20))) == 1
+
+
+def test_engine_crash_is_a_loss_appended_with_the_crash_tcec_swiss_7a():
+    history = opening(rules_preset="tcec-swiss") + moves(["e2e4"])
+    crash = ev.EngineCrashed(game_id="g1", player_id="b", ply=1, detail="stalled connection")
+    out = decide(given(*history), crash)
+    assert [type(e) for e in out] == [ev.EngineCrashed, ev.GameEnded]
+    end = out[1]
+    assert (end.result, end.termination, end.rule) == (
+        "1-0",
+        "engine_crash",
+        "tcec-rules Swiss 7.a",
+    )
+    assert "Black's engine crashed: stalled connection" in end.detail
+
+
+def test_engine_crash_ends_nothing_when_endings_are_entered_by_hand_or_the_preset_has_no_rule():
+    crash = ev.EngineCrashed(game_id="g1", player_id="a")
+    assert decide(given(*opening(rules_preset="tcec-swiss", adjudication="manual")), crash) == [
+        crash
+    ]
+    assert decide(given(*opening()), crash) == [crash]  # FIDE Laws: no crash rule

@@ -243,6 +243,8 @@ GAVIOTA = Path("/usr/share/gaviotatb/gtb4")  # Debian's gaviotatb: 3-man tables
 class GaviotaProber:
     """A test prober over python-chess's pure-Python Gaviota reader."""
 
+    kind = "Gaviota"
+
     def __init__(self, tb: chess.gaviota.PythonTablebase) -> None:
         self.tb = tb
         self.probes = 0
@@ -284,8 +286,8 @@ def test_tablebase_adjudication_only_with_a_prober(gaviota: GaviotaProber):
         "tcec-rules Swiss 6.c",
     )
     assert ending.detail == (
-        "Syzygy tablebase adjudication: 3 men, Black to move loses (tcec-rules Swiss 6.c)"
-    )
+        "Gaviota tablebase adjudication: 3 men, Black to move loses (tcec-rules Swiss 6.c)"
+    )  # the tables that answered are named (a prober without a name: Syzygy, TCEC's)
     assert adjudicate(_facts(["b1b2"], fen), "tcec-swiss") is None  # never implicitly
     assert adjudicate(_facts(["b1b2"], fen), "tcec-4k", gaviota) is None  # not a 4k ending
     # the king takes the queen: K v K+N, a tablebase draw

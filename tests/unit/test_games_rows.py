@@ -124,3 +124,28 @@ def test_rows_keep_the_rule_the_source_and_a_correction():
     assert (g1.result, g1.citation, g1.detail) == ("1/2-1/2", None, "corrected: the players agreed")
     assert g1.disagrees and g1.why == "result 1/2-1/2; the source says 1-0"
     assert g1.as_dict()["source"]["details"] == "White mates"
+
+
+def test_a_go_count_with_another_margin_than_the_sgf_result_disagrees():
+    from decimal import Decimal
+
+    from events_schema import events as ev
+    from projections.games import go_margin_disagreement
+
+    def ended(margin: str) -> ev.GameEnded:
+        score = ev.GoScore(
+            black_territory=10,
+            white_territory=5,
+            black_prisoners=1,
+            white_prisoners=1,
+            komi=Decimal("7.5"),
+            margin=Decimal(margin),
+        )
+        return ev.GameEnded(game_id="g1", result="1-0", termination="counting", go_score=score)
+
+    source = ev.GameSource(file="a.sgf", result="1-0", details="W+2.5")
+    assert go_margin_disagreement(source, ended("-2.5")) is None
+    assert go_margin_disagreement(source, ended("-1.5")) == "counted W+1.5; the source says W+2.5"
+    assert (
+        go_margin_disagreement(source.model_copy(update={"details": "W+R"}), ended("-1.5")) is None
+    )

@@ -26,6 +26,7 @@ from events_schema import GENESIS_HASH, Event, Recorded, decode
 from events_schema import events as ev
 from events_schema.envelope import envelope_from_bytes
 from projections.endings.adjudicator import Adjudicator
+from projections.go.board import GoBoard
 from projections.rejection import Rejected
 from projections.tournament import TournamentState, decide, evolve, fold
 
@@ -96,6 +97,13 @@ def _freeze(value: Any) -> Any:
             value.repetitions(),
             value.ending,
             value.clock,
+        )
+    if isinstance(value, GoBoard):  # Go: the position, prisoners and the positions seen
+        return (
+            "go-board",
+            value.position_key(),
+            sorted(value.prisoners.items()),
+            value.moves_played(),
         )
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")

@@ -151,7 +151,7 @@ def test_decoding_an_unknown_type_is_refused():
 
 def test_a_missing_upcaster_step_is_an_error():
     with pytest.raises(LookupError, match="no upcaster"):
-        upcast("GameEnded", 2, {}, 3)
+        upcast("GameEnded", 3, {}, 4)
 
 
 # --- envelope: canonical bytes and the hash chain -------------------------------------------------
@@ -337,6 +337,23 @@ MINIMAL: dict[type[Event], Event] = {
     ev.ClockReported: ev.ClockReported(game_id="g1", white_ms=0, black_ms=0),
     ev.GameEnded: ev.GameEnded(game_id="g1", result="1-0", termination="resignation"),
     ev.EngineCrashed: ev.EngineCrashed(game_id="g1", player_id="a"),
+    ev.IllegalMoveNoticed: ev.IllegalMoveNoticed(game_id="g1", ply=3, noticed_by="referee"),
+    ev.GoStatusAgreed: ev.GoStatusAgreed(game_id="g1"),
+    ev.GoStatusDisputed: ev.GoStatusDisputed(game_id="g1"),
+    ev.RoundSkipped: ev.RoundSkipped(player_id="a", round=2),
+    ev.ClockPaused: ev.ClockPaused(game_id="g1", circumstance=5),
+    ev.ClockResumed: ev.ClockResumed(game_id="g1"),
+    ev.ClockSet: ev.ClockSet(
+        game_id="g1", reason="referee_correction", white_ms=1, black_ms=2, white_periods=3
+    ),
+    ev.ClockStarted: ev.ClockStarted(game_id="g1", at=datetime(2026, 11, 24, 10, 20, tzinfo=UTC)),
+    ev.AppealsCommitteeFormed: ev.AppealsCommitteeFormed(members=["a", "Referee", "TD"]),
+    ev.ProtestStated: ev.ProtestStated(game_id="g1", player_id="a"),
+    ev.ColourErrorNoticed: ev.ColourErrorNoticed(game_id="g1", black="a"),
+    ev.PositionDisturbed: ev.PositionDisturbed(game_id="g1", procedure="correct"),
+    ev.PlayerArrived: ev.PlayerArrived(
+        game_id="g1", player_id="a", at=datetime(2026, 11, 24, 10, 31, tzinfo=UTC)
+    ),
     ev.ServerInterrupted: ev.ServerInterrupted(
         game_id="g1", ply=0, moves_completed=0, pieces_on_board=32
     ),

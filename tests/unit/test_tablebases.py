@@ -59,6 +59,7 @@ def test_gaviota_probes_known_three_man_positions(where: Path):
         assert isinstance(gaviota, GaviotaProber) and gaviota.directories == [GAVIOTA]
         assert "Gaviota" in prober.describe()
         assert wdl(prober, "8/8/8/8/8/2k5/8/KQ6 w - - 0 1") == "win"  # KQ v K, White to move
+        assert prober.last_tables == "Gaviota"  # the ending's detail names the tables
         assert wdl(prober, "8/8/8/8/8/2k5/8/KQ6 b - - 0 1") == "loss"  # Black to move loses
         assert wdl(prober, "7k/8/8/8/8/8/8/K2R4 b - - 0 1") == "loss"  # KR v K
         assert wdl(prober, "8/8/8/8/8/2k5/8/KN6 w - - 0 1") == "draw"  # KN v K
@@ -67,6 +68,7 @@ def test_gaviota_probes_known_three_man_positions(where: Path):
         # Not in these tables: unknown, never an exception.
         assert wdl(prober, "8/8/8/8/8/2k5/8/KNN5 w - - 0 1") is None
         assert prober.probe_wdl(chess.Board()) is None
+        assert prober.last_tables is None
         # A win the fifty-move counter may not leave time for is not called.
         assert wdl(prober, "8/8/8/8/8/2k5/8/KQ6 b - - 99 1") is None
     finally:

@@ -1,0 +1,97 @@
+"""Go settings carried by `TournamentCreated.go` (London Go Centre rules; McMahon pairing).
+
+Where the seed (`lgc-go-tournament-rules.txt`) is silent, the McMahon settings follow
+OpenGotha's conventions (the tool Go organisers know), named beside each field. Ranks are
+written as Go players write them: "30k" … "1k", "1d" … "9d" (amateur), "1p" … "9p".
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: "30k" … "1k", "1d" … "9d", "1p" … "9p"
+RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
+
+GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS"]
+#: OpenGotha's default McMahon placement criteria (MMS, then SOS, then SOSOS)
+DEFAULT_CRITERIA: tuple[GoCriterion, ...] = ("MMS", "SOS", "SOSOS")
+
+
+class GoSettings(BaseModel):
+    """How a Go tournament is run where the LGC rules leave it to the organiser."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # -- McMahon (LGC "Top groups"; OpenGotha where the seed is silent) ------------------------
+    mcmahon_bar: str | None = Field(
+        default=None,
+        pattern=RANK_PATTERN,
+        description="players ranked at or above the bar start on the bar's McMahon score "
+        "(OpenGotha 'McMahon bar'); None: no bar (start scores from rank alone)",
+    )
+    mcmahon_floor: str = Field(
+        default="30k",
+        pattern=RANK_PATTERN,
+        description="players ranked below the floor start on the floor's score (OpenGotha)",
+    )
+    supergroup_size: int = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description="players at the top who form a supergroup above the bar (0: none)",
+    )
+    top_groups_below_bar: int = Field(
+        default=1,
+        ge=0,
+        le=10,
+        description="LGC Top groups: the supergroups, the group above the bar and the group "
+        "just below it (1); a setting",
+    )
+    handicap: Literal["none", "rank_difference"] = Field(
+        default="none",
+        description="handicap from the difference of McMahon scores (OpenGotha hdBasedOnMMS); "
+        "not in the seed, so none unless configured",
+    )
+    handicap_correction: int = Field(
+        default=1, ge=0, le=9, description="stones taken off the difference (OpenGotha)"
+    )
+    handicap_ceiling: int = Field(default=9, ge=0, le=9, description="OpenGotha hdCeiling")
+    bye_points: Decimal = Field(
+        default=Decimal("1"), ge=0, le=1, description="McMahon points for a pairing bye"
+    )
+    absence_points: Decimal = Field(
+        default=Decimal("0.5"),
+        ge=0,
+        le=1,
+        description="McMahon points for a round skipped (OpenGotha: ½ by default)",
+    )
+    round_down: bool = Field(
+        default=True,
+        description="accumulated half points rounded down in the McMahon score (OpenGotha)",
+    )
+    criteria: list[GoCriterion] = Field(
+        default_factory=lambda: list(DEFAULT_CRITERIA),
+        min_length=1,
+        max_length=4,
+        description="ranking criteria in order (OpenGotha names)",
+    )
+
+    # -- Timing (LGC Timing rules "Start") ---------------------------------------------------
+    clock_start_minutes: int = Field(
+        default=15,
+        ge=0,
+        le=240,
+        description="LGC Timing Start: Black's clock starts this long after the round's start "
+        "(by default 15 minutes)",
+    )
+    late_forfeit_minutes: int = Field(
+        default=30, ge=1, le=600, description="LGC Timing Start: late by 30 minutes or more"
+    )
+    late_from: Literal["round_start", "clock_start"] = Field(
+        default="clock_start",
+        description="what 'late' is measured from: the clock's start (the default reading: "
+        "a player is late once their clock runs) or the round's start",
+    )

@@ -1,0 +1,421 @@
+"""The McMahon score and the Go placement criteria (MMS, SOS, SOSOS, SODOS), with the McMahon
+groups of the London Go Centre rules.
+
+The seed (`lgc-go-tournament-rules.txt`, PLAYER AND SPECTATOR BEHAVIOUR "Top groups") names
+McMahon groups, supergroups and the bar, and leaves the rest to the tool Go organisers use; we
+follow OpenGotha (Luc Vannier's source: `Player.convertKDPToInt`, `Player.smms`,
+`Tournament.fillBaseScoringInfoIfNecessary`, `Tournament.gameBetween`,
+`Tournament.chooseAByePlayer`; its help pages "Placement settings", "General settings",
+"Handicap settings"). The settings are `events_schema.go.GoSettings`.
+
+This module is the one place the numbers are made, for the standings (the criteria below, from
+the `Crosstable`) and for the McMahon pairing (`projections/pairing/mcmahon.py`, which
+re-exports `rank_value`, `start_score`, `start_scores` and `top_group`). It imports nothing of
+the pairing, so the two never import each other.
+
+**Ranks** (`rank_value`, OpenGotha `Player.convertKDPToInt`): 30k = -30 … 1k = -1, 1d = 0 …
+9d = 8. Professional ranks are folded into the top amateur ones as OpenGotha does: 1p-3p = 6
+(as 7d), 4p-6p = 7 (as 8d), 7p-9p = 8 (as 9d).
+
+**Start score** (`start_score`, OpenGotha `Player.smms` with McMahon zero at 30k, the
+`genMMZero` OpenGotha does not let one change): the rank value + 30 (30k starts on 0, 1k on
+29, 1d on 30), raised to the floor's and lowered to the bar's (`mcmahon_floor`,
+`mcmahon_bar`). A player without a rank starts on the floor (reading: the weakest group, as a
+30k would).
+
+**Supergroups** (LGC "any supergroups"; OpenGotha sets them player by player, a start-score
+correction of +1 above the bar in its McMahon groups frame). Reading of `supergroup_size`: the
+strongest players ranked at or above the bar, taken a whole rank at a time from the top while
+they number at most `supergroup_size`, start one point above the bar. A rank is never split
+(a group is a rank), so a tie at the cut leaves that rank below: with four 5d and size 3 the
+supergroup is empty. Without a bar there is no supergroup. Every registered player counts
+(withdrawn ones too), so a withdrawal never moves another player's start.
+
+**Top groups** (`top_group`; LGC "In a McMahon tournament the top groups include any
+supergroups, the group above the bar, and the group just below the bar"): the players
+starting above or on the bar's score, and those of the first `top_groups_below_bar`
+non-empty start-score groups below it (reading: "the group just below" is the next group that
+has players). Without a bar the strongest group stands in for the group above the bar.
+
+**The McMahon score** (MMS; OpenGotha `fillBaseScoringInfoIfNecessary` step 2): the start
+score + 1 per game won (a forfeit win too) + ½ per jigo + the points of byes and absences:
+`bye_points` for a pairing-allocated bye (OpenGotha `genMMS2ValueBye`), `absence_points` for a
+round skipped (`RoundSkipped`, OpenGotha `genMMS2ValueAbsent`), ½ for a bye of kind "half" and
+0 for kinds "zero" and "advance" (they are not McMahon's). With `round_down` (OpenGotha
+`genRoundDownNBWMMS`) the *sum* of the bye and absence points is rounded down to a whole point
+("if the sum of such points is not an integer, it is rounded down"); points from games are
+never rounded (OpenGotha: "Points resulting from a draw are not rounded"). A round in which a
+player has no game, no bye and no notice (registered later, withdrawn, not paired) scores
+nothing (OpenGotha "not assigned").
+
+**Rounds counted**: the standings count the rounds scheduled in the stage (`Crosstable.rounds`);
+the pairing of round R counts rounds 1..R-1. A game counts once it has a result; a game still
+without one counts as a round without a game (OpenGotha would count the opponent already: the
+difference lasts until the result is entered).
+
+**SOS** (OpenGotha SOSM): the sum of the opponents' MMS over the player's rounds; "If the
+player does not participate in a round, the opponent's score is replaced by the starting score
+of the player himself" (OpenGotha help, and the source: every round without a game - bye,
+absence, not paired - adds the player's own start score). "In handicap games, the opponent's
+MMS is corrected according to the handicap": raised by the stones when the player had White
+(gave the handicap), lowered when Black (OpenGotha `osmX2 += / -= 2 * handicap`). The stones
+are the game's `GameStarted.handicap` (an LGC colour or handicap error is recorded as
+played). A forfeited game still has its opponent (OpenGotha counts every game, whatever the
+result).
+
+**SOSOS** (OpenGotha SOSOSM): the sum of the opponents' SOS (each as the opponent's own SOS,
+with their own handicap corrections; no further correction); a round without a game adds the
+player's own start score times the rounds counted (a virtual opponent whose SOS is that start
+score every round, OpenGotha `2 * smms * (r + 1)`).
+
+**SODOS** (OpenGotha SODOSM): the sum of the (handicap-corrected) MMS of the opponents beaten,
+half of it for a jigo; a forfeit win counts as a win. Rounds without a game add nothing.
+
+Players still level after the chain share the place (OpenGotha ex aequo; rules/README "Shared
+places"): the Go chains end with "shared-place". A Go McMahon tournament is ranked by the chain
+alone (`mcmahon_ranked`, `rank`): MMS is its first criterion, not a grouping by game points.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
+
+from events_schema import events as ev
+from events_schema.go import RANK_PATTERN, GoCriterion, GoSettings
+from projections.tiebreaks.chain import Chain, Ranking, _Ranker
+from projections.tiebreaks.registry import Value, criterion
+
+if TYPE_CHECKING:
+    from projections.standings.crosstable import Crosstable
+
+SOURCE = "OpenGotha (Tournament.fillBaseScoringInfoIfNecessary)"
+
+#: OpenGotha `genMMZero`: 30k is McMahon score 0.
+MCMAHON_ZERO = -30
+#: OpenGotha's rank range (Gotha.MIN_RANK .. MAX_RANK): 30k .. 9d.
+MIN_RANK, MAX_RANK = -30, 8
+
+#: GoSettings.criteria (OpenGotha's names) -> the registered criterion.
+CRITERION_OF: dict[GoCriterion, str] = {
+    "MMS": "mms",
+    "SOS": "sos",
+    "SOSOS": "sosos",
+    "SODOS": "sodos",
+}
+
+Status = Literal["paired", "bye", "absent", "not_paired"]
+
+
+# --- ranks, start scores, groups ----------------------------------------------------------------
+
+
+def rank_value(rank: str) -> int:
+    """OpenGotha `Player.convertKDPToInt`: 30k = -30 … 1k = -1, 1d = 0 … 9d = 8; 1p-3p = 6,
+    4p-6p = 7, 7p-9p = 8. Raises ValueError for anything but a rank of `RANK_PATTERN`."""
+    text = rank.strip().lower()
+    if not re.fullmatch(RANK_PATTERN, text):
+        raise ValueError(f"not a Go rank: {rank!r} (30k … 1k, 1d … 9d, 1p … 9p)")
+    n, kind = int(text[:-1]), text[-1]
+    if kind == "k":
+        return -n
+    if kind == "d":
+        return n - 1
+    return 6 if n <= 3 else 7 if n <= 6 else 8
+
+
+def rank_name(value: int) -> str:
+    """The amateur rank of a rank value (OpenGotha `convertIntToKD`): 0 -> "1d", -1 -> "1k"."""
+    return f"{value + 1}d" if value >= 0 else f"{-value}k"
+
+
+def start_score(settings: GoSettings, rank: str | None) -> int:
+    """The McMahon start score of one rank (OpenGotha `Player.smms`, zero at 30k): rank value
+    + 30, at least the floor's, at most the bar's; no rank: the floor's. Supergroups need the
+    whole field: `start_scores`."""
+    floor = rank_value(settings.mcmahon_floor)
+    value = floor if rank is None else max(rank_value(rank), floor)
+    if settings.mcmahon_bar is not None:
+        value = min(value, rank_value(settings.mcmahon_bar))
+    return value - MCMAHON_ZERO
+
+
+def bar_score(settings: GoSettings) -> int | None:
+    """The start score of the players on the bar (None: no bar)."""
+    if settings.mcmahon_bar is None:
+        return None
+    return rank_value(settings.mcmahon_bar) - MCMAHON_ZERO
+
+
+def supergroup(settings: GoSettings, ranks: Mapping[str, str | None]) -> frozenset[str]:
+    """The players who start one point above the bar (see the module docstring)."""
+    bar = settings.mcmahon_bar
+    if bar is None or settings.supergroup_size <= 0:
+        return frozenset()
+    at_bar = rank_value(bar)
+    by_rank: dict[int, list[str]] = {}
+    for pid, rank in ranks.items():
+        if rank is not None and rank_value(rank) >= at_bar:
+            by_rank.setdefault(rank_value(rank), []).append(pid)
+    chosen: list[str] = []
+    for value in sorted(by_rank, reverse=True):
+        if len(chosen) + len(by_rank[value]) > settings.supergroup_size:
+            break
+        chosen += by_rank[value]
+    return frozenset(chosen)
+
+
+def start_scores(settings: GoSettings, ranks: Mapping[str, str | None]) -> dict[str, int]:
+    """Every player's start score: `start_score`, and one point more for the supergroup."""
+    sg = supergroup(settings, ranks)
+    return {pid: start_score(settings, rank) + (pid in sg) for pid, rank in ranks.items()}
+
+
+def top_group(settings: GoSettings, ranks: Mapping[str, str | None]) -> frozenset[str]:
+    """LGC "Top groups": the supergroups, the group above the bar and the first
+    `top_groups_below_bar` groups just below it, by start score (module docstring)."""
+    starts = start_scores(settings, ranks)
+    if not starts:
+        return frozenset()
+    bar = bar_score(settings)
+    top = bar if bar is not None else max(starts.values())
+    below = sorted({s for s in starts.values() if s < top}, reverse=True)
+    k = settings.top_groups_below_bar
+    if k == 0:
+        lowest = top
+    elif k <= len(below):
+        lowest = below[k - 1]
+    else:  # fewer groups below the bar than the setting names: all of them
+        lowest = min(starts.values())
+    return frozenset(pid for pid, s in starts.items() if s >= lowest)
+
+
+def top_group_floor(settings: GoSettings, ranks: Mapping[str, str | None]) -> int | None:
+    """The lowest start score of the top groups (None: nobody registered)."""
+    starts = start_scores(settings, ranks)
+    members = top_group(settings, ranks)
+    return min((starts[p] for p in members), default=None)
+
+
+# --- the scores ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GoRound:
+    """One round from one player's side, as OpenGotha's participation sees it."""
+
+    round: int
+    status: Status
+    opponent: str | None = None
+    colour: Literal["white", "black"] | None = None
+    outcome: Literal["win", "draw", "loss"] | None = None
+    handicap: int = 0  # stones of the game (0: even)
+    points: Fraction = Fraction(0)  # bye or absence points (before rounding)
+
+
+@dataclass(frozen=True)
+class GoScores:
+    """MMS, SOS, SOSOS and SODOS of every player, after `rounds` rounds (exact points)."""
+
+    rounds: int
+    start: Mapping[str, int]
+    records: Mapping[str, tuple[GoRound, ...]]
+    mms: Mapping[str, Fraction]
+    sos: Mapping[str, Fraction]
+    sosos: Mapping[str, Fraction]
+    sodos: Mapping[str, Fraction]
+
+    def value(self, name: GoCriterion | str, pid: str) -> Fraction:
+        table = {"MMS": self.mms, "SOS": self.sos, "SOSOS": self.sosos, "SODOS": self.sodos}
+        return table[name.upper()][pid]
+
+    def corrected_mms(self, pid: str, r: GoRound) -> Fraction:
+        """The opponent's MMS as `pid`'s SOS counts it: + stones when `pid` had White (gave
+        the handicap), - stones when Black (OpenGotha SOSM)."""
+        assert r.opponent is not None
+        stones = r.handicap if r.colour == "white" else -r.handicap
+        return self.mms[r.opponent] + stones
+
+
+def settings_of(ct: Crosstable) -> GoSettings:
+    return ct.go if ct.go is not None else GoSettings()
+
+
+def _bye_points(settings: GoSettings, kind: str) -> Fraction:
+    if kind == "bye":  # pairing-allocated (OpenGotha genMMS2ValueBye)
+        return Fraction(settings.bye_points)
+    if kind == "half_bye":
+        return Fraction(1, 2)
+    return Fraction(0)  # zero_bye, advance
+
+
+def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
+    """Each player's rounds 1..`rounds` (module docstring: paired, bye, absent, not paired)."""
+    settings = settings_of(ct)
+    out: dict[str, tuple[GoRound, ...]] = {}
+    for pid in ct.players:
+        by_round: dict[int, GoRound] = {}
+        for e in ct.entries.get(pid, ()):
+            if e.round > rounds or e.round in by_round:
+                continue
+            if e.game is not None and e.opponent is not None:
+                by_round[e.round] = GoRound(
+                    e.round, "paired", e.opponent, e.colour, e.outcome, e.game.handicap
+                )
+            else:
+                by_round[e.round] = GoRound(e.round, "bye", points=_bye_points(settings, e.kind))
+        skipped = ct.skipped.get(pid, frozenset())
+        row = []
+        for r in range(1, rounds + 1):
+            if r in by_round:
+                row.append(by_round[r])
+            elif r in skipped:  # LGC RoundSkipped; OpenGotha "absent"
+                row.append(GoRound(r, "absent", points=Fraction(settings.absence_points)))
+            else:
+                row.append(GoRound(r, "not_paired"))
+        out[pid] = tuple(row)
+    return out
+
+
+def compute(
+    settings: GoSettings,
+    start: Mapping[str, int],
+    recs: Mapping[str, tuple[GoRound, ...]],
+    rounds: int,
+) -> GoScores:
+    """The scores from start scores and records (module docstring: MMS, SOS, SOSOS, SODOS)."""
+    mms: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        games = sum(
+            (Fraction(1) if r.outcome == "win" else Fraction(1, 2))
+            for r in row
+            if r.status == "paired" and r.outcome in ("win", "draw")
+        )
+        special = sum((r.points for r in row if r.status in ("bye", "absent")), Fraction(0))
+        if settings.round_down:  # OpenGotha genRoundDownNBWMMS: the sum, rounded down
+            special = Fraction(math.floor(special))
+        mms[pid] = start[pid] + games + special
+    scores = GoScores(rounds, start, recs, mms, {}, {}, {})
+    sos: dict[str, Fraction] = {}
+    sodos: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        total = Fraction(0)
+        beaten = Fraction(0)
+        for r in row:
+            if r.status != "paired" or r.opponent not in mms:
+                total += start[pid]  # OpenGotha: the player's own start score
+                continue
+            opp = scores.corrected_mms(pid, r)
+            total += opp
+            if r.outcome == "win":
+                beaten += opp
+            elif r.outcome == "draw":
+                beaten += opp / 2
+        sos[pid] = total
+        sodos[pid] = beaten
+    sosos: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        sosos[pid] = sum(
+            (
+                sos[r.opponent]
+                if r.status == "paired" and r.opponent in sos
+                else Fraction(start[pid] * rounds)
+                for r in row
+            ),
+            Fraction(0),
+        )
+    return GoScores(rounds, start, recs, mms, sos, sosos, sodos)
+
+
+def go_scores(ct: Crosstable, rounds: int | None = None) -> GoScores:
+    """The scores of the crosstable's players after `rounds` rounds (default: the rounds
+    scheduled in the stage), computed once per crosstable."""
+    counted = ct.rounds if rounds is None else rounds
+    return ct.memo(("mcmahon.scores", counted), lambda: _go_scores(ct, counted))
+
+
+def _go_scores(ct: Crosstable, rounds: int) -> GoScores:
+    settings = settings_of(ct)
+    start = start_scores(settings, {pid: info.go_rank for pid, info in ct.players.items()})
+    return compute(settings, start, records(ct, rounds), rounds)
+
+
+def shown(value: Fraction) -> str:
+    """Points as Go tables print them: 31, 31½, 7¼, -2½; other fractions as n/d."""
+    if value < 0:
+        return "-" + shown(-value)
+    whole = math.floor(value)
+    frac = value - whole
+    marks = {Fraction(0): "", Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾"}
+    if frac in marks:
+        return f"{whole}{marks[frac]}" if whole or not marks[frac] else marks[frac]
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Value]:
+    return {p: Value(table[p], shown(table[p])) for p in group if p in table}
+
+
+# --- the criteria -------------------------------------------------------------------------------
+
+
+@criterion("mms", "MMS", f"{SOURCE} step 2; LGC Top groups (McMahon)")
+def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """McMahon score (OpenGotha MMS): the start score from the rank (floor, bar, supergroup)
+    + 1 per win + ½ per jigo + the bye and absence points (their sum rounded down with
+    `round_down`). Higher is better."""
+    return _values(go_scores(ct).mms, group)
+
+
+@criterion("sos", "SOS", f"{SOURCE} step 4.2 (SOSM)")
+def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the opponents' McMahon scores (OpenGotha SOSM), each corrected by the handicap
+    (+ stones when the player had White, - when Black); a round without a game (bye, absence,
+    not paired) counts the player's own start score."""
+    return _values(go_scores(ct).sos, group)
+
+
+@criterion("sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)")
+def sosos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the opponents' SOS (OpenGotha SOSOSM); a round without a game counts the
+    player's own start score times the rounds counted."""
+    return _values(go_scores(ct).sosos, group)
+
+
+@criterion("sodos", "SODOS", f"{SOURCE} step 4.2 (SODOSM)")
+def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
+    a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""
+    return _values(go_scores(ct).sodos, group)
+
+
+# --- the chain and the ranking ------------------------------------------------------------------
+
+
+def chain_names(settings: GoSettings) -> tuple[str, ...]:
+    """The registered criteria of `GoSettings.criteria`, then "shared-place"."""
+    return (*(CRITERION_OF[c] for c in settings.criteria), "shared-place")
+
+
+def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
+    """A tournament ranked by the McMahon chain alone: a Go McMahon tournament (format or
+    pairing "mcmahon"), or any under the "lgc" preset."""
+    if created is None:
+        return False
+    if created.rules_preset == "lgc":
+        return True
+    return created.game == "go" and "mcmahon" in (created.format, created.pairing)
+
+
+def rank(ct: Crosstable, chain: Chain, players: Sequence[str] | None = None) -> Ranking:
+    """Order `players` (default: everyone) by the chain alone, with no grouping by game
+    points first (OpenGotha: MMS is a placement criterion like the others). The chain's own
+    ranker (`projections/tiebreaks/chain.py`) splits the field criterion by criterion."""
+    field_ = sorted(players if players is not None else ct.players)
+    ranker = _Ranker(ct, chain)
+    blocks, bounds = ranker.order(field_, 0) if field_ else ([], [])
+    return Ranking(blocks, bounds, ranker.unresolved, ranker.trace, ranker.ruled)

@@ -1,0 +1,163 @@
+"""Go board benchmark, as one JSON document on stdout: moves per second through
+`projections.go.GoBoard.play` (captures, prisoners, suicide, ko and situational superko with
+the exact position key of every position kept) on long 19×19 games, beside sgfmill's bare
+`boards.Board.play` (captures only: no ko, no superko, no history) on the same moves in the
+same run:
+
+- `sgfmill_play`: `boards.Board(19).play(row, col, colour)` for every move;
+- `goboard_play`: `GoBoard(19).play(colour, point)` for every move, a fresh board per game;
+- `goboard_check_play`: `check` then `play` — what a decider does to refuse an illegal move
+  before recording it.
+
+The games are random legal games (ko, superko and suicide avoided), generated up front with a
+fixed seed (`random.Random(SEED)`: randomness is fine in a benchmark, the projection itself
+has none), so every run plays the same moves. Rates are the best of several interleaved runs
+(wall clock, one thread, garbage collection off), as in `tests/bench/endings.py`.
+
+Run: `python -m tests.bench.go [--quick]` from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+_repo = Path(__file__).resolve().parents[2]
+if str(_repo) not in sys.path:
+    sys.path.insert(0, str(_repo))
+
+from sgfmill import boards  # noqa: E402
+
+from projections.go import Colour, GoBoard, Point  # noqa: E402
+
+SEED = 20260511
+SIZE = 19
+GAMES = 5
+MOVES = 250
+
+
+def _progress(msg: str) -> None:
+    print(f"[bench.go] {msg}", file=sys.stderr, flush=True)
+
+
+def random_games(
+    n: int = GAMES, moves: int = MOVES, size: int = SIZE, seed: int = SEED
+) -> list[list[tuple[Colour, Point]]]:
+    """`n` random legal games of `moves` stones each (no pass), the same for a given seed."""
+    rng = random.Random(seed)
+    games = []
+    for _ in range(n):
+        board = GoBoard(size)
+        game: list[tuple[Colour, Point]] = []
+        while len(game) < moves:
+            colour = board.to_move
+            empty = [(r, c) for r in range(size) for c in range(size)]
+            empty = [p for p in empty if board.colour_at(p) is None]
+            rng.shuffle(empty)
+            point = next((p for p in empty if board.check(colour, p).legal), None)
+            if point is None:
+                break
+            board.play(colour, point)
+            game.append((colour, point))
+        games.append(game)
+    return games
+
+
+def _best(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """The best time of each function, the runs interleaved (one of each per round)."""
+    best = dict.fromkeys(fns, float("inf"))
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for fn in fns.values():  # warm up
+            fn()
+        for _ in range(repeats):
+            for name, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - t0)
+    finally:
+        if gc_was:
+            gc.enable()
+    return best
+
+
+def run(quick: bool) -> dict[str, Any]:
+    """The benchmark document. `quick`: fewer repeats (a smoke run)."""
+    games = random_games()
+    moves = sum(len(g) for g in games)
+    sgf_games = [[(r, c, "b" if colour == "black" else "w") for colour, (r, c) in g] for g in games]
+    captured = 0
+    for g in games:
+        board = GoBoard(SIZE)
+        for colour, point in g:
+            captured += len(board.play(colour, point).captured)
+
+    def sgfmill_play() -> None:
+        for g in sgf_games:
+            board = boards.Board(SIZE)
+            play = board.play
+            for r, c, colour in g:
+                play(r, c, colour)
+
+    def goboard_play() -> None:
+        for g in games:
+            board = GoBoard(SIZE)
+            play = board.play
+            for colour, point in g:
+                play(colour, point)
+
+    def goboard_check_play() -> None:
+        for g in games:
+            board = GoBoard(SIZE)
+            for colour, point in g:
+                if board.check(colour, point).legal:
+                    board.play(colour, point)
+
+    repeats = 3 if quick else 20
+    _progress(f"{len(games)} games, {moves} moves, {captured} stones captured, best of {repeats}")
+    times = _best(
+        {
+            "sgfmill_play": sgfmill_play,
+            "goboard_play": goboard_play,
+            "goboard_check_play": goboard_check_play,
+        },
+        repeats,
+    )
+    rates = {k: round(moves / v) for k, v in times.items()}
+    doc = {
+        "games": len(games),
+        "size": SIZE,
+        "moves": moves,
+        "captured": captured,
+        "seed": SEED,
+        "repeats": repeats,
+        "moves_per_s": rates,
+        "goboard_vs_sgfmill": round(times["sgfmill_play"] / times["goboard_play"], 3),
+        "goboard_check_play_vs_sgfmill": round(
+            times["sgfmill_play"] / times["goboard_check_play"], 3
+        ),
+    }
+    _progress(f"GoBoard.play / sgfmill Board.play = {doc['goboard_vs_sgfmill']}")
+    return doc
+
+
+def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(prog="python -m tests.bench.go")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    doc = run(args.quick)
+    if emit:
+        print(json.dumps(doc, indent=2))
+    return doc
+
+
+if __name__ == "__main__":
+    main()
