@@ -266,6 +266,9 @@ class Pairing(BaseModel):
     time_control: str | None = None
     opening: str | None = Field(default=None, max_length=500, description="book exit / opening")
     pair_id: str | None = Field(default=None, max_length=64, description="TCEC game pair")
+    handicap: int = Field(
+        default=0, ge=0, le=9, description="Go: the stones Black places (0: an even game)"
+    )
 
 
 class Bye(BaseModel):
@@ -276,9 +279,11 @@ class Bye(BaseModel):
 
 
 class RoundScheduled(Event):
-    """A round (or a playoff/knockout stage) with its pairings, colours and byes."""
+    """A round (or a playoff/knockout stage) with its pairings, colours and byes. v2: each
+    pairing carries its Go `handicap` (McMahon pairing with handicaps)."""
 
     event_type: ClassVar[str] = "RoundScheduled"
+    schema_version: ClassVar[int] = 2
 
     round: int = Field(ge=1)
     stage: str = Field(default="main", min_length=1, max_length=64)
@@ -317,7 +322,9 @@ class GameStarted(Event):
 
     game_id: GameId
     fen: str | None = Field(default=None, max_length=100, description="chess: non-standard start")
-    handicap: int = Field(default=0, ge=0, le=9, description="Go handicap stones")
+    handicap: int = Field(
+        default=0, ge=0, le=9, description="Go handicap stones; 0: as the pairing says"
+    )
     source: GameSource | None = None
 
 
@@ -542,9 +549,12 @@ class AdjudicationIssued(Event):
 
 
 class SanctionIssued(Event):
-    """LGC Sanctions: advice, warning (two in one game = forfeit), game forfeit, …"""
+    """LGC Sanctions: advice, warning (two in one game = forfeit), game forfeit, …. v2 adds
+    `round`: the round a player is removed from (`removal_from_round`), or the first round an
+    expelled player misses (`expulsion`: removal from the tournament)."""
 
     event_type: ClassVar[str] = "SanctionIssued"
+    schema_version: ClassVar[int] = 2
 
     player_id: PlayerId
     game_id: GameId | None = None
@@ -559,6 +569,7 @@ class SanctionIssued(Event):
     ]
     rule: str = Field(min_length=1, max_length=200)
     text: str = Field(default="", max_length=4000)
+    round: int | None = Field(default=None, ge=1, le=1000)
 
 
 class AppealFiled(Event):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: "30k" … "1k", "1d" … "9d", "1p" … "9p"
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
@@ -18,6 +18,13 @@ RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS"]
 #: OpenGotha's default McMahon placement criteria (MMS, then SOS, then SOSOS)
 DEFAULT_CRITERIA: tuple[GoCriterion, ...] = ("MMS", "SOS", "SOSOS")
+
+
+def rank_order(rank: str) -> int:
+    """A rank's place on one scale (30k = -30 … 1k = -1, 1d = 0 … 9d = 8, professional
+    ranks above): for comparing ranks only (McMahon scores: projections/tiebreaks/mcmahon)."""
+    n, kind = int(rank[:-1]), rank[-1]
+    return -n if kind == "k" else n - 1 if kind == "d" else 8 + n
 
 
 class GoSettings(BaseModel):
@@ -90,6 +97,22 @@ class GoSettings(BaseModel):
     late_forfeit_minutes: int = Field(
         default=30, ge=1, le=600, description="LGC Timing Start: late by 30 minutes or more"
     )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GoSettings:
+        if self.mcmahon_bar is not None and rank_order(self.mcmahon_bar) < rank_order(
+            self.mcmahon_floor
+        ):
+            raise ValueError(
+                f"mcmahon_bar {self.mcmahon_bar} is below mcmahon_floor {self.mcmahon_floor}: "
+                "the bar is at or above the floor (OpenGotha)"
+            )
+        for name in ("bye_points", "absence_points"):
+            value: Decimal = getattr(self, name)
+            if (value * 2) % 1 != 0:
+                raise ValueError(f"{name} {value}: McMahon points are 0, 1/2 or 1 (OpenGotha)")
+        return self
+
     late_from: Literal["round_start", "clock_start"] = Field(
         default="clock_start",
         description="what 'late' is measured from: the clock's start (the default reading: "

@@ -73,6 +73,22 @@ def upcast_v1_v2_appeal_decided(payload: Payload) -> Payload:
     return {**payload, "committee": [], "co_opted": [], "quorum_note": ""}
 
 
+def upcast_v1_v2_round_scheduled(payload: Payload) -> Payload:
+    """RoundScheduled v2: each pairing has a Go `handicap`; a v1 pairing was even."""
+    pairings = payload.get("pairings")
+    if not isinstance(pairings, list):
+        return payload
+    return {
+        **payload,
+        "pairings": [{**p, "handicap": 0} if isinstance(p, dict) else p for p in pairings],
+    }
+
+
+def upcast_v1_v2_sanction_issued(payload: Payload) -> Payload:
+    """SanctionIssued v2 adds `round`; a v1 sanction named none."""
+    return {**payload, "round": None}
+
+
 #: (type, from_version) -> upcaster to from_version + 1
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
@@ -83,6 +99,8 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 2): upcast_v2_v3_player_registered,
     ("GameEnded", 2): upcast_v2_v3_game_ended,
     ("AppealFiled", 1): upcast_v1_v2_appeal_filed,
+    ("RoundScheduled", 1): upcast_v1_v2_round_scheduled,
+    ("SanctionIssued", 1): upcast_v1_v2_sanction_issued,
     ("AppealDecided", 1): upcast_v1_v2_appeal_decided,
 }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
@@ -81,6 +82,7 @@ def pair_next(
     expected_round: int | None = None,
     seed: str | None = None,
     attempts: int = 3,
+    scheduled_at: datetime | None = None,
 ) -> Paired:
     """Pair the next round of `stage` and append it (with its lots). `expected_round` makes a
     resend safe: if that round is already scheduled, it is returned, nothing is appended."""
@@ -106,6 +108,8 @@ def pair_next(
             rnd, lots, notes = plan(ctx, seed)
         except PairingRefused as exc:
             raise refused(exc) from None
+        if scheduled_at is not None:  # the round's start (LGC Timing "Start": lateness)
+            rnd = rnd.model_copy(update={"scheduled_at": scheduled_at})
         commands = [Command(type="LotDrawn", payload=encode_payload(lot)) for lot in lots]
         commands.append(Command(type="RoundScheduled", payload=encode_payload(rnd)))
         batch = CommandBatch(commands=commands, expected_seq=state.seq)
@@ -136,10 +140,12 @@ def round_json(rnd: ev.RoundScheduled) -> dict[str, object]:
                 "black": p.black,
                 "pair_id": p.pair_id,
                 "opening": p.opening,
+                "handicap": p.handicap,
             }
             for i, p in enumerate(rnd.pairings, start=1)
         ],
         "byes": [{"player_id": b.player_id, "kind": b.kind} for b in rnd.byes],
+        "scheduled_at": None if rnd.scheduled_at is None else rnd.scheduled_at.isoformat(),
     }
 
 

@@ -146,9 +146,8 @@ class Proposal:
     lots: tuple[LotRequest, ...] = ()
     round: ev.RoundScheduled | None = None
     notes: tuple[str, ...] = ()
-    # Go: handicap stones per game id of `round` (the weaker player Black); games not listed
-    # are even. `RoundScheduled`'s `Pairing` has no handicap field, so the edge must carry it
-    # (GameStarted.handicap) until it has one.
+    # Go: handicap stones per game id of `round` (the weaker player Black), as its pairings'
+    # `handicap`; games not listed are even.
     handicaps: Mapping[str, int] = field(default_factory=dict)
 
 

@@ -45,8 +45,7 @@ Handicap (`handicap == "rank_difference"`, OpenGotha `Tournament.gameBetween` wi
 lowest start score (OpenGotha `hdNoHdRankThreshold`; GoSettings has no threshold of its own, so
 the LGC top groups play even among themselves: "none in the top groups"); the difference less
 `handicap_correction`, never below 0, at most `handicap_ceiling`. The stronger player takes
-White and gives the stones; `Proposal.handicaps` maps the game id to them (a `Pairing` has no
-handicap field, so the edge carries it to `GameStarted.handicap`).
+White and gives the stones: `Pairing.handicap` (and `Proposal.handicaps`, by game id).
 
 Colours of an even game (OpenGotha `gameBetween`, `Pairing.wbBalance`): the player who has had
 White less often (whites minus blacks over the even games played over the board) takes White;
@@ -322,7 +321,9 @@ def propose(ctx: PairingContext) -> Proposal:
     for board, (a, b) in enumerate(pairs, start=1):
         white, black, stones, why = _game(ctx, settings, scores, threshold, pos, a, b)
         gid = game_id(ctx.stage, ctx.round, board)
-        pairings.append(ev.Pairing(game_id=gid, white=white, black=black, board=board))
+        pairings.append(
+            ev.Pairing(game_id=gid, white=white, black=black, board=board, handicap=stones)
+        )
         if stones:
             handicaps[gid] = stones
             notes.append(f"board {board}: {white} (White) gives {black} {why}")

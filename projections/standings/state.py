@@ -56,7 +56,8 @@ class GameRecord:
     results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     move_ids: list[UUID] = field(default_factory=list)
-    handicap: int = 0  # Go handicap stones of the GameStarted in force
+    handicap: int = 0  # Go handicap stones: the GameStarted's in force, else the pairing's
+    paired_handicap: int = 0  # the RoundScheduled's (Pairing.handicap)
 
 
 @dataclass
@@ -177,6 +178,8 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
             pair_id=p.pair_id,
             opening=p.opening,
             scheduled_seq=seq,
+            handicap=p.handicap,
+            paired_handicap=p.handicap,
         )
         ids.append(p.game_id)
     byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]
@@ -189,7 +192,7 @@ def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) ->
     if game is not None and not game.started and not game.results:  # decider: "scheduled"
         game.started = True
         game.fen = event.fen
-        game.handicap = event.handicap
+        game.handicap = event.handicap or game.paired_handicap  # 0: as paired
         state.start_game[event_id] = event.game_id
 
 
@@ -201,6 +204,50 @@ def _(event: ev.MovePlayed, state: StandingsState, event_id: UUID, seq: int) -> 
         game.moves.append(event.uci or event.point or "?")
         game.move_ids.append(event_id)
         state.move_game[event_id] = event.game_id
+
+
+def _truncate(state: StandingsState, game: GameRecord, keep: int) -> None:
+    """Only the first `keep` moves stay in force (a Go game unwound or restarted)."""
+    for mid in game.move_ids[keep:]:
+        state.move_game.pop(mid, None)
+    del game.moves[keep:]
+    del game.move_ids[keep:]
+
+
+@_apply.register
+def _(event: ev.IllegalMoveNoticed, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # LGC Irregularities "Illegal move": unwound to the position just before it (the decider
+    # derives `unwound`).
+    game = state.games.get(event.game_id)
+    if game is not None and event.unwound and 1 <= event.ply <= len(game.moves):
+        _truncate(state, game, event.ply - 1)
+
+
+@_apply.register
+def _(event: ev.ColourErrorNoticed, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # LGC Irregularities "Colour or handicap error": a restart, or the pairing amended to the
+    # colours and handicap actually used.
+    game = state.games.get(event.game_id)
+    if game is None or event.black not in (game.white, game.black):
+        return
+    if event.restarted:
+        _truncate(state, game, 0)
+        return
+    if event.black != game.black:
+        game.white, game.black = game.black, game.white
+    game.handicap = event.handicap
+
+
+@_apply.register
+def _(event: ev.PositionDisturbed, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # LGC Irregularities "Position disturbance" 3 (unwind) and 5 (restart) change the record.
+    game = state.games.get(event.game_id)
+    if game is None:
+        return
+    if event.procedure == "unwind" and event.to_ply is not None:
+        _truncate(state, game, event.to_ply)
+    elif event.procedure == "restart":
+        _truncate(state, game, 0)
 
 
 def _result(
@@ -269,7 +316,7 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
         if not game.moves:  # the decider's retraction.game_has_moves: no effect
             game.started = False
             game.fen = None
-            game.handicap = 0
+            game.handicap = game.paired_handicap
     if target in state.rounds:
         ids, _ = state.rounds.pop(target)
         for gid in ids:

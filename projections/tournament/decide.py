@@ -234,6 +234,13 @@ def _(proposed: ev.GameStarted, state: TournamentState) -> list[ev.Event]:
             raise Rejected("game.bad_fen", "payload.fen", str(exc)) from None
     if proposed.handicap and state.game_kind != "go":
         raise Rejected("game.wrong_kind", "payload.handicap", "handicap stones are for Go")
+    if proposed.handicap and game.handicap and proposed.handicap != game.handicap:
+        raise Rejected(
+            "game.handicap_mismatch",
+            "payload.handicap",
+            f"{game.game_id} is paired with {game.handicap} stones (0 here: as paired); a game "
+            "started with another handicap is a ColourErrorNoticed (LGC Irregularities)",
+        )
     return [proposed]
 
 
@@ -274,7 +281,7 @@ def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
     go = game.go
     if go is None and not game.started:  # a first move starts the game (as the fold does)
         size = state.created.board_size if state.created is not None else 19
-        go = go_play.GoGame.start(size, 0, time_control_of(state, game))
+        go = go_play.GoGame.start(size, game.handicap, time_control_of(state, game))
     if go is None or move.point is None:
         return [move]
     if go.clock_paused:
@@ -413,7 +420,8 @@ def _(proposed: ev.RoundSkipped, state: TournamentState) -> list[ev.Event]:
         from projections.pairing import mcmahon  # the McMahon groups (pairing imports us not)
 
         settings = _go_settings(state)
-        ranks = {pid: p.go_rank for pid, p in state.players.items() if not p.withdrawn}
+        # The groups are fixed at the start (as the pairing and the standings read them).
+        ranks = {pid: p.go_rank for pid, p in state.players.items()}
         if proposed.player_id in mcmahon.top_group(settings, ranks):
             raise Rejected(
                 "round_skip.top_group",
@@ -651,6 +659,8 @@ def _(proposed: ev.AdjudicationIssued, state: TournamentState) -> list[ev.Event]
 @_decide.register
 def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
     _known_player(state, proposed.player_id, "payload.player_id")
+    if proposed.level in ("removal_from_round", "expulsion"):
+        return _removal(proposed, state)
     if proposed.game_id is None:
         if proposed.level == "game_forfeit":
             raise Rejected("sanction.no_game", "payload.game_id", "a game forfeit names the game")
@@ -701,6 +711,45 @@ def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
             )
         )
     return out
+
+
+def _removal(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
+    """LGC Sanctions "Other sanctions": "removal from rounds or removal from the tournament".
+    Removal from a round not yet paired: the player is not paired in it (Go: a RoundSkipped
+    naming the sanction); removal from the tournament: a PlayerWithdrew from `round` (none:
+    at once), so no later round pairs them."""
+    player = state.players[proposed.player_id]
+    if player.withdrawn:
+        raise Rejected("player.withdrawn", "payload.player_id", f"{player.player_id} withdrew")
+    reason = f"sanction: {proposed.rule}" + (f": {proposed.text}" if proposed.text else "")
+    if proposed.level == "expulsion":
+        withdrawn = ev.PlayerWithdrew(
+            player_id=proposed.player_id, from_round=proposed.round, reason=reason[:2000]
+        )
+        return [proposed, withdrawn]
+    if proposed.round is None:
+        raise Rejected(
+            "sanction.no_round", "payload.round", "a removal from a round names the round"
+        )
+    for key in state.rounds:
+        if key[1] == proposed.round and state.player_in_round(key, proposed.player_id):
+            raise Rejected(
+                "round.already_paired",
+                "payload.round",
+                f"{proposed.player_id} is paired in round {proposed.round}: forfeit the game "
+                "instead (level game_forfeit)",
+            )
+    if state.game_kind != "go":
+        return [proposed]  # chess: recorded; the arbiter pairs the round without them
+    skipped = ev.RoundSkipped(
+        player_id=proposed.player_id,
+        round=proposed.round,
+        notice="exceptional",
+        reason=reason[:2000],
+    )
+    if (proposed.round, proposed.player_id) in state.skipped:
+        return [proposed]
+    return [proposed, skipped]
 
 
 def _forfeited_by_the_other(game: GameState, player_id: str) -> bool:

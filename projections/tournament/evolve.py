@@ -119,6 +119,7 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
             # LGC: in an even Go game Black plays first; chess: White.
             first_to_move="black" if state.game_kind == "go" else "white",
             scheduled_at=event.scheduled_at,
+            handicap=p.handicap,
         )
         ids.append(p.game_id)
     state.rounds[key] = ids
@@ -151,10 +152,11 @@ def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> No
         game.adjudicator = new_adjudicator(state, game)
     else:
         # LGC / Japanese convention: with handicap stones White moves first, else Black.
-        game.first_to_move = "white" if event.handicap >= 2 else "black"
+        handicap = event.handicap or game.handicap  # 0: as the pairing says
+        game.first_to_move = "white" if handicap >= 2 else "black"
         size = state.created.board_size if state.created is not None else 19
         try:
-            game.go = GoGame.start(size, event.handicap, time_control_of(state, game))
+            game.go = GoGame.start(size, handicap, time_control_of(state, game))
         except ValueError:  # a handicap without fixed points on this size: no board kept
             game.go = None
 

@@ -72,6 +72,7 @@ class GameState:
     # Go: the board and the record's legality (projections/tournament/go_play.py).
     go: GoGame | None = None
     scheduled_at: datetime | None = None  # the round's start (LGC Timing "Start")
+    handicap: int = 0  # Go: the pairing's handicap stones
     clock_started_at: datetime | None = None  # a ClockStarted: this board's own start
 
     @property

@@ -7,6 +7,7 @@ round robin, the rounds to come, or the knockout bracket so far."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -32,6 +33,15 @@ def pair(
     seed: Annotated[
         str | None, typer.Option(help="seed for the lots (default: random; always recorded)")
     ] = None,
+    at: Annotated[
+        datetime | None,
+        typer.Option(
+            "--at",
+            help="the round's start, ISO 8601 with a UTC offset (Go: lateness is measured "
+            "from it, LGC Timing 'Start')",
+            formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M%z"],
+        ),
+    ] = None,
     as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
@@ -43,7 +53,13 @@ def pair(
     with local_log(backend, db) as log:
         service = CommandService(log)
         paired = pair_next(
-            service, tournament, local_actor(), stage=stage, expected_round=rnd, seed=seed
+            service,
+            tournament,
+            local_actor(),
+            stage=stage,
+            expected_round=rnd,
+            seed=seed,
+            scheduled_at=at,
         )
         state = fold_known(log, tournament, None, "pairing")
     body = paired_json(paired)
@@ -64,11 +80,16 @@ def pair(
             f"{' '.join(lot['outcome'])} (seed {lot['seed']})"
         )
     table = Table(show_edge=False)
-    for col in ("board", "white", "black", "game"):
+    go = any(p.handicap for p in r.pairings)
+    for col in ("board", "white", "black", "game", *(("handicap",) if go else ())):
         table.add_column(col)
     for i, p in enumerate(r.pairings, start=1):
         table.add_row(
-            str(p.board or i), names.get(p.white, p.white), names.get(p.black, p.black), p.game_id
+            str(p.board or i),
+            names.get(p.white, p.white),
+            names.get(p.black, p.black),
+            p.game_id,
+            *((str(p.handicap) if p.handicap else "even",) if go else ()),
         )
     for b in r.byes:
         table.add_row("–", names.get(b.player_id, b.player_id), f"bye ({b.kind})", "")

@@ -516,3 +516,42 @@ def test_position_disturbance_continue_with_the_position_as_is():
     )
     board = state.games["g1"].go.board
     assert board.colour_at((1, 2)) == "black" and board.colour_at((5, 5)) is None
+
+
+# -- the standings fold reads the irregularities as the decider's fold does -----------------
+
+
+@pytest.mark.parametrize(
+    "irregularity",
+    [
+        ev.IllegalMoveNoticed(game_id="g1", ply=9, noticed_by="white"),
+        ev.ColourErrorNoticed(game_id="g1", black="a"),
+        ev.PositionDisturbed(game_id="g1", procedure="unwind", to_ply=4),
+        ev.PositionDisturbed(game_id="g1", procedure="restart"),
+    ],
+    ids=["illegal-unwound", "colours-amended", "unwind", "restart"],
+)
+def test_both_folds_agree_on_go_irregularities(irregularity):
+    from test_folds_agree import assert_agree
+
+    history = [*opening(), *stones([*KO, "E4", "A1"])]
+    out = decide(given(*history), irregularity)
+    assert_agree(recorded("t1", [*history, *out]))
+
+
+def test_removal_from_a_round_and_from_the_tournament_lgc_sanctions():
+    base = opening()[:3]
+    removal = ev.SanctionIssued(
+        player_id="b", level="removal_from_round", rule="LGC Sanctions", round=2
+    )
+    out = decide(given(*base), removal)
+    assert isinstance(out[1], ev.RoundSkipped)
+    assert (out[1].round, out[1].notice) == (2, "exceptional")
+    with pytest.raises(Rejected) as err:
+        decide(given(*base), removal.model_copy(update={"round": None}))
+    assert err.value.rule == "sanction.no_round"
+    expelled = ev.SanctionIssued(player_id="a", level="expulsion", rule="LGC Sanctions", round=3)
+    out = decide(given(*base), expelled)
+    assert isinstance(out[1], ev.PlayerWithdrew) and out[1].from_round == 3
+    state = given(*base, *out)
+    assert state.players["a"].withdrawn

@@ -510,3 +510,17 @@ def test_rich_instance_round_trips_through_stored_bytes(event: Event):
     assert back.to_bytes() == stored
     assert decode(back) == event
     assert encode_payload(decode(back)) == env.payload
+
+
+def test_go_settings_refuse_a_bar_below_the_floor_and_odd_mcmahon_points():
+    from events_schema.go import GoSettings
+
+    with pytest.raises(
+        pydantic.ValidationError, match="mcmahon_bar 20k is below mcmahon_floor 10k"
+    ):
+        GoSettings(mcmahon_bar="20k", mcmahon_floor="10k")
+    with pytest.raises(pydantic.ValidationError, match=r"bye_points 0\.3"):
+        GoSettings(bye_points=Decimal("0.3"))
+    with pytest.raises(pydantic.ValidationError, match="pattern"):
+        GoSettings(mcmahon_bar="31k")
+    assert GoSettings(mcmahon_bar="1d", mcmahon_floor="20k").mcmahon_bar == "1d"
