@@ -523,9 +523,12 @@ class EngineCrashed(Event):
 
 
 class ServerInterrupted(Event):
-    """TCEC Swiss 7.b: what the adjudication of an interruption needs to know."""
+    """TCEC Swiss 7.b: what the adjudication of an interruption needs to know. v2 adds
+    `web_server_only`: scenario i ("If the web server crashes, the game continues unaffected,
+    and broadcasting will be resumed as soon as possible")."""
 
     event_type: ClassVar[str] = "ServerInterrupted"
+    schema_version: ClassVar[int] = 2
 
     game_id: GameId
     ply: int = Field(ge=0)
@@ -534,6 +537,7 @@ class ServerInterrupted(Event):
     black_eval_cp: int | None = None
     pieces_on_board: int = Field(ge=2, le=32)
     detail: str = Field(default="", max_length=2000)
+    web_server_only: bool = False
 
 
 class AdjudicationIssued(Event):

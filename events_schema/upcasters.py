@@ -89,6 +89,11 @@ def upcast_v1_v2_sanction_issued(payload: Payload) -> Payload:
     return {**payload, "round": None}
 
 
+def upcast_v1_v2_server_interrupted(payload: Payload) -> Payload:
+    """ServerInterrupted v2 adds `web_server_only`; a v1 interruption was the game server's."""
+    return {**payload, "web_server_only": False}
+
+
 #: (type, from_version) -> upcaster to from_version + 1
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
@@ -101,6 +106,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("AppealFiled", 1): upcast_v1_v2_appeal_filed,
     ("RoundScheduled", 1): upcast_v1_v2_round_scheduled,
     ("SanctionIssued", 1): upcast_v1_v2_sanction_issued,
+    ("ServerInterrupted", 1): upcast_v1_v2_server_interrupted,
     ("AppealDecided", 1): upcast_v1_v2_appeal_decided,
 }
 

@@ -980,6 +980,33 @@ def _(proposed: ev.PositionDisturbed, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
+#: TCEC Swiss 7.c (= Cup 7.c, FRD 7.c): "Whether a game is immediately restarted or played
+#: rather at the end of the round will be decided by the responsible TCEC staff."
+RESTART_WHEN = ("now", "end_of_round")
+
+
+def _restart_ruling(proposed: ev.RulingIssued, state: TournamentState) -> None:
+    """A staff ruling `subject="restart"`, `decision={"game_id": G, "restart_at": "now" |
+    "end_of_round"}` on a game a server interruption left to restart (7.b.v)."""
+    gid = proposed.decision.get("game_id")
+    when = proposed.decision.get("restart_at")
+    game = state.games.get(gid) if isinstance(gid, str) else None
+    if game is None:
+        raise Rejected("ruling.unknown_game", "payload.decision.game_id", f"no game {gid!r}")
+    if not game.restart_pending:
+        raise Rejected(
+            "ruling.no_restart",
+            "payload.decision.game_id",
+            f"{gid} has no restart adjudication (TCEC Swiss 7.b.v) waiting to be played",
+        )
+    if when not in RESTART_WHEN:
+        raise Rejected(
+            "ruling.restart_when",
+            "payload.decision.restart_at",
+            f"{when!r}: 'now' or 'end_of_round' (TCEC Swiss 7.c: decided by the staff)",
+        )
+
+
 @_decide.register
 def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
     if proposed.ruling_id in state.rulings:
@@ -1001,6 +1028,8 @@ def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
                 f"payload.decision.{KEY}",
                 f"{RULE} invalidates pairings made while the tournament was NOT paused",
             )
+    if proposed.subject == "restart":
+        _restart_ruling(proposed, state)
     if proposed.subject == "tiebreak_edition":  # projections/tiebreaks/editions.py
         edition = proposed.decision.get("edition")
         if edition not in ("fide-2024", "fide-2026"):

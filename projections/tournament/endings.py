@@ -102,7 +102,9 @@ def interruption_adjudication(
     if created is None or created.adjudication != "rules" or created.game != "chess":
         return None
     try:
-        ruling = interruption_ruling(facts, created.rules_preset, board=game.board)
+        ruling = interruption_ruling(
+            facts, created.rules_preset, web_server_only=facts.web_server_only, board=game.board
+        )
     except (KeyError, ValueError):
         return None
     return ruling.adjudication(game.game_id)

@@ -186,6 +186,7 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
         game.go.play(event.point, event.move_time_ms, event.clock_ms)
     game.moves.append(event.uci or event.point or "?")
     game.move_event_ids.append(rec.envelope.event_id)
+    game.restart_pending = False  # play went on (a 7.b.v restart was played)
 
 
 @_apply.register
@@ -374,8 +375,19 @@ def _(event: ev.PositionDisturbed, state: TournamentState, rec: Recorded) -> Non
 
 
 @_apply.register
+def _(event: ev.AdjudicationIssued, state: TournamentState, rec: Recorded) -> None:
+    game = state.games.get(event.game_id)
+    if game is not None and event.outcome == "restart":  # TCEC Swiss 7.b.v
+        game.restart_pending, game.restart_at = True, None
+
+
+@_apply.register
 def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
     state.rulings.add(event.ruling_id)
+    if event.subject == "restart" and isinstance(event.decision.get("game_id"), str):
+        game = state.games.get(event.decision["game_id"])
+        if game is not None and game.restart_pending:  # TCEC Swiss 7.c
+            game.restart_at = str(event.decision.get("restart_at"))
     target = invalidated_round(event)
     if target is not None:
         state.invalidations[rec.envelope.event_id] = target

@@ -73,6 +73,9 @@ class GameState:
     go: GoGame | None = None
     scheduled_at: datetime | None = None  # the round's start (LGC Timing "Start")
     handicap: int = 0  # Go: the pairing's handicap stones
+    # TCEC Swiss 7.b.v: a restart adjudicated, not yet played on; 7.c: when (a staff ruling)
+    restart_pending: bool = False
+    restart_at: str | None = None
     clock_started_at: datetime | None = None  # a ClockStarted: this board's own start
 
     @property

@@ -35,7 +35,16 @@ if str(_repo) not in sys.path:
 
 from sgfmill import boards  # noqa: E402
 
+from events_schema import events as ev  # noqa: E402
 from projections.go import Colour, GoBoard, Point  # noqa: E402
+from projections.go.board import format_point  # noqa: E402
+from projections.tournament import fold  # noqa: E402
+
+if str(_repo / "tests") not in sys.path:
+    sys.path.insert(0, str(_repo / "tests"))
+from builders import recorded  # noqa: E402
+
+from events_schema.registry import Recorded  # noqa: E402
 
 SEED = 20260511
 SIZE = 19
@@ -89,6 +98,30 @@ def _best(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float
     return best
 
 
+def _tournament(games: list[list[tuple[Colour, Point]]]) -> list[Recorded]:
+    """The games as one Go tournament's log: creation, players, a round, the moves."""
+    events: list[ev.Event] = [
+        ev.TournamentCreated(name="bench", game="go", format="mcmahon", board_size=SIZE)
+    ]
+    pairs = [(f"g{i}", f"w{i}", f"b{i}") for i in range(len(games))]
+    for _, w, b in pairs:
+        events += [
+            ev.PlayerRegistered(player_id=w, name=w),
+            ev.PlayerRegistered(player_id=b, name=b),
+        ]
+    events.append(
+        ev.RoundScheduled(
+            round=1, pairings=[ev.Pairing(game_id=g, white=w, black=b) for g, w, b in pairs]
+        )
+    )
+    for (gid, _, _), g in zip(pairs, games, strict=True):
+        events += [
+            ev.MovePlayed(game_id=gid, ply=i, colour=colour, point=format_point(p, SIZE))
+            for i, (colour, p) in enumerate(g, start=1)
+        ]
+    return recorded("bench-go", events)
+
+
 def run(quick: bool) -> dict[str, Any]:
     """The benchmark document. `quick`: fewer repeats (a smoke run)."""
     games = random_games()
@@ -121,6 +154,14 @@ def run(quick: bool) -> dict[str, Any]:
                 if board.check(colour, point).legal:
                     board.play(colour, point)
 
+    records = _tournament(games)
+    n_records = len(records)
+
+    def tournament_fold() -> None:
+        # The decider's fold of the whole log: every MovePlayed through evolve (board,
+        # legality, superko keys, the record), as a replay or a command path pays it.
+        fold(records)
+
     repeats = 3 if quick else 20
     _progress(f"{len(games)} games, {moves} moves, {captured} stones captured, best of {repeats}")
     times = _best(
@@ -128,9 +169,11 @@ def run(quick: bool) -> dict[str, Any]:
             "sgfmill_play": sgfmill_play,
             "goboard_play": goboard_play,
             "goboard_check_play": goboard_check_play,
+            "tournament_fold": tournament_fold,
         },
         repeats,
     )
+    times["tournament_fold"] *= moves / n_records  # per move: the few other events excluded
     rates = {k: round(moves / v) for k, v in times.items()}
     doc = {
         "games": len(games),
@@ -144,6 +187,7 @@ def run(quick: bool) -> dict[str, Any]:
         "goboard_check_play_vs_sgfmill": round(
             times["sgfmill_play"] / times["goboard_check_play"], 3
         ),
+        "tournament_fold_vs_sgfmill": round(times["sgfmill_play"] / times["tournament_fold"], 3),
     }
     _progress(f"GoBoard.play / sgfmill Board.play = {doc['goboard_vs_sgfmill']}")
     return doc

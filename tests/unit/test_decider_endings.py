@@ -152,6 +152,13 @@ def test_a_server_interruption_brings_its_adjudication_in_the_same_batch():
     assert len(decide(given(*manual), _interrupted(1100, 1050, 40, 20))) == 1
 
 
+def test_a_web_server_crash_leaves_the_game_unaffected_tcec_swiss_7b_i():
+    history = [*opening(rules_preset="tcec-swiss"), *moves(["e2e4", "e7e5"])]
+    web = _interrupted(1100, 1050, 40, 20).model_copy(update={"web_server_only": True})
+    assert decide(given(*history), web) == [web]  # scenario ii would have scored a win
+    assert len(decide(given(*history), _interrupted(1100, 1050, 40, 20))) == 3
+
+
 def test_engine_crash_is_a_loss_appended_with_the_crash_tcec_swiss_7a():
     history = opening(rules_preset="tcec-swiss") + moves(["e2e4"])
     crash = ev.EngineCrashed(game_id="g1", player_id="b", ply=1, detail="stalled connection")
@@ -172,3 +179,30 @@ def test_engine_crash_ends_nothing_when_endings_are_entered_by_hand_or_the_prese
         crash
     ]
     assert decide(given(*opening()), crash) == [crash]  # FIDE Laws: no crash rule
+
+
+def test_the_staff_decide_when_a_restart_is_played_tcec_swiss_7c():
+    history = [*opening(rules_preset="tcec-swiss"), *moves(["e2e4", "e7e5"])]
+    out = decide(given(*history), _interrupted(300, 250, 40, 20))  # v: restart
+    assert out[1].outcome == "restart"  # type: ignore[union-attr]
+
+    def ruling(when: str, gid: str = "g1") -> ev.RulingIssued:
+        return ev.RulingIssued(
+            ruling_id=f"r-{when}",
+            by="TCEC staff",
+            subject="restart",
+            rule="tcec-rules Swiss 7.c",
+            text="restart",
+            decision={"game_id": gid, "restart_at": when},
+        )
+
+    with pytest.raises(Rejected) as err:  # no restart waiting before the interruption
+        decide(given(*history), ruling("now"))
+    assert err.value.rule == "ruling.no_restart"
+    state = given(*history, *out)
+    with pytest.raises(Rejected) as err:
+        decide(state, ruling("tomorrow"))
+    assert err.value.rule == "ruling.restart_when"
+    assert decide(state, ruling("end_of_round")) == [ruling("end_of_round")]
+    state = given(*history, *out, ruling("end_of_round"))
+    assert state.games["g1"].restart_at == "end_of_round"
