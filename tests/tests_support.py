@@ -2,6 +2,7 @@
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from events_schema import Actor
 
@@ -25,3 +26,25 @@ def tail_logs(folder: Path) -> str:
         f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
         for p in sorted(folder.glob("*.log"))
     )
+
+
+def cli_db(tmp_path: Path, monkeypatch: Any) -> Path:
+    """An embedded log for CLI tests: `ARBITER_DB` and `ARBITER_DATA` point into `tmp_path`."""
+    path = tmp_path / "events.sqlite3"
+    monkeypatch.setenv("ARBITER_DB", str(path))
+    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
+    return path
+
+
+def append_events(db: Path, tid: str, *events: Any) -> None:
+    """Append `events` to `tid` in `db` as one batch through the command path (as the admin)."""
+    from builders import batch
+
+    from services.commands import CommandService
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    log = SQLiteEventLog(db)
+    try:
+        CommandService(log).handle(tid, batch(*events), ADMIN_ACTOR)
+    finally:
+        log.close()

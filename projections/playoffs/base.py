@@ -130,6 +130,23 @@ class PlayoffView:
         top = self.final_order[0]
         return top[0] if len(top) == 1 else None
 
+    def stage(self, name: str) -> StageView | None:
+        """The stage of that name, or None while the playoff has not reached it."""
+        return next((s for s in self.stages if s.name == name), None)
+
+    def lots_required(
+        self, *, subject: str | None = None, stage: str | None = None
+    ) -> list[Requirement]:
+        """The lots `required_next` asks for, for a subject and/or a stage."""
+        return [
+            r
+            for r in self.required_next
+            if r.kind == "lot"
+            and r.lot is not None
+            and (subject is None or r.lot.get("subject") == subject)
+            and (stage is None or r.stage == stage)
+        ]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,

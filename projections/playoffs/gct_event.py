@@ -35,6 +35,8 @@ The machine, step by step:
       the game was scheduled with as that choice.
    d. 2.5.1 White 5 min, Black 4 min, +2 s from move 61; 2.5.2 a draw is a win for Black.
    e. Winners and byes go on to round k+1, until one player is left: the winner (2.6/3.6).
+   f. The round's schedule requirement (`ScheduleWithByes`) prescribes one `RoundScheduled`
+      with its games and its byes, `byes=[Bye(player_id, kind="advance")]`.
 4. Final order (reading): the winner first; then the players knocked out of the Armageddon
    rounds, a later round ranking higher and players out in the same round sharing; then those
    the round robin left behind, by round-robin score (equal scores share). 2.6/3.6 share every
@@ -55,7 +57,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from events_schema.events import TimeControl
 from projections.outcome import STANDARD, game_points, outcomes
@@ -150,6 +152,26 @@ def armageddon_winner(game: PlannedGame) -> str | None:
 
 LotPurpose = Literal["pairing_numbers", "bye", "coin_toss"]
 
+#: The kind of the byes of an Armageddon round: the player goes on to the next round without
+#: playing (2.4.1/3.4.1); no game point is scored (the playoff is not the main stage).
+BYE_KIND = "advance"
+
+
+@dataclass(frozen=True)
+class ScheduleWithByes(Requirement):
+    """A schedule requirement whose `RoundScheduled` also carries byes: an Armageddon round
+    with byes by lot (2.4.1/3.4.1) prescribes its games and its byes in one event,
+    `RoundScheduled(stage, round, pairings=games, byes=[Bye(player_id, kind="advance")])`, so
+    nothing is added by hand. `round` is the round of that event (the games' round)."""
+
+    byes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **super().as_dict(),
+            "byes": [{"player_id": p, "kind": BYE_KIND} for p in self.byes],
+        }
+
 
 class _Machine(Machine):
     """One recomputation of the playoff; collects stages, requirements and notes."""
@@ -216,6 +238,15 @@ class _Machine(Machine):
             result=result_of(self.state, game_id),
             scheduled=True,
         )
+
+    def byes_given(self, stage: str) -> set[str]:
+        """The players a RoundScheduled of `stage` in force already gives a bye."""
+        return {
+            b.player_id
+            for _ids, byes in self.state.rounds.values()
+            for b in byes
+            if b.stage == stage
+        }
 
     def seated_right(self, stage: str, games: Sequence[PlannedGame], players: list[str]) -> bool:
         """The games as scheduled seat only the stage's players, each once per round; a
@@ -373,15 +404,22 @@ class _Machine(Machine):
         if todo and tossed_all and not self.stuck:
             later = max((g.round for g in games if g.scheduled), default=0) + 1
             todo = tuple(dataclasses.replace(g, round=later) for g in todo)
-            bye_text = f"; byes (kind 'advance') for {', '.join(byes)}" if byes else ""
+            # The byes go in the same RoundScheduled as the games, unless an earlier
+            # RoundScheduled of the stage already gave them.
+            given = self.byes_given(stage)
+            to_give = tuple(p for p in byes if p not in given)
+            bye_text = (
+                f"; with the byes (kind {BYE_KIND!r}) of {', '.join(to_give)}" if to_give else ""
+            )
             self.required.append(
-                Requirement(
+                ScheduleWithByes(
                     "schedule",
                     stage,
                     f"schedule Armageddon round {k} (stage {stage!r}, White 5', Black 4', "
                     f'+2" from move 61, {sec.art("5.1")}; the toss winner chose White unless '
                     f"scheduled otherwise{bye_text})",
                     games=todo,
+                    byes=to_give,
                 )
             )
             by_id = {g.game_id: g for g in todo}

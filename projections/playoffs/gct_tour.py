@@ -295,10 +295,10 @@ class _Run(Machine):
                 if prev.players != frozenset(tie.players)
                 else f"{tie.rr - 1} round robins were played (an even number)"
             )
-            self.notes.append(f"GCT 4.{9 if tie.rr == 2 else 11}: {stage}: {why}: fresh lot")
+            self.notes.append(f"GCT {_colours_article(tie.rr)}: {stage}: {why}: fresh lot")
         lot = self._lot(stage, tie.players)
         if lot is None:
-            article = "4.7" if tie.rr == 1 else ("4.9" if tie.rr == 2 else "4.11")
+            article = _lot_article(tie.rr)
             create = (
                 ""
                 if self.state is not None
@@ -401,6 +401,19 @@ class _Run(Machine):
 
 def _article(rr: int) -> str:
     return {1: "7", 2: "8"}.get(rr, "10" if rr == 3 else "11")
+
+
+def _lot_article(rr: int) -> str:
+    """The article under which round robin `rr` draws its pairing numbers afresh: 4.7 (the
+    first), 4.9 (a second with other players), 4.10 (the first blitz one, after two round
+    robins: 4.9's reversal is only for the second), 4.11 (further blitz ones)."""
+    return {1: "4.7", 2: "4.9", 3: "4.10"}.get(rr, "4.11")
+
+
+def _colours_article(rr: int) -> str:
+    """Why round robin `rr` is not a colour reversal: 4.9 for the second; 4.10 for the third
+    (a new blitz round robin; 4.11 reverses colours only after an odd number); 4.11 after."""
+    return {2: "4.9", 3: "4.10, 4.11"}.get(rr, "4.11")
 
 
 # --- the view ----------------------------------------------------------------------------------

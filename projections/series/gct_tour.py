@@ -5,10 +5,14 @@ share the points of the places they occupy (2.8/3.8) and a tie for first shares 
 places 1…k whatever the playoff decides (2.7/3.7). An event's own `points_table` (or a
 correction ruling's) applies; an event without one uses the series' `SeriesCreated.points_table`.
 
-Overall places are by total points, players level sharing the place (1, 2, 2, 4). Ties that
-cover first or third place are flagged for the §4 playoff (4.1; 4.5: a 1st–2nd tie and a
-3rd-and-below tie are separate playoffs); other ties stay shared (4.2). The rows are what the
-§4 playoff machine and `tour_bonus_split` (4.2: bonus split by these pre-playoff places) take.
+Overall places are by total points, players level sharing the place (1, 2, 2, 4). Which ties
+the §4 playoff breaks is the reading pinned in rules/README "GCT overall standings (4.x)", the
+cutting rule of the playoff machine (`projections.playoffs.gct_tour.played_off`), so the two
+never disagree: a tie that includes 1st place is played off (4.1); a tie that straddles 3rd
+place (2–4, 3–4, 3–5, …) is played off for 3rd (4.1); a tie for 2nd that stays inside the top
+three (2–3) is not broken, nor is a tie wholly below 3rd (4.2). 4.5: a 1st-place tie and a
+3rd-place tie are separate playoffs. The rows are what the §4 playoff machine and
+`tour_bonus_split` (4.2: bonus split by these pre-playoff places) take.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from events_schema.events import SeriesCreated
+from projections.playoffs.gct_tour import TOP_THREE, WINNER, played_off
 from projections.prizes.common import Block, points_str
 from projections.prizes.gct import event_split
 from projections.series.common import Entry, EventStanding, ordered_blocks, read_entries
@@ -75,8 +80,8 @@ class TourTie:
     last_place: int
     players: tuple[str, ...]
     points: Fraction
-    covers_first: bool
-    covers_third: bool
+    covers_first: bool  # the tie includes 1st place (4.1)
+    covers_third: bool  # the tie straddles 3rd place: who is in the first three (4.1, 4.3)
     article: str
     text: str
 
@@ -179,14 +184,23 @@ def gct_tour_table(
     for b, members in enumerate(ranked):
         block = Block(place, tuple(members))
         pts = totals[members[0]]
-        covers_first = block.shared and block.first == 1
-        covers_third = block.shared and block.first <= 3 <= block.last
+        # The pinned reading (rules/README "GCT overall standings (4.x)"), as the playoff
+        # machine cuts: a boundary k is straddled when first <= k < last.
+        covers_first = block.shared and block.first <= WINNER < block.last
+        covers_third = block.shared and block.first <= TOP_THREE < block.last
         playoff = _PLAYOFF.get((covers_first, covers_third))
+        assert bool(playoff) == (block.shared and played_off(block.first, block.last))
         if block.shared:
             if playoff:
                 text = (
                     f"GCT 4.1: tie for places {block.label()} on {points_str(pts)} points covers "
                     f"{playoff} place: broken by playoff (4.5: separate from any other tie)"
+                )
+            elif block.last <= TOP_THREE:
+                text = (
+                    f"GCT 4.2: tie for places {block.label()} on {points_str(pts)} points is a "
+                    "tie for second place inside the top three: not broken; the places stay "
+                    "shared"
                 )
             else:
                 text = (

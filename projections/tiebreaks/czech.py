@@ -282,9 +282,12 @@ def last_game_winner(
     order of the result) is ahead; a drawn last game passes to the one before, and so on. It
     gives no value (separates nobody) to a larger group, to a pair whose head-to-head was not
     level (the head-to-head itself decides that), or when every game between them was drawn
-    (e.g. a single 0.5:0.5).
+    (e.g. a single 0.5:0.5). For a larger group it only shows, per pair, the game that decides
+    as the chain applies it (`_last_game_as_applied`: display only).
     """
     none = {p: Value(None, NO_VALUE) for p in group}
+    if len(group) > 2:
+        return _last_game_as_applied(ct, group, params)
     if len(group) != 2:
         return none
     a, b = sorted(group)
@@ -303,6 +306,34 @@ def last_game_winner(
                 loser: Value(0, f"lost round {g.round}"),
             }
     return none
+
+
+def _last_game_as_applied(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """A group of three or more: the rule separates nobody in it (every key is None, so a
+    ranking is never changed by it), but the standings' column, which asks over a whole points
+    group, shows the rule as the chain applies it: to each pair the criteria before it leave
+    level. That is the rulebook's chain (A for one cycle, B for more: `PRESETS`) up to this
+    criterion, run over the group; each pair still level at its end shows its last decisive
+    game ("won round 10" / "lost round 10"), everyone else "–". A group level on every
+    earlier criterion (as when the chain itself reaches this rule with three players) stays
+    one block: all "–". Memoised per crosstable and group (a pure function of both)."""
+
+    def compute() -> dict[str, Value]:
+        preset = PRESETS["czech-multi" if len(cycles(ct)) > 1 else "czech-single"]
+        names = [s.name for s in preset.specs]
+        before = names[: names.index("czech-last-game-winner")]
+        ranking = rank(ct, _chain(*before, "shared-place"), group)
+        shown = {p: NO_VALUE for p in group}
+        for block in ranking.blocks:
+            if len(block) == 2:
+                for p, v in last_game_winner(ct, block, params).items():
+                    shown[p] = v.shown
+        return {p: Value(None, shown[p]) for p in group}
+
+    key = ("czech-last-game-winner", "as applied", tuple(sorted(group)))
+    return dict(ct.memo(key, compute))
 
 
 #: Presets this rulebook defines (merged into projections.tiebreaks.presets.PRESETS). Both

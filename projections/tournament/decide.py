@@ -18,6 +18,7 @@ from sgfmill import common as sgf_common
 
 from events_schema import events as ev
 from events_schema.go import GoSettings
+from projections import rulings
 from projections.endings.interruptions import crash_ending
 from projections.go.board import parse_point
 from projections.rejection import Rejected
@@ -144,6 +145,12 @@ def _(proposed: ev.PlayerWithdrew, state: TournamentState) -> list[ev.Event]:
 
 @_decide.register
 def _(proposed: ev.LotDrawn, state: TournamentState) -> list[ev.Event]:
+    # A lot of a playoff is checked against what its machine asks for (subject, purpose,
+    # candidates, pick): projections/tournament/playoff_guards.py.
+    if state.standings is not None:  # a tournament with a playoff (evolve.PLAYOFF_PRESETS)
+        from projections.tournament import playoff_guards  # the machines, only where used
+
+        playoff_guards.check_lot(state, proposed)
     # Lots (rules/README "Lots"): the outcome must come from the candidates drawn from.
     unknown = [o for o in proposed.outcome if o not in proposed.candidates]
     if unknown:
@@ -198,6 +205,12 @@ def _(proposed: ev.RoundScheduled, state: TournamentState) -> list[ev.Event]:
                 "pairing.player_twice", f"payload.byes[{i}].player_id", "paired and given a bye"
             )
         seen.add(b.player_id)
+    # A round of a playoff stage is checked against what its machine prescribes (who may be
+    # seated, who has a bye, the games): projections/tournament/playoff_guards.py.
+    if state.standings is not None:  # a tournament with a playoff (evolve.PLAYOFF_PRESETS)
+        from projections.tournament import playoff_guards  # the machines, only where used
+
+        playoff_guards.check_round(state, proposed)
     return [proposed]
 
 
@@ -1011,6 +1024,9 @@ def _restart_ruling(proposed: ev.RulingIssued, state: TournamentState) -> None:
 def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
     if proposed.ruling_id in state.rulings:
         raise Rejected("ruling.duplicate", "payload.ruling_id", f"{proposed.ruling_id!r} exists")
+    # The subjects the projections read are a closed set (projections/rulings.py): a decision
+    # no projection would read is refused, a ruling without one is a note with a free subject.
+    rulings.check(proposed.subject, proposed.decision, state.kind)
     if KEY in proposed.decision:
         # TCEC Swiss 7.d: the ruling must cite the article and name a round in force.
         target = invalidated_round(proposed)

@@ -24,6 +24,8 @@ import chess
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
 from projections.endings.adjudicator import MoveFacts
+from projections.standings.state import StandingsState
+from projections.standings.state import evolve as evolve_standings
 from projections.tournament.endings import new_adjudicator, time_control_of
 from projections.tournament.go_play import GoGame
 from projections.tournament.invalidation import invalidated_round
@@ -35,6 +37,24 @@ from projections.tournament.state import (
     TournamentState,
 )
 
+#: The presets whose rules have a playoff machine (`projections.playoffs.EVENT_MACHINES` and
+#: the GCT tour playoff): their tournaments keep the standings fold beside the decider's state,
+#: for the playoff guards (projections/tournament/playoff_guards.py). Written out so that a fold
+#: imports no machine; tests/unit/test_decider_playoff_guards.py checks it against the machines.
+PLAYOFF_PRESETS = frozenset(
+    {
+        "gct",
+        "gct-rapid-blitz",
+        "gct-classical",
+        "gct-tour-playoff",
+        "tcec-premier",
+        "tcec-cup",
+        "tcec-superfinal",
+        "tcec-frd-final",
+        "tcec-4k-minifinal",
+    }
+)
+
 
 def evolve(state: TournamentState, rec: Recorded) -> TournamentState:
     env = rec.envelope
@@ -44,6 +64,13 @@ def evolve(state: TournamentState, rec: Recorded) -> TournamentState:
     state.seq = env.seq
     state.events[env.event_id] = EventRef(seq=env.seq, type=env.type)
     _apply(rec.event, state, rec)
+    # A tournament with a playoff keeps the standings fold beside (the playoff guards read it):
+    # created with the tournament, then one incremental step per event.
+    created = state.created
+    if state.standings is None and created is not None and created.rules_preset in PLAYOFF_PRESETS:
+        state.standings = StandingsState()
+    if state.standings is not None:
+        evolve_standings(state.standings, rec)
     return state
 
 

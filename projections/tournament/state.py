@@ -14,6 +14,7 @@ import chess
 
 from events_schema.events import Colour, Result, Termination, TournamentCreated
 from projections.endings.adjudicator import Adjudicator, MoveFacts
+from projections.standings.state import StandingsState
 
 if TYPE_CHECKING:
     from projections.tournament.go_play import GoGame
@@ -134,6 +135,10 @@ class TournamentState:
     unreadable: dict[UUID, tuple[int, str]] = field(default_factory=dict)
     # LGC: rounds players skip, (round, player id) -> the RoundSkipped event id in force.
     skipped: dict[tuple[int, str], UUID] = field(default_factory=dict)
+    # A tournament whose rules have a playoff machine: the standings fold of the same events,
+    # kept beside this state so the decider runs the machine on exactly what the projections
+    # read (projections/tournament/playoff_guards.py). None for every other stream.
+    standings: StandingsState | None = None
 
     @property
     def paused(self) -> bool:

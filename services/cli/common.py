@@ -12,6 +12,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from events_schema import Actor, Recorded
+from events_schema import events as ev
 from projections.standings import StandingsState
 from projections.standings import Table as StandingsTable
 from projections.standings import fold as standings_fold
@@ -36,6 +37,19 @@ def local_actor() -> Actor:
     return Actor(id=f"cli:{getpass.getuser()}", role="admin")
 
 
+class Refusal(Exception):
+    """Why a command cannot go on, in the CLI's terms: the rule, the option or argument it is
+    about, and a message that names what to run instead. Raised by the helpers the commands
+    share (`services.cli.tables`, `services.cli.prescribed`); `refusals` ends the command
+    with it."""
+
+    def __init__(self, rule: str, field: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.field = field
+        self.message = message
+
+
 def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
     """Print `refused RULE (FIELD): MESSAGE` on stderr and exit with `code`."""
     err.print(f"[red]refused[/red] {rule} ({field}): {message}")
@@ -44,10 +58,12 @@ def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
 
 @contextlib.contextmanager
 def refusals() -> Iterator[None]:
-    """A refused command or a failing log ends the command through `fail`, with its rule and
-    field."""
+    """A refusal, a refused command or a failing log ends the command through `fail`, with its
+    rule and field."""
     try:
         yield
+    except Refusal as exc:
+        fail(exc.rule, exc.field, exc.message)
     except CommandRejected as exc:
         fail(exc.rule, exc.field, exc.message)
     except EventLogError as exc:
@@ -66,11 +82,35 @@ def local_log(
 
 
 def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
-    """The tournament's standings fold up to `at`; refused when the tournament has no events."""
-    state = standings_fold([Recorded.of(e) for e in log.read(tournament, 1, at)])
+    """The tournament's standings fold up to `at`; refused when the tournament has no events,
+    or when the id is a series' (which command shows a series is named)."""
+    records = [Recorded.of(e) for e in log.read(tournament, 1, at)]
+    state = standings_fold(records)
     if state.created is None:
-        fail(f"{what}.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        series = next((r.event for r in records if isinstance(r.event, ev.SeriesCreated)), None)
+        if series is not None:
+            fail(f"{what}.not_a_tournament", "TOURNAMENT", not_a_tournament(tournament, series))
+        fail(
+            f"{what}.unknown_tournament",
+            "TOURNAMENT",
+            f"{tournament!r} has no events: check the id, or create the tournament with "
+            f"`arbiter append {tournament} --type TournamentCreated --payload '{{...}}'`",
+        )
     return state
+
+
+def not_a_tournament(series_id: str, series: ev.SeriesCreated) -> str:
+    """What a series is and which command shows it, for a command given a series id."""
+    show = (
+        f"`arbiter season show {series_id}`"
+        if series.kind == "tcec-season"
+        else f"`arbiter series {series_id}`"
+    )
+    return (
+        f"{series_id!r} is a series ({series.kind} {series.name!r}), not a tournament: a "
+        f"series groups tournaments (each created with series_id {series_id!r}) and ranks "
+        f"them together; see it with {show}, and run this command on one of its tournaments"
+    )
 
 
 def standings_of(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 import uuid
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,8 @@ import httpx
 import typer
 from rich.table import Table
 
-from events_schema import Command, CommandBatch, Recorded
+from events_schema import Command, CommandBatch, Recorded, encode_payload
+from events_schema import events as ev
 from events_schema.codec import dumps, loads
 from projections.standings import explain as explain_rows
 from services.auth import ROLES, TokenStore
@@ -34,9 +36,12 @@ from services.cli.common import (
     settings,
     standings_of,
 )
-from services.cli.render import err, out, print_standings
+from services.cli.render import err, out, points, print_standings
 from services.commands import CommandService
 from services.config import open_log
+
+# What `arbiter lot --purpose` accepts (the LotDrawn event's purposes).
+LOT_PURPOSES: tuple[str, ...] = typing.get_args(ev.LotDrawn.model_fields["purpose"].annotation)
 
 app = typer.Typer(help="Arbiter: an event-sourced tournament backend.", no_args_is_help=True)
 token_app = typer.Typer(help="API tokens (stored hashed).", no_args_is_help=True)
@@ -193,28 +198,79 @@ def explain(
 @app.command()
 def lot(
     tournament: str,
-    purpose: Annotated[str, typer.Option(help="pairing_numbers, bye, colours, engine_order, …")],
-    subject: Annotated[str, typer.Option(help="what it is for, as the playoff asks")],
-    candidate: Annotated[list[str], typer.Option("--candidate", "-c", help="repeatable")],
+    next_: Annotated[
+        bool,
+        typer.Option(
+            "--next",
+            help="draw the lot the playoff requires next (`arbiter playoff T`): purpose, "
+            "subject, candidates and pick are read from it",
+        ),
+    ] = False,
+    purpose: Annotated[
+        str | None, typer.Option(help="pairing_numbers, bye, colours, engine_order, …")
+    ] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option(help="what it is for, as the playoff asks (with --next: which lot)"),
+    ] = None,
+    candidate: Annotated[
+        list[str] | None, typer.Option("--candidate", "-c", help="repeatable")
+    ] = None,
     pick: Annotated[int | None, typer.Option(help="draw this many (default: order all)")] = None,
     seed: Annotated[str | None, typer.Option(help="seed (default: random, recorded)")] = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Draw a lot with a recorded seed and append it as a LotDrawn event."""
-    from events_schema import encode_payload
+    """Draw a lot with a recorded seed and append it as a LotDrawn event.
+
+    With --next the playoff's next required lot is drawn as it asks; without, a lot for a
+    subject the playoff asks a lot for must be that lot (refused before it is appended)."""
+    from services.cli import prescribed, tables
     from services.lots import draw
 
-    try:
-        drawn = draw(purpose, subject, candidate, pick, seed)
-    except ValueError as exc:
-        fail("lot.invalid", "--purpose/--candidate/--pick", str(exc))
-    batch = CommandBatch(commands=[Command(type="LotDrawn", payload=encode_payload(drawn))])
+    candidates = list(candidate or [])
+    if not next_ and (purpose is None or subject is None or not candidates):
+        fail(
+            "cli.usage",
+            "--purpose/--subject/--candidate",
+            "give --purpose, --subject and --candidate (repeatable), or --next to draw the lot "
+            f"the playoff requires next (`arbiter lot {tournament} --next`)",
+        )
     with local_log(backend, db) as log:
+        state = fold_known(log, tournament, None, "lot")
+        view = tables.playoff_for(log, tournament, state)
+        if next_:
+            spec = prescribed.next_lot(
+                tournament,
+                view,
+                state,
+                subject=subject,
+                purpose=purpose,
+                candidates=candidates,
+                pick=pick,
+            )
+        else:
+            assert purpose is not None and subject is not None
+            spec = prescribed.LotSpec(purpose, subject, tuple(candidates), pick)
+            prescribed.check_lot(tournament, view, spec)
+        try:
+            drawn = draw(spec.purpose, spec.subject, spec.candidates, spec.pick, seed)
+        except ValueError as exc:
+            fail(
+                "lot.invalid",
+                "--purpose/--candidate/--pick",
+                f"{exc} (--purpose is one of {', '.join(LOT_PURPOSES)}; --candidate is "
+                "repeatable: -c A -c B; --pick N draws N of them)",
+            )
+        batch = CommandBatch(
+            commands=[Command(type="LotDrawn", payload=encode_payload(drawn))],
+            expected_seq=state.seq,
+        )
         result = CommandService(log).handle(tournament, batch, local_actor())
     env = result.envelopes[0]
     out.print(
-        f"{tournament}#{env.seq} LotDrawn {subject}: {' '.join(drawn.outcome)} (seed {drawn.seed})"
+        f"{tournament}#{env.seq} LotDrawn {drawn.purpose} {drawn.subject}: "
+        f"{' '.join(drawn.outcome)} (seed {drawn.seed})"
     )
 
 
@@ -223,29 +279,79 @@ def playoff(
     tournament: str,
     at: At = None,
     as_json: AsJson = False,
+    schedule: Annotated[
+        bool,
+        typer.Option(
+            "--schedule",
+            help="append the RoundScheduled(s) the playoff requires next (games, colours, "
+            "time controls, byes), then show the playoff",
+        ),
+    ] = False,
+    stage: Annotated[
+        str | None, typer.Option("--stage", help="with --schedule: only this stage")
+    ] = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """The playoff state: stage, who is in, games, what is required next, final order."""
-    from services.cli import tables
+    """The playoff state: stage, who is in, games, what is required next, final order.
 
+    Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
+    from services.cli import prescribed, tables
+
+    if stage is not None and not schedule:
+        fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
+    if schedule and at is not None:
+        fail("cli.usage", "--at", "--schedule appends to the stream as it is now: leave out --at")
     with local_log(backend, db) as log:
-        state = fold_known(log, tournament, at, "playoff")
-        view = tables.playoff_for(log, tournament, state)
-    if view is None:
-        preset = state.created.rules_preset if state.created else None
-        fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
+        tid = tables.playoff_tournament(log, tournament, at)
+        if tid != tournament:
+            err.print(f"{tournament} is a series; its tour playoff is the tournament {tid}")
+        state = fold_known(log, tid, at, "playoff")
+        view = tables.playoff_for(log, tid, state)
+        if view is None:
+            preset = state.created.rules_preset if state.created else None
+            fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
+        if schedule:
+            reqs = prescribed.schedule_requirements(view, stage)
+            if not reqs:
+                nxt = "; ".join(
+                    f"{r.kind} ({r.stage})"
+                    + (f": {h}" if (h := prescribed.hint(tid, view, r)) else "")
+                    for r in view.required_next
+                )
+                where = f" in stage {stage!r}" if stage else ""
+                fail(
+                    "playoff.nothing_to_schedule",
+                    "--schedule",
+                    f"the playoff of {tid!r} ({view.status}) requires no schedule{where} now; "
+                    f"it requires: {nxt or 'nothing'}",
+                )
+            rounds = [rs for req in reqs for rs in prescribed.rounds(req)]
+            batch = CommandBatch(
+                commands=[Command(type=r.event_type, payload=encode_payload(r)) for r in rounds],
+                expected_seq=state.seq,
+            )
+            result = CommandService(log).handle(tid, batch, local_actor())
+            for env, rs in zip(result.envelopes, rounds, strict=True):
+                games = ", ".join(f"{p.game_id} {p.white}–{p.black}" for p in rs.pairings)
+                byes = f"; byes {', '.join(b.player_id for b in rs.byes)}" if rs.byes else ""
+                err.print(
+                    f"{tid}#{env.seq} RoundScheduled {rs.stage} round {rs.round}: {games}{byes}"
+                )
+            state = fold_known(log, tid, None, "playoff")
+            view = tables.playoff_for(log, tid, state)
+            assert view is not None
     if as_json:
         sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
         return
     out.print(f"[bold]{view.kind}[/bold] ({view.rule}): {view.status}")
     if view.tied:
         out.print(f"tied: {', '.join(view.tied)}; still in: {', '.join(view.still_in) or '—'}")
-    for stage in view.stages:
-        t = Table(title=f"{stage.name} ({stage.kind}){' complete' if stage.complete else ''}")
+    for st in view.stages:
+        t = Table(title=f"{st.name} ({st.kind}){' complete' if st.complete else ''}")
         for col in ("round", "game", "white", "black", "time control", "result"):
             t.add_column(col)
-        for g in stage.games:
+        for g in st.games:
             t.add_row(
                 str(g.round),
                 g.game_id,
@@ -255,8 +361,16 @@ def playoff(
                 g.result or ("scheduled" if g.scheduled else "to schedule"),
             )
         out.print(t)
+        if st.scores:
+            out.print("scores: " + ", ".join(f"{p} {points(s)}" for p, s in st.scores))
+        if st.byes:
+            out.print(f"byes: {', '.join(st.byes)}")
     for req in view.required_next:
-        out.print(f"[yellow]next[/yellow] {req.kind} ({req.stage}): {req.text}")
+        h = prescribed.hint(tid, view, req)
+        out.print(
+            f"[yellow]next[/yellow] {req.kind} ({req.stage}): {req.text}"
+            + (f"\n  run: {h}" if h else "")
+        )
     if view.final_order:
         order = " > ".join(" = ".join(block) for block in view.final_order)
         out.print(f"final order: {order}")
@@ -269,23 +383,42 @@ def prizes(
     tournament: str,
     at: At = None,
     as_json: AsJson = False,
+    premium: Annotated[
+        str | None,
+        typer.Option(
+            help="rapid-blitz (GCT 2.6: 5,000) or classical (3.6: 10,000), when the rules "
+            "preset names neither"
+        ),
+    ] = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Prize money and tour points, split as the rules say, to the cent."""
+    """Prize money and tour points, split as the rules say, to the cent. For a GCT tour
+    playoff: the tour bonus by the overall places before the playoff (GCT 4.2)."""
     from services.cli import tables
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, at, "prizes")
         try:
-            split = tables.prizes_for(log, tournament, state)
+            split = tables.prizes_for(log, tournament, state, premium)
         except ValueError as exc:
-            fail("prizes.invalid", "prize_table", str(exc))
+            fail(
+                "prizes.invalid",
+                "prize_table",
+                f"{exc}: correct the table with `arbiter append {tournament} --type "
+                'RulingIssued --payload \'{"ruling_id": "...", "by": "...", "subject": '
+                '"prize_table", "text": "...", "decision": {"prize_table": {...}}}\'`',
+            )
     body = split.as_dict()
     if as_json:
         sys.stdout.write(dumps(body).decode() + "\n")
         return
     t = Table(title=f"Prizes: {tournament} ({body.get('status', '')})")
+    if split.kind == "gct-tour-bonus":
+        t.caption = (
+            "GCT 4.2: the tour bonus by the overall places before the playoff; "
+            "the playoff does not change it"
+        )
     for col in ("player", "places", "prize", "share", "premium", "tour points", "note"):
         t.add_column(col)
     for line in split.lines:
@@ -296,7 +429,7 @@ def prizes(
             str(line.prize),
             str(line.share),
             f"{line.premium}{pending}",
-            "" if line.tour_points is None else str(line.tour_points),
+            "" if line.tour_points is None else points(line.tour_points),
             line.note,
         )
     out.print(t)
@@ -326,12 +459,30 @@ def series(
     rows = body["table"]["rows"]
     for col in ("#", "player", "points", "decided by"):
         t.add_column(col)
-    for r in rows:
+    for i, r in enumerate(rows):
         place = f"{r['place']}{'=' if r.get('shared') else ''}"
-        t.add_row(place, r["player_id"], str(r["points"]), r.get("decided_by", ""))
+        decided_by = r.get("decided_by", "")
+        if i and decided_by.startswith("points "):  # the terminal's formatting of points
+            decided_by = f"points {points(rows[i - 1]['points'])}–{points(r['points'])}"
+        t.add_row(place, r["player_id"], points(r["points"]), decided_by)
     out.print(t)
-    if body["tournaments_in_progress"]:
-        out.print(f"in progress (not counted yet): {', '.join(body['tournaments_in_progress'])}")
+    for tie in body["table"].get("ties", []):
+        shown = points(tie["points"])
+        text = tie["text"].replace(f" on {tie['points']} points", f" on {shown} points")
+        out.print(f"tie: {text}")
+    for po in body.get("tour_playoffs", []):
+        if po["done"]:
+            order = " > ".join(" = ".join(block) for block in po["final_order"])
+            out.print(f"tour playoff {po['tournament_id']}: {po['status']}, final order {order}")
+        else:
+            out.print(
+                f"tour playoff {po['tournament_id']}: {po['status']} "
+                f"(`arbiter playoff {po['tournament_id']}`)"
+            )
+    playoff_ids = {po["tournament_id"] for po in body.get("tour_playoffs", [])}
+    running = [tid for tid in body["tournaments_in_progress"] if tid not in playoff_ids]
+    if running:
+        out.print(f"in progress (not counted yet): {', '.join(running)}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,18 +1,33 @@
-"""What the `arbiter` commands print: the consoles and the standings table."""
+"""What the `arbiter` commands print: the consoles, points (one formatting everywhere: `points`)
+and the standings table."""
 
 from __future__ import annotations
 
 import sys
+from decimal import Decimal
+from fractions import Fraction
 
 from rich.console import Console
 from rich.table import Table
 
 from projections.standings import Table as StandingsTable
 from projections.standings.table import column_keys
+from projections.tiebreaks.registry import half_points
 
 # Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
 out = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
+
+
+def points(value: Fraction | Decimal | int | str) -> str:
+    """Points as every command prints them: the standings' half-point formatter (11½, ½, 3).
+    Takes a number or the exact string a JSON document carries ("11.5", "31/3"); a string
+    that is not a number (already shown, "1½") is printed as it is."""
+    try:
+        exact = Fraction(value)
+    except ValueError:  # already shown ("1½", "2½ (max 3½)"): as it is
+        return str(value)
+    return half_points(exact * 2 if exact.denominator > 2 else int(exact * 2))
 
 
 def print_standings(tournament: str, table: StandingsTable, console: Console | None = None) -> None:

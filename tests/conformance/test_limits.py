@@ -29,6 +29,14 @@ def ruling(**decision: object) -> dict:
     return {"ruling_id": "r1", "by": "ref", "subject": "s", "text": "t", "decision": decision}
 
 
+def big_ruling(strings: int) -> dict:
+    """A ruling of `strings` strings of 16,000 characters the decider accepts: a decision needs
+    a subject a projection reads (projections/rulings.py); seeded groups are checked for their
+    shape only when stored (the Monrad pairing reads them)."""
+    groups = [["x" * 16_000] for _ in range(strings)]
+    return {**ruling(groups=groups), "subject": "monrad-groups"}
+
+
 def raw_batch(type_: str, payload: dict, **kw: object) -> CommandBatch:
     return CommandBatch.model_validate({"commands": [{"type": type_, "payload": payload, **kw}]})
 
@@ -128,12 +136,12 @@ def test_an_event_too_large_is_refused_alike_on_both_logs(log_factory: LogFactor
     """A 20 MB event was accepted by SQLite and refused by Kafka as an outage (503): now the
     same limit refuses it with 413 on both, before anything is written."""
     service = started(log_factory)
-    big = ruling(**{f"k{i}": "x" * 16_000 for i in range(40)})  # ~640 KB > 512 KiB
+    big = big_ruling(40)  # ~640 KB > 512 KiB
     with pytest.raises(LimitExceeded) as exc:
         service.handle("tA", raw_batch("RulingIssued", big), ARBITER)
     assert (exc.value.rule, exc.value.status) == ("limits.event_bytes", 413)
     # A batch over the byte limit, each event within it.
-    part = ruling(**{f"k{i}": "x" * 16_000 for i in range(25)})  # ~400 KB each
+    part = big_ruling(25)  # ~400 KB each
     many = CommandBatch.model_validate(
         {
             "commands": [
@@ -147,7 +155,7 @@ def test_an_event_too_large_is_refused_alike_on_both_logs(log_factory: LogFactor
     assert exc.value.rule == "limits.batch_bytes"
     assert service.log.last_seq("tA") == 2
     # Within the limit, it is stored and reads back.
-    ok = ruling(**{f"k{i}": "x" * 16_000 for i in range(25)})
+    ok = big_ruling(25)
     service.handle("tA", raw_batch("RulingIssued", ok), ARBITER)
     assert list(service.log.read("tA"))[-1].payload["decision"] == ok["decision"]
 

@@ -288,8 +288,14 @@ def test_strings_over_max_string_are_refused(
 @example(strings=33)
 def test_events_over_max_event_bytes_are_refused(api: FuzzApi, strings: int) -> None:
     """`strings` strings of 16,000 characters in one event: over 512 KiB from 33 on."""
-    decision = {f"k{i}": "x" * 16_000 for i in range(strings)}
-    ruling = {**MINIMAL["RulingIssued"], "ruling_id": f"big-{api.stats.requests}"}
+    # A decision needs a subject a projection reads (projections/rulings.py): seeded groups
+    # are checked for their shape only when stored.
+    decision = {"groups": [["x" * 16_000] for _ in range(strings)]}
+    ruling = {
+        **MINIMAL["RulingIssued"],
+        "ruling_id": f"big-{api.stats.requests}",
+        "subject": "monrad-groups",
+    }
     before = api.last_seq("big")
     r = api.post("big", cmd("RulingIssued", **ruling, decision=decision))
     if strings * 16_000 > LIMITS.max_event_bytes:

@@ -6,30 +6,23 @@ import json
 from pathlib import Path
 
 import pytest
-from builders import batch, created, player, result, round_
-from tests_support import ADMIN_ACTOR
+from builders import created, player, result, round_
+from tests_support import append_events, cli_db
 from typer.testing import CliRunner
 
 from events_schema import events as ev
 from services.cli.main import app
-from services.commands import CommandService
-from services.eventlog.sqlite import SQLiteEventLog
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "events.sqlite3"
-    monkeypatch.setenv("ARBITER_DB", str(path))
-    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
-    return path
+    return cli_db(tmp_path, monkeypatch)
 
 
 def _append(db: Path, tid: str, *events: ev.Event) -> None:
-    log = SQLiteEventLog(db)
-    CommandService(log).handle(tid, batch(*events), ADMIN_ACTOR)
-    log.close()
+    append_events(db, tid, *events)
 
 
 def _json(*args: str):

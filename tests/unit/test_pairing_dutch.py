@@ -9,6 +9,7 @@ import importlib.metadata
 import random
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,16 @@ from bench.pairing import (
     random_swiss,
     violations,
 )
-from builders import created, player
+from builders import T0, created, new_event, player
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from events_schema import Recorded
 from events_schema import events as ev
 from projections.pairing import dutch
 from projections.pairing.base import LotRequest, PairingRefused, PlayerHistory, context
+from projections.rejection import Rejected
+from projections.standings.state import evolve as standings_evolve
 
 COLOUR = dutch.colour_subject("main")
 
@@ -207,15 +211,22 @@ def test_refusals():
     assert exc.value.rule == "pairing.too_few_players"
 
     bad = sim_of(4)
-    bad.add(
-        ev.RulingIssued(
-            ruling_id="b",
-            by="arbiter",
-            subject=dutch.byes_subject("main", 1),
-            text="byes",
-            decision={"byes": {"p01": "full"}},
-        )
+    malformed = ev.RulingIssued(
+        ruling_id="b",
+        by="arbiter",
+        subject=dutch.byes_subject("main", 1),
+        text="byes",
+        decision={"byes": {"p01": "full"}},
     )
+    with pytest.raises(Rejected) as refused:  # the decider refuses it (projections/rulings.py)
+        bad.add(malformed)
+    assert refused.value.rule == "ruling.invalid_decision"
+    # An old log may still hold one: stored past the decider, pairing names it.
+    n = len(bad.events) + 1
+    env = new_event(malformed, n).sealed(bad.tid, n, bad.prev, T0 + timedelta(seconds=n))
+    bad.prev = env.hash
+    standings_evolve(bad.state, Recorded(env, malformed))
+    bad.events.append(malformed)
     with pytest.raises(PairingRefused) as exc:
         bad.pair()
     assert exc.value.rule == "pairing.byes_malformed"

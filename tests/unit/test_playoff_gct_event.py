@@ -463,6 +463,38 @@ def test_five_tied_walkthrough_with_chosen_lots():
     assert "t5 wins" in v.notes[-1]
 
 
+def test_armageddon_schedule_carries_its_byes():
+    """Issue 12: the schedule of an Armageddon round with byes prescribes them with its games
+    (kind "advance"), not only in its text: one RoundScheduled as prescribed leaves nothing
+    to schedule or to add by hand."""
+    s = Stream(main_event(3, extra=0))
+    chosen = {"gct-playoff-rr": ["t1", "t2", "t3"], "gct-armageddon-1": ["t3"]}
+    policy = Policy(lot=lambda spec: chosen.get(spec["subject"], first(spec)), result=draws)
+    for _ in range(20):  # all draw: 3 -> Armageddon, 1 game + 1 bye
+        reqs = [r for r in s.view().required_next if r.stage == "gct-armageddon-1"]
+        if reqs and reqs[0].kind == "schedule":
+            break
+        step(s, policy)
+    [req] = reqs
+    assert isinstance(req, gct_event.ScheduleWithByes)
+    assert req.byes == ("t3",)
+    [g] = req.games
+    assert {g.white, g.black} == {"t1", "t2"}
+    assert req.as_dict()["byes"] == [{"player_id": "t3", "kind": "advance"}]
+    assert "t3" in req.text
+    s.append(
+        ev.RoundScheduled(
+            round=g.round,
+            stage=req.stage,
+            pairings=[ev.Pairing(game_id=g.game_id, white=g.white, black=g.black)],
+            byes=[ev.Bye(player_id=p, kind="advance") for p in req.byes],
+        )
+    )
+    v = s.view()
+    assert [(r.kind, r.stage) for r in v.required_next] == [("results", "gct-armageddon-1")]
+    assert by_name(v, "gct-armageddon-1").byes == ("t3",)
+
+
 def test_round_robin_leaves_three_of_four_level():
     """2.4: only the players on the top round-robin score play Armageddon; the rest rank
     behind every knockout loser, by round-robin score."""

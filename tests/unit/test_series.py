@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events_schema import events as ev
+from projections.playoffs.gct_tour import OverallRow, played_off
+from projections.playoffs.gct_tour import view as tour_view
 from projections.prizes import tour_bonus_split
 from projections.series import (
     EventStanding,
@@ -349,12 +351,54 @@ def test_gct_tour_ties_for_first_and_for_other_places():
     assert (g.points, g.events_counted, g.place) == (1, 1, 6)
 
 
-def test_gct_tour_tie_covering_first_and_third():
-    # Three-way tie for 1st–3rd covers both first and third place.
+def test_gct_tour_three_way_tie_for_first_is_the_tie_for_first_only():
+    # Three-way tie for 1st–3rd: it includes 1st place (4.1), but it does not straddle 3rd
+    # (all three are in the first three whatever happens): the tie for 1st only, as the
+    # playoff machine cuts it (rules/README "GCT overall standings (4.x)").
     table = gct_tour_table(TOUR, [es("e1", ("a", "b", "c"), "d")])
+    assert table.ties[0].covers_first and not table.ties[0].covers_third
+    assert table.rows[0].playoff == "first"
+    assert {r.points for r in table.rows[:3]} == {F(31, 3)}
+
+
+def test_gct_tour_tie_covering_first_and_third():
+    # Four-way tie for 1st–4th straddles both boundaries: first and third.
+    table = gct_tour_table(TOUR, [es("e1", ("a", "b", "c", "d"))])
     assert table.ties[0].covers_first and table.ties[0].covers_third
     assert table.rows[0].playoff == "first and third"
-    assert {r.points for r in table.rows[:3]} == {F(31, 3)}
+
+
+def test_gct_tour_tie_for_second_inside_the_top_three_is_not_broken():
+    # Issue 12: a 2nd–3rd tie. The pinned reading (rules/README "GCT overall standings
+    # (4.x)"): a tie inside the top three is not broken (4.2), as the playoff machine says.
+    # E1: a 13, b and c share 2–3 ((10 + 8) / 2 = 9 each), d 7.
+    table = gct_tour_table(TOUR, [es("e1", "a", ("b", "c"), "d")])
+    (tie,) = table.ties
+    assert (tie.first_place, tie.last_place) == (2, 3)
+    assert (tie.playoff, tie.covers_first, tie.covers_third) == (False, False, False)
+    assert tie.article == "GCT 4.2"
+    assert "not broken" in tie.text and "broken by playoff" not in tie.text
+    assert [r.playoff for r in table.rows] == [None, None, None, None]
+    assert table.playoffs == ()
+    machine = tour_view([OverallRow(r.player_id, r.points) for r in table.rows], None)
+    assert machine.status == "not_needed"
+    assert any("GCT 4.2" in n and "2–3" in n for n in machine.notes)
+
+
+@pytest.mark.parametrize(
+    ("order", "first", "third"),
+    [
+        (("a", ("b", "c", "d")), False, True),  # 2–4 straddles 3rd: played off for 3rd
+        (("a", "b", ("c", "d")), False, True),  # 3–4
+        (("a", "b", "c", ("d", "e")), False, False),  # 4–5: wholly below 3rd
+        ((("a", "b"), "c", "d"), True, False),  # 1–2
+    ],
+)
+def test_gct_tour_ties_agree_with_the_playoff_machine(order, first, third):
+    table = gct_tour_table(TOUR, [es("e1", *order)])
+    (tie,) = table.ties
+    assert (tie.covers_first, tie.covers_third) == (first, third)
+    assert tie.playoff == played_off(tie.first_place, tie.last_place)
 
 
 def test_gct_tour_without_any_points_table_is_noted():

@@ -641,3 +641,29 @@ def test_presets_apply_the_two_player_rule_and_end_in_a_shared_place():
         assert crit.source.startswith("Czech club rules") and crit.doc
     assert REGISTRY["czech-mini-table"].reapply
     assert REGISTRY["czech-last-game-winner"].group_relative
+
+
+# Issue 12: four players level on points, a pair of them separated by the last decisive game.
+# Two cycles (rounds 1–6, 7–12), one game per round:
+#   cycle 1: b beat c, d beat b, c beat d, a-d =, a-c =, b-a =
+#   cycle 2: b beat d, a beat c, b-a =, c beat b, c-d =, d beat a
+# Points: a ½+½+½ + 1+½+0 = 3; b 1+0+½ + 1+½+0 = 3; c 0+1+½ + 0+1+½ = 3; d 1+0+½ + 0+½+1 = 3.
+# Mini-table (all four): the points, level. Sonneborn (wins): a beat c (3) = 3; b beat c, d,
+# c beat d, b, d beat b, a: 6 each -> a 4th. b, c, d: cycle placings 1+1 each (b, c, d level
+# on everything in either cycle); placings of beaten players (places by criteria 1–3: b, c, d
+# share 1, a 4): b 1+1, c 1+1, d 1+4 -> d 3rd. b and c: head-to-head 1 : 1; B6 per cycle 1+1
+# both; the last decisive game between them is round 10 (c beat b): c 1st, b 2nd.
+FOUR_WAY_LAST_GAME = ("cb0 db1 cd1 ad= ac= ba=", "bd1 ca0 ba= cb1 cd= da1")
+
+
+def test_last_game_column_shows_the_game_that_decided_a_pair_inside_a_larger_tie():
+    table = table_of(tournament("czech-multi", *FOUR_WAY_LAST_GAME))
+    assert places(table) == [(1, "c", False), (2, "b", False), (3, "d", False), (4, "a", False)]
+    assert decided_by(table)["b"] == "last decisive mutual game won round 10–lost round 10"
+    column = {r.player_id: dict(r.tiebreaks)["czech-last-game-winner"] for r in table.rows}
+    # The column as the rule was applied (to the pair b, c), not over the points group.
+    assert column == {"c": "won round 10", "b": "lost round 10", "d": "–", "a": "–"}
+    # Over a group larger than two the rule still separates nobody (display only).
+    ct = ct_of(tournament("czech-multi", *FOUR_WAY_LAST_GAME))
+    values = REGISTRY["czech-last-game-winner"].compute(ct, list("abcd"), {})
+    assert {v.key for v in values.values()} == {None}

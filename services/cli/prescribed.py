@@ -1,0 +1,241 @@
+"""What the playoff machine prescribes, as the events the organiser's commands append.
+
+`arbiter lot T --next` draws the lot the playoff's `required_next` asks for (purpose, subject,
+candidates, how many to pick); `arbiter lot T --purpose ... --subject S` is checked against the
+lot the playoff asks for under S before anything is appended; `arbiter playoff T --schedule`
+appends the `RoundScheduled`s of its schedule requirements (games, colours, time controls,
+TCEC game pairs and openings, and the byes of an Armageddon round).
+
+Pure: a `PlayoffView` and the tournament's fold in, lot specifications and events out; a
+request that does not fit raises `Refusal` naming the option to change or the command to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from events_schema import events as ev
+from projections.playoffs.base import PairedGame, PlayoffView, Requirement
+from projections.standings import StandingsState
+from services.cli.common import Refusal
+
+BYE_KIND = "advance"  # GCT 2.4.1/3.4.1: a bye to the next Armageddon round
+
+
+@dataclass(frozen=True)
+class LotSpec:
+    """A lot to draw: `pick` None orders every candidate."""
+
+    purpose: str
+    subject: str
+    candidates: tuple[str, ...]
+    pick: int | None
+
+
+def lot_requirements(view: PlayoffView | None) -> list[Requirement]:
+    if view is None:
+        return []
+    return [r for r in view.required_next if r.kind == "lot" and r.lot is not None]
+
+
+def _spec(req: Requirement) -> dict[str, Any]:
+    assert req.lot is not None
+    return req.lot
+
+
+def _shown(req: Requirement) -> str:
+    spec = _spec(req)
+    cands = spec["candidates"]
+    of = f" of {', '.join(cands)}" if cands else ""
+    return f"{spec['purpose']} lot for {spec['subject']!r} (pick {spec['pick']}{of})"
+
+
+def next_lot(
+    tid: str,
+    view: PlayoffView | None,
+    state: StandingsState,
+    *,
+    subject: str | None = None,
+    purpose: str | None = None,
+    candidates: Sequence[str] = (),
+    pick: int | None = None,
+) -> LotSpec:
+    """The lot the playoff requires next (`--next`); `subject` chooses among several. Given
+    options must agree with it (candidates only where the playoff accepts any, e.g. TCEC
+    openings)."""
+    if view is None:
+        preset = state.created.rules_preset if state.created is not None else None
+        raise Refusal(
+            "lot.no_playoff",
+            "--next",
+            f"the rules {preset!r} of {tid!r} define no playoff, so nothing prescribes a lot: "
+            "leave out --next and give --purpose, --subject and --candidate",
+        )
+    reqs = lot_requirements(view)
+    if not reqs:
+        nxt = "; ".join(f"{r.kind} ({r.stage})" for r in view.required_next) or "nothing"
+        raise Refusal(
+            "lot.none_required",
+            "--next",
+            f"the playoff of {tid!r} ({view.status}) requires no lot now; it requires: {nxt} "
+            f"(see `arbiter playoff {tid}`)",
+        )
+    if subject is not None:
+        reqs = [r for r in reqs if _spec(r)["subject"] == subject]
+        if not reqs:
+            asked = ", ".join(_spec(r)["subject"] for r in lot_requirements(view))
+            raise Refusal(
+                "lot.not_required",
+                "--subject",
+                f"the playoff of {tid!r} requires no lot for {subject!r}; it requires lots for: "
+                f"{asked} (run `arbiter lot {tid} --next --subject SUBJECT`)",
+            )
+    if len(reqs) > 1:
+        raise Refusal(
+            "lot.ambiguous",
+            "--subject",
+            f"the playoff of {tid!r} requires {len(reqs)} lots: "
+            + "; ".join(_shown(r) for r in reqs)
+            + f": choose one with `arbiter lot {tid} --next --subject SUBJECT`",
+        )
+    req = reqs[0]
+    spec = _spec(req)
+    found = _recorded_lot(state, spec["subject"], spec["purpose"])
+    if found is not None:
+        raise Refusal(
+            "lot.recorded_does_not_fit",
+            "--next",
+            f"a {spec['purpose']} lot for {spec['subject']!r} is recorded ({found}) but does not "
+            f"fit ({req.text}): retract it first with `arbiter append {tid} --type "
+            f'EventRetracted --payload \'{{"retracted_event_id": "{found}", "reason": "..."}}\'`'
+            f", then run `arbiter lot {tid} --next` again",
+        )
+    if purpose is not None and purpose != spec["purpose"]:
+        raise Refusal(
+            "lot.not_required",
+            "--purpose",
+            f"the playoff asks for a {spec['purpose']} lot for {spec['subject']!r}, not "
+            f"{purpose}: leave out --purpose (--next reads it from the playoff)",
+        )
+    if pick is not None and pick != spec["pick"]:
+        raise Refusal(
+            "lot.not_required",
+            "--pick",
+            f"the playoff asks to pick {spec['pick']} for {spec['subject']!r}, not {pick}: "
+            "leave out --pick (--next reads it from the playoff)",
+        )
+    wanted = tuple(spec["candidates"])
+    if wanted and candidates and sorted(candidates) != sorted(wanted):
+        raise Refusal(
+            "lot.not_required",
+            "--candidate",
+            f"the playoff draws the {spec['purpose']} lot for {spec['subject']!r} from "
+            f"{', '.join(wanted)}: leave out --candidate (--next reads them from the playoff)",
+        )
+    if not wanted and not candidates:
+        source = spec.get("candidates_from", "the candidates the rules name")
+        raise Refusal(
+            "lot.candidates_needed",
+            "--candidate",
+            f"the playoff accepts any candidates for the {spec['purpose']} lot for "
+            f"{spec['subject']!r} ({source}): give them, e.g. `arbiter lot {tid} --next "
+            "-c FIRST -c SECOND ...`",
+        )
+    return LotSpec(spec["purpose"], spec["subject"], wanted or tuple(candidates), spec["pick"])
+
+
+def _recorded_lot(state: StandingsState, subject: str, purpose: str) -> str | None:
+    """The event id of the lot in force for `subject` (the playoff asks for one again only
+    when the recorded one does not fit)."""
+    found = None
+    for event_id, lot in state.lots.items():
+        if lot.subject == subject and lot.purpose == purpose:
+            found = str(event_id)
+    return found
+
+
+def check_lot(tid: str, view: PlayoffView | None, spec: LotSpec) -> None:
+    """A lot given by hand for a subject the playoff asks a lot for must be that lot: refused
+    before it is appended (instead of stored and then rejected by the playoff)."""
+    for req in lot_requirements(view):
+        want = _spec(req)
+        if want["subject"] != spec.subject:
+            continue
+        problems = []
+        if want["purpose"] != spec.purpose:
+            problems.append(f"--purpose {want['purpose']}")
+        wanted = want["candidates"]
+        if wanted and sorted(wanted) != sorted(spec.candidates):
+            problems.append(" ".join(f"-c {c}" for c in wanted))
+        picked = len(spec.candidates) if spec.pick is None else spec.pick
+        if picked != want["pick"]:
+            problems.append(f"--pick {want['pick']}")
+        if problems:
+            raise Refusal(
+                "lot.not_required",
+                "--purpose/--candidate/--pick",
+                f"the playoff asks for this lot for {spec.subject!r}: {_shown(req)}; give "
+                f"{' '.join(problems)}, or run `arbiter lot {tid} --next --subject "
+                f"{spec.subject}`",
+            )
+
+
+def schedule_requirements(view: PlayoffView, stage: str | None = None) -> list[Requirement]:
+    return [
+        r
+        for r in view.required_next
+        if r.kind == "schedule" and r.games and (stage is None or r.stage == stage)
+    ]
+
+
+def rounds(req: Requirement) -> list[ev.RoundScheduled]:
+    """The `RoundScheduled`s a schedule requirement prescribes, one per round: its games with
+    their colours, time control, game pair and opening, and the byes it carries (an
+    Armageddon round with byes: `byes`, given with its games)."""
+    byes = tuple(getattr(req, "byes", ()))
+    out: list[ev.RoundScheduled] = []
+    numbers = sorted({g.round for g in req.games})
+    for i, rnd in enumerate(numbers):
+        pairings = [
+            ev.Pairing(
+                game_id=g.game_id,
+                white=g.white,
+                black=g.black,
+                time_control=g.time_control.name,
+                pair_id=g.pair_id if isinstance(g, PairedGame) else None,
+                opening=g.opening if isinstance(g, PairedGame) else None,
+            )
+            for g in req.games
+            if g.round == rnd
+        ]
+        out.append(
+            ev.RoundScheduled(
+                round=rnd,
+                stage=req.stage,
+                pairings=pairings,
+                byes=[ev.Bye(player_id=p, kind=BYE_KIND) for p in byes] if i == 0 else [],
+            )
+        )
+    return out
+
+
+def hint(tid: str, view: PlayoffView, req: Requirement) -> str:
+    """The command that answers a requirement, for the playoff's "next" lines."""
+    if req.kind == "lot":
+        several = len(lot_requirements(view)) > 1
+        subject = f" --subject {_spec(req)['subject']}" if several and req.lot else ""
+        return f"arbiter lot {tid} --next{subject}"
+    if req.kind == "schedule":
+        stages = {r.stage for r in schedule_requirements(view)}
+        return f"arbiter playoff {tid} --schedule" + (
+            f" --stage {req.stage}" if len(stages) > 1 else ""
+        )
+    if req.kind == "results":
+        game = req.games[0].game_id if req.games else "GAME"
+        return (
+            f"arbiter append {tid} --type GameEnded --payload "
+            f'\'{{"game_id": "{game}", "result": "1-0", "termination": "resignation"}}\''
+        )
+    return ""  # a ruling or a correction: the requirement's text says which
