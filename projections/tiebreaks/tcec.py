@@ -57,14 +57,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
-import chess
-
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
 from projections.tiebreaks.registry import Param, Value, criterion
 
 if TYPE_CHECKING:
+    import chess
+
     from projections.standings.crosstable import Crosstable, Game
 
 NO_VALUE = "–"
@@ -123,6 +123,8 @@ def r_mobility_goal(fen: str | None, moves: tuple[str, ...]) -> Goal | None:
     moves only there (the costly part), so a game costs about one replay plus the positions
     that count.
     """
+    import chess  # here: only R-mobility replays moves; the standings import this module
+
     if not moves:
         return None
     try:

@@ -12,22 +12,32 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from events_schema import Command, CommandBatch, Envelope
-from events_schema.codec import dumps, loads
-from projections.documents import PROJECTIONS
-from services import audit
-from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log, settings
+from services.cli.common import (
+    PROJECTION_NAMES,
+    AsJson,
+    Backend,
+    Db,
+    fail,
+    local_actor,
+    local_log,
+    settings,
+)
 from services.cli.render import err, out
-from services.commands import CommandService
-from services.eventlog.base import EventLog
+
+if TYPE_CHECKING:
+    from events_schema import Envelope
+    from services import audit
+    from services.eventlog.base import EventLog
+
+# The event contract, the projections and services.audit are imported where used: `arbiter
+# --help` imports this module (services/cli/main.py).
 
 PointOpt = "SEQ, an ISO time (recorded_at <= it), or round:N / round:STAGE:N"
 
@@ -38,6 +48,14 @@ LONG_LOG = 100_000
 @contextlib.contextmanager
 def _progress(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on stderr when stderr is a terminal or the log is long."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     console = Console(stderr=True)
     if total <= 0 or not (sys.stderr.isatty() or total >= LONG_LOG):
         yield None
@@ -68,6 +86,8 @@ def _read(log: EventLog, tournament: str, to_seq: int | None = None) -> list[Env
 
 
 def _resolve(text: str, option: str, envs: list[Envelope]) -> audit.Resolved:
+    from services import audit
+
     try:
         return audit.resolve_point(audit.parse_point(text), envs)
     except (ValueError, LookupError) as exc:
@@ -90,6 +110,8 @@ def _cell(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else ""
     if isinstance(v, dict | list):
+        from events_schema.codec import dumps
+
         return dumps(v).decode()
     return str(v)
 
@@ -146,7 +168,7 @@ def register(app: typer.Typer) -> None:
         tournament: str,
         until: Annotated[str, typer.Option("--until", help=PointOpt)],
         projection: Annotated[
-            str | None, typer.Option("--projection", help=" | ".join(PROJECTIONS))
+            str | None, typer.Option("--projection", help=" | ".join(PROJECTION_NAMES))
         ] = None,
         as_json: Annotated[
             bool, typer.Option("--json", help="the exact message bytes, one per line")
@@ -155,6 +177,10 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Fold the log up to a point and print the projections exactly as they were then."""
+        from events_schema.codec import loads
+        from projections.documents import PROJECTIONS
+        from services import audit
+
         if projection is not None and projection not in PROJECTIONS:
             fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
         names = [projection] if projection else list(PROJECTIONS)
@@ -196,6 +222,9 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """What changed in each projection between two points, and the events that did it."""
+        from events_schema.codec import dumps
+        from services import audit
+
         with local_log(backend, db) as log:
             envs = _read(log, tournament)
         a = _resolve(from_, "--from", envs)
@@ -244,6 +273,8 @@ def register(app: typer.Typer) -> None:
         problem.
 
         Intact but unreadable events are warnings, not failures."""
+        from events_schema.codec import dumps
+        from services import audit
         from services import checkpoints as cps
 
         cfg = settings(backend, db)
@@ -320,6 +351,9 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
+        from events_schema import Command, CommandBatch
+        from services.commands import CommandService
+
         if not reason.strip():
             fail("audit.reason_required", "--reason", "a correction needs a reason")
         with local_log(backend, db) as log:
@@ -356,6 +390,9 @@ def register(app: typer.Typer) -> None:
         db: Db = None,
     ) -> None:
         """Retract an event (an EventRetracted, as the local admin)."""
+        from events_schema import Command, CommandBatch
+        from services.commands import CommandService
+
         try:
             target = uuid.UUID(event_id)
         except ValueError:
@@ -373,6 +410,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _parse(text: str, option: str) -> audit.Point:
+    from services import audit
+
     try:
         return audit.parse_point(text)
     except ValueError as exc:
@@ -435,6 +474,7 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
 def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
     """The checkpoints a `--checkpoint` names: a file or an http(s) URL holding one signed
     checkpoint, a list, or the API's `{"checkpoints": [...]}`."""
+    from events_schema.codec import loads
     from services import checkpoints as cps
 
     if spec.startswith(("http://", "https://")):
@@ -584,6 +624,7 @@ def _checkpoint_app() -> typer.Typer:
         """The stored checkpoints of TOURNAMENT, oldest first.
 
         `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
+        from events_schema.codec import dumps
         from services import checkpoints as cps
 
         path = cps.store_path(settings())

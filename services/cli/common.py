@@ -7,32 +7,46 @@ import contextlib
 import getpass
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from events_schema import Actor, Recorded
-from events_schema import events as ev
-from projections.standings import StandingsState
-from projections.standings import Table as StandingsTable
-from projections.standings import fold as standings_fold
-from projections.standings import standings as standings_table
 from services.cli.render import err
-from services.commands import CommandRejected
-from services.config import Settings, open_log
-from services.eventlog.base import EventLog, EventLogError
+
+if TYPE_CHECKING:
+    from events_schema import Actor
+    from events_schema import events as ev
+    from projections.standings import StandingsState
+    from projections.standings import Table as StandingsTable
+    from services.config import Settings
+    from services.eventlog.base import EventLog
+
+# Only typer, rich and the standard library at import: `arbiter --help` imports every CLI
+# module, so the event contract, the projections and the log are imported where used.
 
 Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default) or kafka")]
 Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
 At = Annotated[int | None, typer.Option("--at", help="as it was at this seq")]
 AsJson = Annotated[bool, typer.Option("--json")]
 
+#: The projections' names (projections.documents.PROJECTIONS, which imports every projection),
+#: for the help texts; tests/unit/test_cli_startup.py keeps the two equal.
+PROJECTION_NAMES: tuple[str, ...] = ("standings", "tiebreaks", "playoff", "prizes")
+
+#: The token roles (services.auth.ROLES, which imports hashlib and sqlite3), for the help text
+#: of `arbiter token create`; tests/unit/test_cli_startup.py keeps the two equal.
+ROLE_NAMES: tuple[str, ...] = ("admin", "arbiter", "broadcaster", "auditor")
+
 
 def settings(backend: str | None = None, db: Path | None = None) -> Settings:
+    from services.config import Settings
+
     return Settings.from_env(backend=backend, sqlite_path=db)
 
 
 def local_actor() -> Actor:
+    from events_schema import Actor
+
     # Whoever can open the log file directly is its operator: an admin.
     return Actor(id=f"cli:{getpass.getuser()}", role="admin")
 
@@ -60,14 +74,22 @@ def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
 def refusals() -> Iterator[None]:
     """A refusal, a refused command or a failing log ends the command through `fail`, with its
     rule and field."""
+    from services.eventlog.base import EventLogError
+
     try:
         yield
     except Refusal as exc:
         fail(exc.rule, exc.field, exc.message)
-    except CommandRejected as exc:
-        fail(exc.rule, exc.field, exc.message)
     except EventLogError as exc:
         fail(exc.rule, exc.field, str(exc))
+    except Exception as exc:
+        # The command path is imported only by the commands that append: a command refused
+        # there has loaded it.
+        from services.commands import CommandRejected
+
+        if isinstance(exc, CommandRejected):
+            fail(exc.rule, exc.field, exc.message)
+        raise
 
 
 @contextlib.contextmanager
@@ -77,6 +99,8 @@ def local_log(
     """The log the settings name (`using`, else from the environment with --backend/--db),
     closed on exit; a refused command or a log error inside ends the command (`refusals`).
     Every command that reads or appends opens the log through this."""
+    from services.config import open_log
+
     with refusals(), open_log(using if using is not None else settings(backend, db)) as log:
         yield log
 
@@ -84,6 +108,10 @@ def local_log(
 def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
     """The tournament's standings fold up to `at`; refused when the tournament has no events,
     or when the id is a series' (which command shows a series is named)."""
+    from events_schema import Recorded
+    from events_schema import events as ev
+    from projections.standings import fold as standings_fold
+
     records = [Recorded.of(e) for e in log.read(tournament, 1, at)]
     state = standings_fold(records)
     if state.created is None:
@@ -115,4 +143,6 @@ def not_a_tournament(series_id: str, series: ev.SeriesCreated) -> str:
 
 def standings_of(log: EventLog, tournament: str, at: int | None = None) -> StandingsTable:
     """The standings table of a tournament as at `at`; refused when it has no events."""
+    from projections.standings import standings as standings_table
+
     return standings_table(fold_known(log, tournament, at, "standings"))

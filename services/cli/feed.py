@@ -15,7 +15,6 @@ from typing import Annotated
 
 import typer
 
-from projections.documents import PROJECTIONS
 from services.cli.common import local_log
 
 feed_app = typer.Typer(help="The live projection feed.", no_args_is_help=True)
@@ -28,6 +27,7 @@ def show(
     at: Annotated[int | None, typer.Option(help="as of this seq")] = None,
 ) -> None:
     """Print the projection messages of a tournament, folded from the local log."""
+    from projections.documents import PROJECTIONS
     from services.projector import replay
 
     names = projection or list(PROJECTIONS)

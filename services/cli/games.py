@@ -32,19 +32,21 @@ from pathlib import Path
 from typing import Annotated, Any, get_args
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from events_schema import Recorded
-from events_schema import events as ev
-from events_schema.limits import LimitExceeded
-from projections.games import game_rows
 from services.cli.common import AsJson, At, Backend, Db, fail, local_actor, local_log
 from services.cli.render import err, out
 
 LARGE_FILE = 1024 * 1024  # bytes: a progress bar from here on
 MANY_FILES = 20  # SGF files: a progress bar from here on
-_FORMATS: tuple[str, ...] = get_args(ev.TournamentCreated.model_fields["format"].annotation)
+
+
+def _formats() -> tuple[str, ...]:
+    """The tournament formats `--format` takes (imported here: `arbiter --help` imports this
+    module, and the event contract is not needed for it)."""
+    from events_schema import events as ev
+
+    return get_args(ev.TournamentCreated.model_fields["format"].annotation)
 
 
 def _print_json(body: dict[str, Any]) -> None:
@@ -56,6 +58,8 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
     if not enabled:
         yield None
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -101,12 +105,13 @@ def import_pgn_cmd(
     db: Db = None,
 ) -> None:
     """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
+    from events_schema.limits import LimitExceeded
     from services.import_steps import ImportRefused
     from services.pgn_import import PgnError, import_pgn
     from services.trf import tournament_id_for
 
-    if fmt is not None and fmt not in _FORMATS:
-        fail("pgn.invalid", "--format", f"{fmt!r} is not one of {', '.join(_FORMATS)}")
+    if fmt is not None and fmt not in _formats():
+        fail("pgn.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
     try:
         data = file.read_bytes()
     except OSError as exc:
@@ -185,12 +190,13 @@ def import_sgf_cmd(
     db: Db = None,
 ) -> None:
     """Record SGF files of Go games as a new tournament."""
+    from events_schema.limits import LimitExceeded
     from services.import_steps import ImportRefused
     from services.sgf_import import SgfError, import_sgf
     from services.trf import tournament_id_for
 
-    if fmt is not None and fmt not in _FORMATS:
-        fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_FORMATS)}")
+    if fmt is not None and fmt not in _formats():
+        fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
     data: list[tuple[str, bytes]] = []
     for file in files:
         try:
@@ -257,6 +263,7 @@ def export_sgf_cmd(
     """Write one Go game as an SGF file."""
     import sys
 
+    from events_schema import Recorded
     from services.sgf_export import ExportRefused, export_sgf
 
     with local_log(backend, db) as log:
@@ -285,6 +292,9 @@ def games(
     db: Db = None,
 ) -> None:
     """One row per game: players, result, the rule that ended it, plies, its source."""
+    from events_schema import Recorded
+    from projections.games import game_rows
+
     with local_log(backend, db) as log:
         records = [Recorded.of(e) for e in log.read(tournament, 1, at)]
     if not records:

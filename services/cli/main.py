@@ -14,17 +14,12 @@ import uuid
 from pathlib import Path
 from typing import Annotated
 
-import httpx
 import typer
 from rich.table import Table
 
-from events_schema import Command, CommandBatch, Recorded, encode_payload
-from events_schema import events as ev
-from events_schema.codec import dumps, loads
-from projections.standings import explain as explain_rows
-from services.auth import ROLES, TokenStore
 from services.cli import audit, feed, games, pairing, processors, schema_export, seasons
 from services.cli.common import (
+    ROLE_NAMES,
     AsJson,
     At,
     Backend,
@@ -37,11 +32,18 @@ from services.cli.common import (
     standings_of,
 )
 from services.cli.render import err, out, points, print_standings
-from services.commands import CommandService
-from services.config import open_log
 
-# What `arbiter lot --purpose` accepts (the LotDrawn event's purposes).
-LOT_PURPOSES: tuple[str, ...] = typing.get_args(ev.LotDrawn.model_fields["purpose"].annotation)
+# Start-up: `arbiter --help` imports this module and every command's signature, so what a
+# command needs beyond typer, rich and the standard library (the event contract, the
+# projections, the command path, httpx) is imported inside it (tests/unit/test_cli_startup.py).
+
+
+def lot_purposes() -> tuple[str, ...]:
+    """What `arbiter lot --purpose` accepts (the LotDrawn event's purposes)."""
+    from events_schema import events as ev
+
+    return typing.get_args(ev.LotDrawn.model_fields["purpose"].annotation)
+
 
 app = typer.Typer(help="Arbiter: an event-sourced tournament backend.", no_args_is_help=True)
 token_app = typer.Typer(help="API tokens (stored hashed).", no_args_is_help=True)
@@ -69,6 +71,10 @@ def append(
     db: Db = None,
 ) -> None:
     """Append one command (--type/--payload) or a batch (--file) to a tournament."""
+    from events_schema import Command, CommandBatch
+    from events_schema.codec import dumps, loads
+    from services.commands import CommandService
+
     try:
         if file is not None:
             raw = sys.stdin.read() if str(file) == "-" else file.read_text()
@@ -90,6 +96,8 @@ def append(
     except ValueError as exc:  # JSON or validation error
         fail("cli.invalid_input", "--payload/--file", str(exc))
     if api is not None:
+        import httpx  # only here: the other commands never load it
+
         r = httpx.post(
             f"{api.rstrip('/')}/tournaments/{tournament}/commands",
             content=dumps(batch.model_dump(mode="json", exclude_none=True)),
@@ -119,6 +127,8 @@ def events(
     db: Db = None,
 ) -> None:
     """Print a tournament's events in order."""
+    from events_schema.codec import dumps
+
     with local_log(backend, db) as log:
         envs = list(log.read(tournament, from_seq))
     if as_json:
@@ -149,6 +159,8 @@ def standings(
     db: Db = None,
 ) -> None:
     """Print the standings with tiebreak columns and why each row is below the one above."""
+    from events_schema.codec import dumps
+
     with local_log(backend, db) as log:
         table = standings_of(log, tournament, at)
     if as_json:
@@ -168,6 +180,9 @@ def explain(
     db: Db = None,
 ) -> None:
     """Why A and B stand where they do, criterion by criterion."""
+    from events_schema.codec import dumps
+    from projections.standings import explain as explain_rows
+
     with local_log(backend, db) as log:
         table = standings_of(log, tournament, at)
     try:
@@ -225,7 +240,9 @@ def lot(
 
     With --next the playoff's next required lot is drawn as it asks; without, a lot for a
     subject the playoff asks a lot for must be that lot (refused before it is appended)."""
+    from events_schema import Command, CommandBatch, encode_payload
     from services.cli import prescribed, tables
+    from services.commands import CommandService
     from services.lots import draw
 
     candidates = list(candidate or [])
@@ -259,7 +276,7 @@ def lot(
             fail(
                 "lot.invalid",
                 "--purpose/--candidate/--pick",
-                f"{exc} (--purpose is one of {', '.join(LOT_PURPOSES)}; --candidate is "
+                f"{exc} (--purpose is one of {', '.join(lot_purposes())}; --candidate is "
                 "repeatable: -c A -c B; --pick N draws N of them)",
             )
         batch = CommandBatch(
@@ -296,7 +313,10 @@ def playoff(
     """The playoff state: stage, who is in, games, what is required next, final order.
 
     Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
+    from events_schema import Command, CommandBatch, encode_payload
+    from events_schema.codec import dumps
     from services.cli import prescribed, tables
+    from services.commands import CommandService
 
     if stage is not None and not schedule:
         fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
@@ -395,6 +415,7 @@ def prizes(
 ) -> None:
     """Prize money and tour points, split as the rules say, to the cent. For a GCT tour
     playoff: the tour bonus by the overall places before the playoff (GCT 4.2)."""
+    from events_schema.codec import dumps
     from services.cli import tables
 
     with local_log(backend, db) as log:
@@ -445,6 +466,7 @@ def series(
     db: Db = None,
 ) -> None:
     """The series table (GCT tour or Czech series) over its completed tournaments."""
+    from events_schema.codec import dumps
     from services.cli import tables
 
     with local_log(backend, db) as log:
@@ -492,13 +514,15 @@ def series(
 
 @token_app.command("create")
 def token_create(
-    role: Annotated[str, typer.Option(help=f"one of {', '.join(ROLES)}")],
+    role: Annotated[str, typer.Option(help=f"one of {', '.join(ROLE_NAMES)}")],
     subject: Annotated[str | None, typer.Option(help="who holds it")] = None,
     tournament: Annotated[
         list[str] | None, typer.Option("--tournament", "-t", help="scope (repeatable)")
     ] = None,
 ) -> None:
     """Create a token; it is shown once and stored only as a hash."""
+    from services.auth import TokenStore
+
     store = TokenStore(settings().tokens_path)
     try:
         token, who = store.create(role, subject or f"{role}-{uuid.uuid4().hex[:6]}", tournament)
@@ -510,12 +534,16 @@ def token_create(
 
 @token_app.command("list")
 def token_list() -> None:
+    from services.auth import TokenStore
+
     for row in TokenStore(settings().tokens_path).list():
         out.print(json.dumps(row))
 
 
 @token_app.command("revoke")
 def token_revoke(token_id: str) -> None:
+    from services.auth import TokenStore
+
     if not TokenStore(settings().tokens_path).revoke(token_id):
         fail("token.unknown", "token_id", f"no active token {token_id}")
 
@@ -551,7 +579,9 @@ def serve(
     import uvicorn
 
     from services.api.app import create_app
+    from services.auth import TokenStore
     from services.checkpoints import attach_scheduler
+    from services.config import open_log
 
     cfg = settings(backend, db)
     api = create_app(open_log(cfg), TokenStore(cfg.tokens_path))
@@ -595,6 +625,7 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
+    from services.commands import CommandService
     from services.trf import (
         edition_choice,
         import_commands,
@@ -640,6 +671,7 @@ def export_trf_cmd(
     db: Db = None,
 ) -> None:
     """Write a tournament as a FIDE TRF-16 file."""
+    from events_schema import Recorded
     from services.trf import export_trf
 
     with local_log(backend, db) as log:

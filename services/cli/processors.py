@@ -20,11 +20,11 @@ from typing import Annotated
 
 import typer
 
-from projections.documents import PROJECTIONS
+from services.cli.common import PROJECTION_NAMES
 
 #: The names NAME takes: the projections, then the adjudicator (not a projection).
 ADJUDICATOR = "adjudicator"
-NAMES = (*PROJECTIONS, ADJUDICATOR)
+NAMES = (*PROJECTION_NAMES, ADJUDICATOR)
 
 
 def register(app: typer.Typer) -> None:

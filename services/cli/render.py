@@ -6,13 +6,12 @@ from __future__ import annotations
 import sys
 from decimal import Decimal
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 
-from projections.standings import Table as StandingsTable
-from projections.standings.table import column_keys
-from projections.tiebreaks.registry import half_points
+if TYPE_CHECKING:
+    from projections.standings import Table as StandingsTable
 
 # Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
 out = Console(width=None if sys.stdout.isatty() else 160)
@@ -23,6 +22,8 @@ def points(value: Fraction | Decimal | int | str) -> str:
     """Points as every command prints them: the standings' half-point formatter (11½, ½, 3).
     Takes a number or the exact string a JSON document carries ("11.5", "31/3"); a string
     that is not a number (already shown, "1½") is printed as it is."""
+    from projections.tiebreaks.registry import half_points
+
     try:
         exact = Fraction(value)
     except ValueError:  # already shown ("1½", "2½ (max 3½)"): as it is
@@ -32,6 +33,10 @@ def points(value: Fraction | Decimal | int | str) -> str:
 
 def print_standings(tournament: str, table: StandingsTable, console: Console | None = None) -> None:
     """The standings with a column per tiebreak and why each row is below the one above."""
+    from rich.table import Table
+
+    from projections.standings.table import column_keys
+
     pairs = [
         (key, c.label)
         for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from events_schema import EVENT_CLASSES
-from events_schema.codec import dumps
-from events_schema.commands import Command, CommandBatch
-from events_schema.envelope import Envelope
-
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "events_schema" / "json"
 
 
 def schemas() -> dict[str, bytes]:
+    # Imported here: `arbiter --help` imports this module for DEFAULT_DIR alone.
+    from events_schema import EVENT_CLASSES
+    from events_schema.codec import dumps
+    from events_schema.commands import Command, CommandBatch
+    from events_schema.envelope import Envelope
+
     out: dict[str, bytes] = {}
     for cls in EVENT_CLASSES:
         schema = cls.model_json_schema()

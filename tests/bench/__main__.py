@@ -54,5 +54,9 @@ if __name__ == "__main__":
         from . import mcmahon
 
         doc["mcmahon"] = mcmahon.run(quick)
+    if wanted("cli"):
+        from . import cli
+
+        doc["cli"] = cli.run(3 if quick else 5)
     print(json.dumps(doc, indent=2))
     raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)

@@ -1,0 +1,89 @@
+"""`arbiter` start-up (issue 12, item 5): `arbiter --help` and `arbiter standings` on the
+embedded log load no API, Kafka or HTTP client stack; the CLI's help-text copies of names
+defined in heavier modules stay equal to them.
+
+A behavioural guard, run in a fresh interpreter; the timings are the benchmark's
+(`python -m tests.bench.cli`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Top-level packages that a command never talking to the API or to Kafka must not import.
+HEAVY = ("faust", "fastapi", "aiokafka", "kafka", "httpx", "uvicorn")
+
+_LOADED = f"""
+import json, sys
+from services.cli.main import app
+try:
+    app(sys.argv[1:])
+except SystemExit as exc:
+    if exc.code:
+        raise
+heavy = {set(HEAVY)!r}
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
+"""
+
+
+def _heavy_loaded(*args: str) -> list[str]:
+    """The heavy modules loaded by `arbiter ARGS`, run in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_importing_the_cli_loads_no_api_kafka_or_http_client() -> None:
+    code = (
+        "import sys; from services.cli.main import app; "
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_help_loads_no_api_kafka_or_http_client() -> None:
+    assert _heavy_loaded("--help") == []
+
+
+def test_standings_on_the_embedded_log_loads_no_api_kafka_or_http_client(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "demo.sqlite3"
+    subprocess.run(
+        [sys.executable, "-c", "from services.cli.main import app; app()", "demo", "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    assert _heavy_loaded("standings", "demo-open-2026", "--db", str(db)) == []
+
+
+@pytest.mark.parametrize(
+    ("copy", "source"),
+    [
+        ("PROJECTION_NAMES", "projections.documents:PROJECTIONS"),
+        ("ROLE_NAMES", "services.auth:ROLES"),
+    ],
+)
+def test_help_text_names_match_their_source(copy: str, source: str) -> None:
+    import importlib
+
+    from services.cli import common
+
+    module, name = source.split(":")
+    assert getattr(common, copy) == tuple(getattr(importlib.import_module(module), name))
