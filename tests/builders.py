@@ -9,6 +9,8 @@ from typing import Any
 from events_schema import Actor, Command, CommandBatch, Event, Recorded, encode_payload
 from events_schema import events as ev
 from events_schema.ids import GENESIS_HASH
+from projections.go import Colour as GoColour
+from projections.go import GoBoard, Point
 from services.eventlog.base import NewEvent
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -88,3 +90,27 @@ def small_tournament() -> list[Event]:
         player("carol", 2600),
         round_(1, ("r1g1", "alice", "bob"), byes=("carol",)),
     ]
+
+
+def go_position(diagram: str, to_move: GoColour = "black") -> GoBoard:
+    """The board of `diagram` (rows top first), `to_move` to play."""
+    rows = diagram.split()
+    size = len(rows)
+    black: list[Point] = []
+    white: list[Point] = []
+    for i, row in enumerate(rows):
+        assert len(row) == size
+        for col, mark in enumerate(row):
+            if mark == "X":
+                black.append((size - 1 - i, col))
+            elif mark == "O":
+                white.append((size - 1 - i, col))
+    board = GoBoard(size)
+    sides: tuple[tuple[GoColour, list[Point]], ...] = (("black", black), ("white", white))
+    for i in range(max(len(black), len(white))):
+        for colour, stones in sides:
+            result = board.play(colour, stones[i] if i < len(stones) else None)
+            assert result.legal and not result.captured
+    if board.to_move != to_move:
+        board.play(board.to_move, None)
+    return board

@@ -14,7 +14,6 @@ from typing import Annotated
 
 import chess
 from pydantic import Field, TypeAdapter, ValidationError
-from sgfmill import common as sgf_common
 
 from events_schema import events as ev
 from events_schema.go import GoSettings
@@ -303,7 +302,7 @@ def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
             "type",
             "the clock is paused (ClockPaused): no move until it is resumed (ClockResumed)",
         )
-    go_play.check_move(go, game.moves, _colours(game), move.point)
+    go_play.check_move(go, game.moves, game.first_to_move, move.point)
     created = state.created
     if created is not None and created.adjudication == "rules":
         clock = go.clock_after(move.colour, move.move_time_ms, move.clock_ms)
@@ -328,12 +327,6 @@ def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
     return [move]
 
 
-def _colours(game: GameState) -> list[ev.Colour]:
-    """The colour of each move in force (they alternate from the first mover)."""
-    other: ev.Colour = "black" if game.first_to_move == "white" else "white"
-    return [game.first_to_move if i % 2 == 0 else other for i in range(len(game.moves))]
-
-
 def _go_game(state: TournamentState, game_id: str) -> tuple[GameState, go_play.GoGame]:
     game = _game_in_progress(state, game_id)
     if state.game_kind != "go":
@@ -349,7 +342,7 @@ def _(proposed: ev.GoStatusAgreed, state: TournamentState) -> list[ev.Event]:
     ends in the same batch; refused unless play is paused after the passes, or while a dame
     is unfilled (LGC Game protocol "Dame, Teire")."""
     game, go = _go_game(state, proposed.game_id)
-    if not go.paused(game.moves, _colours(game)):
+    if not go.paused(game.moves, game.first_to_move):
         raise Rejected(
             "go.not_paused",
             "payload.game_id",
@@ -367,17 +360,13 @@ def _(proposed: ev.GoStatusAgreed, state: TournamentState) -> list[ev.Event]:
 def _(proposed: ev.GoStatusDisputed, state: TournamentState) -> list[ev.Event]:
     """LGC Timing "Ending the game" 6: a dispute resumes play, Black first."""
     game, go = _go_game(state, proposed.game_id)
-    if not go.paused(game.moves, _colours(game)):
+    if not go.paused(game.moves, game.first_to_move):
         raise Rejected(
             "go.not_paused",
             "payload.game_id",
             f"a status dispute comes when play pauses after the passes ({go_play.RULE_PAUSE})",
         )
-    for i, v in enumerate(proposed.points):
-        try:
-            parse_point(v, go.size)
-        except ValueError as exc:
-            raise Rejected("go.bad_point", f"payload.points[{i}]", str(exc)) from None
+    go_play.points(go, proposed.points, "points")
     return [proposed]
 
 
@@ -559,14 +548,11 @@ def _chess_move(game: GameState, proposed: ev.MovePlayed) -> ev.MovePlayed:
 def _go_move(state: TournamentState, proposed: ev.MovePlayed) -> ev.MovePlayed:
     if proposed.point is None or proposed.uci is not None:
         raise Rejected("move.wrong_kind", "payload.point", "a Go move needs `point` (not `uci`)")
-    if proposed.point.lower() != "pass":
-        size = state.created.board_size if state.created is not None else 19
-        try:
-            sgf_common.move_from_vertex(proposed.point, size)
-        except ValueError as exc:
-            raise Rejected(
-                "move.bad_point", "payload.point", f"{exc} (board {size}x{size})"
-            ) from None
+    size = state.created.board_size if state.created is not None else 19
+    try:
+        parse_point(proposed.point, size)  # a GTP vertex on this board, or "pass"
+    except ValueError as exc:
+        raise Rejected("move.bad_point", "payload.point", str(exc)) from None
     # Ko/superko are not refused here: LGC Irregularities says an illegal move stands unless
     # noticed within three moves, when the game is unwound (a retraction of the moves).
     return proposed
@@ -945,11 +931,7 @@ def _(proposed: ev.PositionDisturbed, state: TournamentState) -> list[ev.Event]:
             ("added_white", proposed.added_white, True),
             ("removed", proposed.removed, False),
         ):
-            for i, v in enumerate(points):
-                try:
-                    p = parse_point(v, go.size)
-                except ValueError as exc:
-                    raise Rejected("go.bad_point", f"payload.{name}[{i}]", str(exc)) from None
+            for i, (v, p) in enumerate(zip(points, go_play.points(go, points, name), strict=True)):
                 if p is None or (go.board.colour_at(p) is None) != want_empty:
                     what = "an empty point" if want_empty else "a stone"
                     raise Rejected(

@@ -216,54 +216,66 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
     game.restart_pending = False  # play went on (a 7.b.v restart was played)
 
 
+def _restart(game: GameState, go: GoGame) -> None:
+    """The game starts afresh (LGC Irregularities: a colour or handicap error noticed early,
+    or "cancel the game and start afresh"): no move, resumption, ruling or edit in force."""
+    del game.moves[:]
+    del game.move_event_ids[:]
+    go.resumptions, go.stood, go.edits = [], {}, []
+    go.rebuild([])
+
+
+def _go_of(state: TournamentState, rec: Recorded, game_id: str) -> tuple[GameState, GoGame] | None:
+    """The Go game an event names, with its board (None: no such game, or not started), the
+    event noted as the game's."""
+    game = state.games.get(game_id)
+    if game is None or game.go is None:
+        return None
+    state.events[rec.envelope.event_id].game_id = game_id
+    return game, game.go
+
+
 @_apply.register
 def _(event: ev.IllegalMoveNoticed, state: TournamentState, rec: Recorded) -> None:
     """LGC Irregularities "Illegal move": unwound (the moves from the illegal one on are no
     longer in force) or noted as standing."""
-    game = state.games.get(event.game_id)
-    if game is None or game.go is None or not 1 <= event.ply <= len(game.moves):
+    found = _go_of(state, rec, event.game_id)
+    if found is None or not 1 <= event.ply <= len(found[0].moves):
         return
-    state.events[rec.envelope.event_id].game_id = event.game_id
+    game, go = found
     if event.unwound:
         del game.moves[event.ply - 1 :]
         del game.move_event_ids[event.ply - 1 :]
-        game.go.rebuild(game.moves)
+        go.rebuild(game.moves)
     else:
-        game.go.stood[event.ply] = event.rule or "stands"
+        go.stood[event.ply] = event.rule or "stands"
 
 
 @_apply.register
 def _(event: ev.GoStatusDisputed, state: TournamentState, rec: Recorded) -> None:
     """LGC Timing "Ending the game" 6: play resumes, Black first."""
-    game = state.games.get(event.game_id)
-    if game is None or game.go is None:
-        return
-    state.events[rec.envelope.event_id].game_id = event.game_id
-    game.go.resumptions.append(len(game.moves))
+    if (found := _go_of(state, rec, event.game_id)) is not None:
+        game, go = found
+        go.resumptions.append(len(game.moves))
 
 
 @_apply.register
 def _(event: ev.ClockPaused, state: TournamentState, rec: Recorded) -> None:
-    game = state.games.get(event.game_id)
-    if game is not None and game.go is not None:
-        state.events[rec.envelope.event_id].game_id = event.game_id
-        game.go.clock_paused = True
+    if (found := _go_of(state, rec, event.game_id)) is not None:
+        found[1].clock_paused = True
 
 
 @_apply.register
 def _(event: ev.ClockResumed, state: TournamentState, rec: Recorded) -> None:
-    game = state.games.get(event.game_id)
-    if game is not None and game.go is not None:
-        state.events[rec.envelope.event_id].game_id = event.game_id
-        game.go.clock_paused = False
+    if (found := _go_of(state, rec, event.game_id)) is not None:
+        found[1].clock_paused = False
 
 
 @_apply.register
 def _(event: ev.ClockSet, state: TournamentState, rec: Recorded) -> None:
-    game = state.games.get(event.game_id)
-    if game is not None and game.go is not None:
-        state.events[rec.envelope.event_id].game_id = event.game_id
-        game.go.set_clock(
+    if (found := _go_of(state, rec, event.game_id)) is not None:
+        game, go = found
+        go.set_clock(
             len(game.moves),
             event.white_ms,
             event.black_ms,
@@ -356,20 +368,20 @@ def _(event: ev.ProtestStated, state: TournamentState, rec: Recorded) -> None:
 @_apply.register
 def _(event: ev.ColourErrorNoticed, state: TournamentState, rec: Recorded) -> None:
     """LGC Irregularities "Colour or handicap error": restart, or amend the pairing."""
-    game = state.games.get(event.game_id)
-    if game is None or game.go is None or event.black not in (game.white, game.black):
+    paired = state.games.get(event.game_id)
+    if paired is None or event.black not in (paired.white, paired.black):
         return
-    state.events[rec.envelope.event_id].game_id = event.game_id
+    found = _go_of(state, rec, event.game_id)
+    if found is None:
+        return
+    game, go = found
     if event.restarted:
-        del game.moves[:]
-        del game.move_event_ids[:]
-        game.go.resumptions, game.go.stood, game.go.edits = [], {}, []
-        game.go.rebuild([])
+        _restart(game, go)
         return
     if event.black != game.black:
         game.white, game.black = game.black, game.white
-    if event.handicap != game.go.handicap:
-        amended = dataclasses.replace(game.go, handicap=event.handicap)
+    if event.handicap != go.handicap:
+        amended = dataclasses.replace(go, handicap=event.handicap)
         try:
             amended.rebuild(game.moves)
         except ValueError:
@@ -382,23 +394,20 @@ def _(event: ev.ColourErrorNoticed, state: TournamentState, rec: Recorded) -> No
 def _(event: ev.PositionDisturbed, state: TournamentState, rec: Recorded) -> None:
     """LGC Irregularities "Position disturbance" 2, 3, 5 change the record (1 keeps it, 4
     ends the game by its GameEnded)."""
-    game = state.games.get(event.game_id)
-    if game is None or game.go is None:
+    found = _go_of(state, rec, event.game_id)
+    if found is None:
         return
-    state.events[rec.envelope.event_id].game_id = event.game_id
+    game, go = found
     if event.procedure == "unwind" and event.to_ply is not None:
         del game.moves[event.to_ply :]
         del game.move_event_ids[event.to_ply :]
-        game.go.rebuild(game.moves)
+        go.rebuild(game.moves)
     elif event.procedure == "restart":
-        del game.moves[:]
-        del game.move_event_ids[:]
-        game.go.resumptions, game.go.stood, game.go.edits = [], {}, []
-        game.go.rebuild([])
+        _restart(game, go)
         if event.time_control is not None:
             game.time_control = event.time_control
     elif event.procedure == "continue":
-        game.go.edit(len(game.moves), event.added_black, event.added_white, event.removed)
+        go.edit(len(game.moves), event.added_black, event.added_white, event.removed)
 
 
 @_apply.register

@@ -178,18 +178,16 @@ class GoGame:
         """The moves since play last resumed (or since the start)."""
         return moves[self.resumptions[-1] :] if self.resumptions else moves
 
-    def paused(self, moves: list[str], colours: list[ev.Colour]) -> bool:
+    def paused(self, moves: list[str], first_to_move: ev.Colour) -> bool:
         """LGC Timing "Ending the game" 3: "Play pauses after the minimum number of
-        consecutive passes in which White passes last" (a Black pass, then a White pass)."""
+        consecutive passes in which White passes last" (a Black pass, then a White pass).
+        Moves alternate from `first_to_move`, so the last is White's when its index has the
+        parity of White's moves."""
         start = self.resumptions[-1] if self.resumptions else 0
         if len(moves) - start < 2:
             return False
-        return (
-            _is_pass(moves[-1])
-            and _is_pass(moves[-2])
-            and colours[-1] == "white"
-            and colours[-2] == "black"
-        )
+        white_last = (len(moves) % 2 == 0) == (first_to_move == "black")
+        return white_last and _is_pass(moves[-1]) and _is_pass(moves[-2])
 
 
 def _is_pass(move: str) -> bool:
@@ -199,9 +197,9 @@ def _is_pass(move: str) -> bool:
 # -- decisions ----------------------------------------------------------------------------
 
 
-def check_move(go: GoGame, moves: list[str], colours: list[ev.Colour], point: str) -> None:
+def check_move(go: GoGame, moves: list[str], first_to_move: ev.Colour, point: str) -> None:
     """Refuse what cannot be played: any move while play is paused, a stone on a stone."""
-    if go.paused(moves, colours):
+    if go.paused(moves, first_to_move):
         raise Rejected(
             "go.play_paused",
             "payload.point",
@@ -276,14 +274,22 @@ def ended_by_count(game_id: str, score: ev.GoScore, detail: str) -> ev.GameEnded
     )
 
 
+def points(go: GoGame, vertices: list[str], field: str) -> list[Point | None]:
+    """The GTP vertices of `payload.<field>` as points on the game's board (None: "pass");
+    a malformed or off-board one is refused, naming its place in the list."""
+    out: list[Point | None] = []
+    for i, v in enumerate(vertices):
+        try:
+            out.append(parse_point(v, go.size))
+        except ValueError as exc:
+            raise Rejected("go.bad_point", f"payload.{field}[{i}]", str(exc)) from None
+    return out
+
+
 def parse_dead(go: GoGame, vertices: list[str]) -> list[Point]:
     """The agreed dead stones as points; each must hold a stone."""
     out: list[Point] = []
-    for i, v in enumerate(vertices):
-        try:
-            p = parse_point(v, go.size)
-        except ValueError as exc:
-            raise Rejected("go.bad_point", f"payload.dead_stones[{i}]", str(exc)) from None
+    for i, (v, p) in enumerate(zip(vertices, points(go, vertices, "dead_stones"), strict=True)):
         if p is None or go.board.colour_at(p) is None:
             raise Rejected(
                 "go.dead_not_a_stone",

@@ -17,12 +17,8 @@ Run: `python -m tests.bench.endings [--quick]` from the repository root.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import json
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +32,8 @@ import chess.pgn  # noqa: E402
 from events_schema.events import TimeControl  # noqa: E402
 from projections.endings import GameFacts, MoveFacts, adjudicate  # noqa: E402
 from projections.endings.pgn_comments import parse_tcec  # noqa: E402
+
+from .common import best_of, quick_main  # noqa: E402
 
 PGN_DIR = _repo.parent / "shared" / "data" / "pgn"
 PRESET = "tcec-league"
@@ -72,26 +70,6 @@ def load_games(pgn_dir: Path = PGN_DIR) -> list[tuple[chess.Board, list[chess.Mo
     return out
 
 
-def _best(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """The best time of each function, the runs interleaved (one of each per round) so that a
-    slower or faster spell of the machine falls on all of them alike."""
-    best = dict.fromkeys(fns, float("inf"))
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        for fn in fns.values():  # warm up
-            fn()
-        for _ in range(repeats):
-            for name, fn in fns.items():
-                t0 = time.perf_counter()
-                fn()
-                best[name] = min(best[name], time.perf_counter() - t0)
-    finally:
-        if gc_was:
-            gc.enable()
-    return best
-
-
 def run(quick: bool) -> dict[str, Any]:
     """The benchmark document. `quick`: fewer repeats (a smoke run)."""
     games = load_games()
@@ -120,7 +98,7 @@ def run(quick: bool) -> dict[str, Any]:
 
     repeats = 3 if quick else 25
     _progress(f"{len(games)} games, {moves} moves, best of {repeats}")
-    times = _best({"bare_push": bare, "push_uci": push_uci, "adjudicator": adjudicator}, repeats)
+    times = best_of({"bare_push": bare, "push_uci": push_uci, "adjudicator": adjudicator}, repeats)
     rates = {k: round(moves / v) for k, v in times.items()}
     return {
         "games": len(games),
@@ -135,13 +113,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m tests.bench.endings")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    doc = run(args.quick)
-    if emit:
-        print(json.dumps(doc, indent=2))
-    return doc
+    return quick_main("endings", run, argv, emit)
 
 
 if __name__ == "__main__":

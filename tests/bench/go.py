@@ -19,13 +19,9 @@ Run: `python -m tests.bench.go [--quick]` from the repository root.
 
 from __future__ import annotations
 
-import argparse
-import gc
-import json
 import random
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +32,7 @@ if str(_repo) not in sys.path:
 from sgfmill import boards  # noqa: E402
 
 from events_schema import events as ev  # noqa: E402
+from events_schema.registry import Recorded  # noqa: E402
 from projections.go import Colour, GoBoard, Point  # noqa: E402
 from projections.go.board import format_point  # noqa: E402
 from projections.tournament import fold  # noqa: E402
@@ -44,7 +41,7 @@ if str(_repo / "tests") not in sys.path:
     sys.path.insert(0, str(_repo / "tests"))
 from builders import recorded  # noqa: E402
 
-from events_schema.registry import Recorded  # noqa: E402
+from .common import best_of, quick_main  # noqa: E402
 
 SEED = 20260511
 SIZE = 19
@@ -77,25 +74,6 @@ def random_games(
             game.append((colour, point))
         games.append(game)
     return games
-
-
-def _best(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """The best time of each function, the runs interleaved (one of each per round)."""
-    best = dict.fromkeys(fns, float("inf"))
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        for fn in fns.values():  # warm up
-            fn()
-        for _ in range(repeats):
-            for name, fn in fns.items():
-                t0 = time.perf_counter()
-                fn()
-                best[name] = min(best[name], time.perf_counter() - t0)
-    finally:
-        if gc_was:
-            gc.enable()
-    return best
 
 
 def _tournament(games: list[list[tuple[Colour, Point]]]) -> list[Recorded]:
@@ -164,7 +142,7 @@ def run(quick: bool) -> dict[str, Any]:
 
     repeats = 3 if quick else 20
     _progress(f"{len(games)} games, {moves} moves, {captured} stones captured, best of {repeats}")
-    times = _best(
+    times = best_of(
         {
             "sgfmill_play": sgfmill_play,
             "goboard_play": goboard_play,
@@ -194,13 +172,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m tests.bench.go")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    doc = run(args.quick)
-    if emit:
-        print(json.dumps(doc, indent=2))
-    return doc
+    return quick_main("go", run, argv, emit)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,7 @@ difference, correction 0). Quick: 60 players, round 3. Run: `python -m tests.ben
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import math
 import platform
 import random
@@ -45,6 +43,7 @@ from projections.pairing.base import context  # noqa: E402
 from projections.tiebreaks.mcmahon import go_scores, top_group  # noqa: E402
 from projections.tournament.decide import Rejected  # noqa: E402
 
+from .common import quick_main  # noqa: E402
 from .pairing import Sim  # noqa: E402
 
 #: A club-to-congress spread of ranks, weaker players more numerous.
@@ -181,13 +180,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m tests.bench.mcmahon")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    doc = run(args.quick)
-    if emit:
-        print(json.dumps(doc, indent=2))
-    return doc
+    return quick_main("mcmahon", run, argv, emit)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,6 @@ withdrawals and requested byes between rounds.
 
 from __future__ import annotations
 
-import argparse
-import json
 import platform
 import random
 import sys
@@ -64,6 +62,8 @@ from projections.tournament.decide import decide  # noqa: E402
 from projections.tournament.evolve import evolve as tournament_evolve  # noqa: E402
 from projections.tournament.state import TournamentState  # noqa: E402
 from services.lots import draw  # noqa: E402
+
+from .common import quick_main  # noqa: E402
 
 System = Callable[[PairingContext], Proposal]
 
@@ -469,13 +469,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m tests.bench.pairing")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    doc = run(args.quick)
-    if emit:
-        print(json.dumps(doc, indent=2))
-    return doc
+    return quick_main("pairing", run, argv, emit)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,8 @@ Run: `python -m tests.bench.pgn_import [--quick]` from the repository root.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import io
-import json
 import sys
 import tempfile
 import time
@@ -41,6 +39,8 @@ import chess.pgn  # noqa: E402
 from events_schema import Actor  # noqa: E402
 from services.eventlog.sqlite import SQLiteEventLog  # noqa: E402
 from services.pgn_import import decode, import_pgn, read_pgn  # noqa: E402
+
+from .common import quick_main  # noqa: E402
 
 PGN_DIR = _repo.parent / "shared" / "data" / "pgn"
 PRESETS = {  # the preset of each sample file's event
@@ -177,13 +177,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m tests.bench.pgn_import")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    doc = run(args.quick)
-    if emit:
-        print(json.dumps(doc, indent=2))
-    return doc
+    return quick_main("pgn_import", run, argv, emit)
 
 
 if __name__ == "__main__":

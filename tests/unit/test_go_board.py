@@ -9,6 +9,7 @@ a capture on the way.
 from __future__ import annotations
 
 import pytest
+from builders import go_position as position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,30 +29,6 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def position(diagram: str, to_move: Colour = "black") -> GoBoard:
-    """The board of `diagram` (rows top first), `to_move` to play."""
-    rows = diagram.split()
-    size = len(rows)
-    black: list[Point] = []
-    white: list[Point] = []
-    for i, row in enumerate(rows):
-        assert len(row) == size
-        for col, mark in enumerate(row):
-            if mark == "X":
-                black.append((size - 1 - i, col))
-            elif mark == "O":
-                white.append((size - 1 - i, col))
-    board = GoBoard(size)
-    sides: tuple[tuple[Colour, list[Point]], ...] = (("black", black), ("white", white))
-    for i in range(max(len(black), len(white))):
-        for colour, stones in sides:
-            result = board.play(colour, stones[i] if i < len(stones) else None)
-            assert result.legal and not result.captured
-    if board.to_move != to_move:
-        board.play(board.to_move, None)
-    return board
 
 
 def v(vertex: str, size: int) -> Point:

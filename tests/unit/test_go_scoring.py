@@ -10,31 +10,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from builders import go_position as position
 
-from projections.go import Colour, GoBoard, Point, count, komi_for, parse_point, unfilled_dame
-
-
-def position(diagram: str, to_move: Colour = "black") -> GoBoard:
-    """The board of `diagram` (rows top first), `to_move` to play."""
-    rows = diagram.split()
-    size = len(rows)
-    black: list[Point] = []
-    white: list[Point] = []
-    for i, row in enumerate(rows):
-        for col, mark in enumerate(row):
-            if mark == "X":
-                black.append((size - 1 - i, col))
-            elif mark == "O":
-                white.append((size - 1 - i, col))
-    board = GoBoard(size)
-    sides: tuple[tuple[Colour, list[Point]], ...] = (("black", black), ("white", white))
-    for i in range(max(len(black), len(white))):
-        for colour, stones in sides:
-            result = board.play(colour, stones[i] if i < len(stones) else None)
-            assert result.legal and not result.captured
-    if board.to_move != to_move:
-        board.play(board.to_move, None)
-    return board
+from projections.go import Colour, Point, count, komi_for, parse_point, unfilled_dame
 
 
 def pts(vertices: str, size: int) -> list[Point]:
