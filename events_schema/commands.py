@@ -10,7 +10,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 
 class Command(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: str = Field(min_length=1, max_length=64, description="event type to record")
     payload: dict[str, Any] = Field(default_factory=dict)
@@ -27,7 +27,7 @@ class Command(BaseModel):
 class CommandBatch(BaseModel):
     """Commands appended atomically, in order: all of them or none."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     commands: list[Command] = Field(min_length=1, max_length=1000)
     expected_seq: int | None = Field(

@@ -26,7 +26,7 @@ Role = Literal["admin", "arbiter", "broadcaster", "auditor", "system"]
 class Actor(BaseModel):
     """Who caused the event: a token's subject and role, or a system process."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str = Field(min_length=1, max_length=128)
     role: Role
@@ -35,7 +35,7 @@ class Actor(BaseModel):
 class Envelope(BaseModel):
     """A stored event: metadata plus the type's payload (a plain dict, decoded lazily)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     event_id: UUID
     tournament_id: StreamId

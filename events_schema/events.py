@@ -48,7 +48,7 @@ Termination = Literal[
 class Event(BaseModel):
     """Base of all payloads: immutable, strict about unknown fields."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     event_type: ClassVar[str]
     schema_version: ClassVar[int] = 1
@@ -62,7 +62,7 @@ class Event(BaseModel):
 class Scoring(BaseModel):
     """Points in half-points (integers), so scores are exact. Default 1/½/0 = 2/1/0."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     win: int = Field(default=2, ge=0)
     draw: int = Field(default=1, ge=0)
@@ -78,7 +78,7 @@ class Scoring(BaseModel):
 
 
 class TiebreakSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = Field(min_length=1, max_length=64)
     params: dict[str, Any] = Field(default_factory=dict)
@@ -87,7 +87,7 @@ class TiebreakSpec(BaseModel):
 class TiebreakOptions(BaseModel):
     """Chain-wide rules that are not criteria of their own."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     pairwise_head_to_head: bool = Field(
         default=False,
@@ -99,7 +99,7 @@ class TiebreakOptions(BaseModel):
 class TimeControl(BaseModel):
     """A named time control: base time plus increment, or Go overtime (LGC Timing rules)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = Field(min_length=1, max_length=64)
     base_seconds: int = Field(ge=0)
@@ -116,7 +116,7 @@ class TimeControl(BaseModel):
 
 
 class Prize(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     place: int = Field(ge=1)
     amount: Decimal = Field(ge=0, max_digits=14, decimal_places=2)
@@ -125,7 +125,7 @@ class Prize(BaseModel):
 class PrizeTable(BaseModel):
     """Money is Decimal with at most 2 places (exact cents)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
     prizes: list[Prize] = Field(default_factory=list)
@@ -257,7 +257,7 @@ class LotDrawn(Event):
 
 
 class Pairing(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     game_id: GameId
     white: PlayerId
@@ -272,7 +272,7 @@ class Pairing(BaseModel):
 
 
 class Bye(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     player_id: PlayerId
     kind: Literal["pairing_allocated", "half", "zero", "advance"] = "pairing_allocated"
@@ -304,7 +304,7 @@ class GameSource(BaseModel):
     """Where an imported game came from and how its source says it ended (kept on the game,
     so a disagreement with the rules' ending is shown, never hidden)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     file: str = Field(default="", max_length=500)
     index: int | None = Field(default=None, ge=1, description="game number in the file")
@@ -419,7 +419,7 @@ class GoScore(BaseModel):
     positive: Black won). `dead_stones` are the points agreed dead (GTP vertices), so an
     auditor can recount."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     black_territory: int = Field(ge=0, le=625)
     white_territory: int = Field(ge=0, le=625)

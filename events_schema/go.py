@@ -30,7 +30,7 @@ def rank_order(rank: str) -> int:
 class GoSettings(BaseModel):
     """How a Go tournament is run where the LGC rules leave it to the organiser."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     # -- McMahon (LGC "Top groups"; OpenGotha where the seed is silent) ------------------------
     mcmahon_bar: str | None = Field(

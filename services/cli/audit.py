@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from services.cli.common import (
     PROJECTION_NAMES,
@@ -32,6 +31,8 @@ from services.cli.common import (
 from services.cli.render import err, out
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from events_schema import Envelope
     from services import audit
     from services.eventlog.base import EventLog
@@ -95,6 +96,8 @@ def _resolve(text: str, option: str, envs: list[Envelope]) -> audit.Resolved:
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> Table:
+    from rich.table import Table
+
     cols = [k for k in (rows[0] if rows else {}) if k not in skip]
     t = Table(title=title)
     for c in cols:
@@ -419,6 +422,8 @@ def _parse(text: str, option: str) -> audit.Point:
 
 
 def _print_diff(console: Console, report: dict[str, Any]) -> None:
+    from rich.table import Table
+
     console.print(
         f"[bold]{report['tournament_id']}[/bold]: seq {report['from_seq']} -> {report['to_seq']}"
     )
@@ -523,6 +528,7 @@ def _checkpoint_app() -> typer.Typer:
             return super().resolve_command(ctx, args)
 
     cp_app = typer.Typer(
+        rich_markup_mode=None,
         cls=SignByDefault,
         no_args_is_help=True,
         help="Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
@@ -621,6 +627,8 @@ def _checkpoint_app() -> typer.Typer:
         latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
         as_json: AsJson = False,
     ) -> None:
+        from rich.table import Table
+
         """The stored checkpoints of TOURNAMENT, oldest first.
 
         `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""

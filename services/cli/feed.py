@@ -17,7 +17,9 @@ import typer
 
 from services.cli.common import local_log
 
-feed_app = typer.Typer(help="The live projection feed.", no_args_is_help=True)
+feed_app = typer.Typer(
+    rich_markup_mode=None, help="The live projection feed.", no_args_is_help=True
+)
 
 
 @feed_app.command("show")

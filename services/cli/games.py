@@ -337,7 +337,7 @@ def _group(app: typer.Typer, name: str, help_text: str) -> typer.Typer:
     for group in app.registered_groups:
         if group.name == name and isinstance(group.typer_instance, typer.Typer):
             return group.typer_instance
-    made = typer.Typer(help=help_text, no_args_is_help=True)
+    made = typer.Typer(rich_markup_mode=None, help=help_text, no_args_is_help=True)
     app.add_typer(made, name=name)
     return made
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from services.cli import audit, feed, games, pairing, processors, schema_export, seasons
 from services.cli.common import (
@@ -45,9 +44,17 @@ def lot_purposes() -> tuple[str, ...]:
     return typing.get_args(ev.LotDrawn.model_fields["purpose"].annotation)
 
 
-app = typer.Typer(help="Arbiter: an event-sourced tournament backend.", no_args_is_help=True)
-token_app = typer.Typer(help="API tokens (stored hashed).", no_args_is_help=True)
-schema_app = typer.Typer(help="JSON Schema of the event contract.", no_args_is_help=True)
+app = typer.Typer(
+    rich_markup_mode=None,
+    help="Arbiter: an event-sourced tournament backend.",
+    no_args_is_help=True,
+)
+token_app = typer.Typer(
+    rich_markup_mode=None, help="API tokens (stored hashed).", no_args_is_help=True
+)
+schema_app = typer.Typer(
+    rich_markup_mode=None, help="JSON Schema of the event contract.", no_args_is_help=True
+)
 app.add_typer(token_app, name="token")
 app.add_typer(schema_app, name="schema")
 # --------------------------------------------------------------------------------------------
@@ -126,6 +133,8 @@ def events(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    from rich.table import Table
+
     """Print a tournament's events in order."""
     from events_schema.codec import dumps
 
@@ -158,15 +167,23 @@ def standings(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Print the standings with tiebreak columns and why each row is below the one above."""
+    """Print the standings with tiebreak columns and why each row is below the one above (and,
+    for a Galway tournament, its section winners)."""
     from events_schema.codec import dumps
+    from projections.documents import galway_sections
+    from projections.standings import standings as standings_table
 
     with local_log(backend, db) as log:
-        table = standings_of(log, tournament, at)
+        state = fold_known(log, tournament, at, "standings")
+    table = standings_table(state)
+    sections = galway_sections(state, table)
     if as_json:
-        sys.stdout.write(dumps(table.as_dict()).decode() + "\n")
+        body = table.as_dict()
+        if sections is not None:
+            body["sections"] = sections
+        sys.stdout.write(dumps(body).decode() + "\n")
         return
-    print_standings(tournament, table)
+    print_standings(tournament, table, sections=sections)
 
 
 @app.command()
@@ -179,6 +196,8 @@ def explain(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    from rich.table import Table
+
     """Why A and B stand where they do, criterion by criterion."""
     from events_schema.codec import dumps
     from projections.standings import explain as explain_rows
@@ -310,6 +329,8 @@ def playoff(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    from rich.table import Table
+
     """The playoff state: stage, who is in, games, what is required next, final order.
 
     Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
@@ -413,6 +434,8 @@ def prizes(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    from rich.table import Table
+
     """Prize money and tour points, split as the rules say, to the cent. For a GCT tour
     playoff: the tour bonus by the overall places before the playoff (GCT 4.2)."""
     from events_schema.codec import dumps
@@ -465,6 +488,8 @@ def series(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    from rich.table import Table
+
     """The series table (GCT tour or Czech series) over its completed tournaments."""
     from events_schema.codec import dumps
     from services.cli import tables
@@ -605,8 +630,12 @@ def demo(
 # import / export: TRF-16 (services/trf)
 # --------------------------------------------------------------------------------------------
 
-import_app = typer.Typer(help="Import a tournament from a file.", no_args_is_help=True)
-export_app = typer.Typer(help="Export a tournament to a file.", no_args_is_help=True)
+import_app = typer.Typer(
+    rich_markup_mode=None, help="Import a tournament from a file.", no_args_is_help=True
+)
+export_app = typer.Typer(
+    rich_markup_mode=None, help="Export a tournament to a file.", no_args_is_help=True
+)
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 
@@ -667,6 +696,16 @@ def import_trf(
 def export_trf_cmd(
     tournament: str,
     out_file: Annotated[Path | None, typer.Option("--out", help="file (default: stdout)")] = None,
+    order: Annotated[
+        typing.Literal["pairing", "registration", "rating"],
+        typer.Option(
+            "--order",
+            help="start ranks: 'pairing' (default) the pairing system's own pairing numbers "
+            "(Dutch/Galway: the C.04.2 initial ranking; round robin: the Berger lot; Monrad, "
+            "Cup: seeds), so a pairing checker re-checks the file as it is; 'registration'; "
+            "'rating'",
+        ),
+    ] = "pairing",
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -679,7 +718,7 @@ def export_trf_cmd(
     if not records:
         fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
     try:
-        text = export_trf(records)
+        text = export_trf(records, order=order)
     except ValueError as exc:
         fail("trf.unrepresentable", "TOURNAMENT", str(exc))
     if out_file is None:

@@ -21,6 +21,7 @@ from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_lo
 from services.cli.render import out
 
 season_app = typer.Typer(
+    rich_markup_mode=None,
     help="Seasons played in stages: fields derived from the standings, promotions, "
     "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
     no_args_is_help=True,

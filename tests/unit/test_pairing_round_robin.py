@@ -1,6 +1,6 @@
 """Round robins by the FIDE Berger tables (projections/pairing/berger.py, round_robin.py).
 
-The tables are checked against FIDE Handbook C.05 Annex 1 as published (4, 6, 8, 10, 12
+The tables are checked against FIDE Handbook C.05 Annex 1 as published (4, 6, 8, 10, 12, 14
 players, hard-coded below) and, for every size 3–16, against gacrux's two independent
 constructions (`gacrux.berger`, by the author of FIDE's tie-break server). The round-robin
 system is checked on worked examples built from events: lots, odd fields, withdrawals,
@@ -88,6 +88,21 @@ PUBLISHED = {
         5-12 6-4 7-3 8-2 9-1 10-11
         12-11 1-10 2-9 3-8 4-7 5-6
         6-12 7-5 8-4 9-3 10-2 11-1
+    """),
+    14: _parse("""
+        1-14 2-13 3-12 4-11 5-10 6-9 7-8
+        14-8 9-7 10-6 11-5 12-4 13-3 1-2
+        2-14 3-1 4-13 5-12 6-11 7-10 8-9
+        14-9 10-8 11-7 12-6 13-5 1-4 2-3
+        3-14 4-2 5-1 6-13 7-12 8-11 9-10
+        14-10 11-9 12-8 13-7 1-6 2-5 3-4
+        4-14 5-3 6-2 7-1 8-13 9-12 10-11
+        14-11 12-10 13-9 1-8 2-7 3-6 4-5
+        5-14 6-4 7-3 8-2 9-1 10-13 11-12
+        14-12 13-11 1-10 2-9 3-8 4-7 5-6
+        6-14 7-5 8-4 9-3 10-2 11-1 12-13
+        14-13 1-12 2-11 3-10 4-9 5-8 6-7
+        7-14 8-6 9-5 10-4 11-3 12-2 13-1
     """),
 }
 
