@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from projections.pairing import galway
+from projections.pairing.base import context
+from projections.pairing.systems import system_name
 from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
@@ -16,7 +19,8 @@ from projections.standings.state import StandingsState
 from projections.standings.table import Table, column_keys
 
 #: Bump when a document's shape or content rules change: consumers see it in every message.
-PROJECTION_VERSION = 1
+#: 2: the standings document of a Galway tournament carries its `sections` (section winners).
+PROJECTION_VERSION = 2
 PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes")
 
 
@@ -52,6 +56,16 @@ def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
     return sorted(flags, key=lambda f: (f["stage"], f["round"], f["game_id"]))
 
 
+def galway_sections(state: StandingsState, table: Table) -> dict[str, Any] | None:
+    """A Galway tournament's sections and their winners (galway-congress-2023-structure.md:
+    prizes per section; `galway.section_report`), on the table's scores; None for any other
+    pairing system."""
+    created = state.created
+    if created is None or system_name(created) != galway.name:
+        return None
+    return galway.section_report(context(state, "main"), table.rows)
+
+
 def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
     rows = []
     for r in table.rows:
@@ -59,7 +73,11 @@ def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
         row.pop("tiebreaks")
         row.pop("decided_by")
         rows.append(row)
-    return {"rows": rows, "flags": corrections_after_pairing(state)}
+    body: dict[str, Any] = {"rows": rows, "flags": corrections_after_pairing(state)}
+    sections = galway_sections(state, table)
+    if sections is not None:
+        body["sections"] = sections
+    return body
 
 
 def _tiebreaks_doc(table: Table) -> dict[str, Any]:

@@ -31,13 +31,24 @@ The seed, and how each line is read here (rules/README.md "Galway sections"):
 * "This system will carry on like that ... in rounds 3 and 4": rounds 2, 3 and 4 are paired
   by the Dutch system across the whole field on score + bonus (`CROSS_ROUNDS`).
 
-`section_winners` gives each section's leaders on the real score.
+`section_winners` gives each section's leaders on the real score; `section_report` is what the
+standings document (`projections/documents.py`) and `arbiter standings` show of them:
+
+* "Rounds 5 & 6 ... revert to playing solely within sections ... so that a section winner is
+  obtained" (the prizes are per section): a section's winner is whoever has the section's top
+  score, the score of the standings table (the pairing bonus is never in it). The seed names no
+  tiebreak between the players of a section, so a tie on the top score is stated as a tie (the
+  tied players in the table's order, with their overall places), not broken here.
+* The sections are those of the pairing (`sections`): fixed by the entries paired in round 1.
+  Before round 1 is paired there are none to show; until the last round's results are in, the
+  section leaders are shown as such (`status` "in_progress", then "final").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from events_schema import events as ev
 from projections.pairing import dutch
@@ -48,6 +59,8 @@ from projections.pairing.base import (
     Proposal,
     require_finished,
 )
+from projections.standings.table import Row
+from projections.tiebreaks.registry import half_points
 
 name = "galway"
 
@@ -156,6 +169,78 @@ def section_winners(secs: Sections, points: Mapping[str, int]) -> tuple[tuple[st
         top = max((points.get(p, 0) for p in m), default=0)
         out.append(tuple(p for p in m if points.get(p, 0) == top) if m else ())
     return tuple(out)
+
+
+#: Why a section has a winner of its own (and prizes per section).
+WINNER_RULE = (
+    f'{SEED}: rounds 5 and 6 are played within sections "so that a section winner is '
+    "obtained\"; the winner has the section's top score (the pairing bonus is never a score), "
+    "a tie is stated, not broken"
+)
+
+
+def _finished_rounds(ctx: PairingContext) -> list[int]:
+    """The scheduled rounds every game of which has its result in force."""
+    pending = {e.round for h in ctx.players.values() for e in h.rounds if e.pending}
+    return [r for r in ctx.scheduled if r not in pending]
+
+
+def section_report(ctx: PairingContext, rows: Sequence[Row]) -> dict[str, Any]:
+    """The sections and their winners (or leaders so far) for the standings: every section's
+    players, its top score on the standings `rows` (integer half-points and as shown) and the
+    players on it, in the table's order. Machine-readable: ids, integers, a `tied` flag."""
+    out: dict[str, Any] = {
+        "system": name,
+        "rule": WINNER_RULE,
+        "rounds": ctx.created.rounds,
+        "rounds_finished": len(_finished_rounds(ctx)),
+    }
+    if 1 not in ctx.scheduled:
+        return {
+            **out,
+            "status": "not_formed",
+            "note": "the sections are fixed by the entries paired in round 1, not paired yet",
+            "sections": [],
+        }
+    try:
+        secs = sections(ctx)
+    except PairingRefused as exc:
+        return {**out, "status": "not_formed", "note": exc.message, "sections": []}
+    by_id = {r.player_id: r for r in rows}
+    order = {r.player_id: k for k, r in enumerate(rows)}
+    points = {pid: r.points for pid, r in by_id.items()}
+    finished = _finished_rounds(ctx)
+    rounds = ctx.created.rounds
+    final = rounds is not None and set(range(1, rounds + 1)) <= set(finished)
+    listed = []
+    for i, (members, leaders) in enumerate(
+        zip(secs.members, section_winners(secs, points), strict=True)
+    ):
+        top = sorted((by_id[p] for p in leaders if p in by_id), key=lambda r: order[r.player_id])
+        best = top[0].points if top else 0
+        listed.append(
+            {
+                "id": _label(i),
+                "name": f"Section {_label(i)}",
+                "players": list(members),
+                "entries": secs.sizes[i],  # counted in round 1 (no first-round byes)
+                "top_half_points": best,
+                "top_score": half_points(best),
+                "winners": [
+                    {
+                        "player_id": r.player_id,
+                        "name": r.name,
+                        "half_points": r.points,
+                        "score": r.score,
+                        "place": r.place,
+                        "shared": r.shared,  # the place, in the whole table
+                    }
+                    for r in top
+                ],
+                "tied": len(top) > 1,
+            }
+        )
+    return {**out, "status": "final" if final else "in_progress", "sections": listed}
 
 
 def propose(ctx: PairingContext) -> Proposal:

@@ -39,11 +39,9 @@ pairs and adds 8 and 12); we follow 3.c, the article that sets the lengths.
 
 Matches (Cup 3). A match is pairs of games, the second of a pair with reversed colours and the
 same opening (3.a, 4.c); the lower seed (larger seed number) is White in the first game of every
-pair (3.b). 3.a: the match is adjudicated once decisive within the set number of games, i.e. as
-soon as the leader's margin exceeds what the remaining regular games can give the other engine
-(the same test as `projections.playoffs.tcec_match`), and no further games are scheduled for it.
-Level after the regular pairs, tiebreak pairs follow immediately (3.d) until one pair is
-decisive, i.e. one engine scores more in that pair (3.e). Points are the tournament's scoring.
+pair (3.b). When a match is decided (3.a early adjudication, 3.d/3.e tiebreak pairs until one
+is decisive) is the Cup match machine's: `projections.playoffs.tcec_match.cup_decision`, cited
+there; no further games are scheduled for a decided match. Points are the tournament's scoring.
 
 Stage and rounds (reading). The Cup is one stage (the context's, e.g. "cup"), its rounds
 numbered consecutively from 1. A `RoundScheduled` holds one game for every match still
@@ -73,10 +71,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Any
 
 from events_schema import events as ev
 from projections.pairing.base import LotRequest, PairingContext, PairingRefused, Proposal
+from projections.playoffs.tcec_match import CupDecision, cup_decision
 from projections.standings.crosstable import Game
 from projections.tiebreaks.registry import half_points
 
@@ -99,7 +98,7 @@ ROUND_NAMES: Mapping[int, tuple[str, str]] = {
 }
 LOT_RULE = "tcec-rules Cup 2.c.2 (EDPS8-RRC: the other engines placed randomly)"
 
-Decision = Literal["early", "regular", "tiebreak"]
+Decision = CupDecision  # "early" (Cup 3.a), "regular", "tiebreak" (3.d/3.e)
 
 
 def lot_subject(stage: str) -> str:
@@ -364,39 +363,21 @@ class _Match:
         return frozenset((self.high, self.low))
 
     def decide(self, scoring: ev.Scoring) -> CupMatch:
-        """The match from its games (Cup 3.a, 3.d, 3.e)."""
-        pts = {self.high: 0, self.low: 0}
-        regular = 2 * self.pairs
-        swing = scoring.win - scoring.loss
-        winner: str | None = None
-        how: Decision | None = None
-        after: int | None = None
-        pair_pts = {self.high: 0, self.low: 0}
-        for g in self.games:
-            if g.white_points is None or g.black_points is None:
-                break  # pending: nothing after it can be judged
-            pts[g.white] += g.white_points
-            pts[g.black] += g.black_points
-            n = g.number
-            margin = pts[self.high] - pts[self.low]
-            leader = self.high if margin > 0 else self.low
-            if n < regular and abs(margin) > (regular - n) * swing:
-                # Cup 3.a: decisive within the set number of games.
-                winner, how, after = leader, "early", n
-                break
-            if n == regular and margin:
-                winner, how, after = leader, "regular", n
-                break
-            if n > regular:
-                # Cup 3.d/3.e: tiebreak pairs until one pair is decisive.
-                if (n - regular) % 2 == 1:
-                    pair_pts = {self.high: 0, self.low: 0}
-                pair_pts[g.white] += g.white_points
-                pair_pts[g.black] += g.black_points
-                if (n - regular) % 2 == 0 and pair_pts[self.high] != pair_pts[self.low]:
-                    best = max(pair_pts, key=lambda p: pair_pts[p])
-                    winner, how, after = best, "tiebreak", n
-                    break
+        """The match from its games, decided by the Cup match machine's rule (`cup_decision`:
+        Cup 3.a, 3.d, 3.e)."""
+        outcome = cup_decision(
+            self.high,
+            self.low,
+            [
+                None
+                if g.white_points is None or g.black_points is None
+                else {g.white: g.white_points, g.black: g.black_points}
+                for g in self.games
+            ],
+            2 * self.pairs,
+            scoring,
+        )
+        winner, how, after = outcome.winner, outcome.how, outcome.after
         counted = self.games if after is None else self.games[:after]
         high_points = sum(_points_of(g, self.high) for g in counted)
         low_points = sum(_points_of(g, self.low) for g in counted)

@@ -11,11 +11,13 @@ a lot, reads no clock and depends on no dict order. Articles are cited from
 when the fold keeps it, otherwise by registration order (the higher seed registered first):
 
 - `tcec-cup` (Cup 3): N game pairs, N = `TournamentCreated.rounds` / 2 (3.c; without an even
-  `rounds` the view is `awaiting_ruling`); 30'+3" (5.a). 3.a: the match is adjudicated as soon
-  as a decisive result has been reached within the set number of games, i.e. the leader's
-  margin exceeds what the remaining regular games can give the other engine; games after that
-  are void. 3.d/3.e: level after the N pairs, extra pairs are played until one of them is
-  decisive (one engine scores more in the pair).
+  `rounds` the view is `awaiting_ruling`); 30'+3" (5.a). The Cup's rules for when a match is
+  decided are written once, below: `clinched` (3.a early adjudication), which this machine's
+  main stage applies, and `cup_decision` (3.a, then 3.d/3.e tiebreak pairs until one is
+  decisive) over a match's games in order, which the Cup bracket
+  (`projections.pairing.knockout`) applies; a property test
+  (tests/unit/test_pairing_knockout.py) holds this machine's stages and `cup_decision` to the
+  same winner, decided after the same game. Games after the decision are void.
 - `tcec-superfinal` (Leagues 7): 100 games at 120'+12" (7.1, 7.2, 9.4); all 100 are played
   even when the match is won earlier (7.4). Level after 100: a 24-game tiebreak match (7.5),
   played in full (reading: it is "a tiebreak match of 24 games", and only the Cup has early
@@ -54,9 +56,10 @@ does not fit, or a game between other engines in a match stage, stops the machin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count
+from typing import Literal
 
 from events_schema import events as ev
 from events_schema.events import TimeControl
@@ -154,6 +157,71 @@ MATCH_RULES: dict[str, MatchRules] = {
 
 TIEBREAK_MATCH = "tiebreak-match"
 
+# ---------------------------------------------------------------------------------------------
+# When a Cup match is decided (Cup 3.a, 3.d, 3.e), for the match machine below (`clinched`) and
+# for the Cup bracket (projections/pairing/knockout.py, `cup_decision`).
+# ---------------------------------------------------------------------------------------------
+
+CupDecision = Literal["early", "regular", "tiebreak"]
+
+
+def clinched(margin: int, remaining: int, scoring: ev.Scoring) -> bool:
+    """Cup 3.a: "Cutechess-cli will adjudicate the match if a decisive result has been reached
+    within the set number of games". Read: decided once the leader's `margin` (half-points)
+    exceeds what the `remaining` regular games can give the trailing engine, a win against a
+    loss each (`scoring`); never with no regular game left (the match is then complete)."""
+    return remaining > 0 and abs(margin) > remaining * (scoring.win - scoring.loss)
+
+
+@dataclass(frozen=True)
+class CupOutcome:
+    """A Cup match's decision: the winner, how (3.a early, after the regular games, or by a
+    tiebreak pair, 3.d/3.e) and the game (1-based, in match order) after which it was decided;
+    all None while undecided. Games after `after` are void."""
+
+    winner: str | None = None
+    how: CupDecision | None = None
+    after: int | None = None
+
+
+def cup_decision(
+    high: str,
+    low: str,
+    games: Sequence[Mapping[str, int] | None],
+    regular_games: int,
+    scoring: ev.Scoring,
+) -> CupOutcome:
+    """A Cup match between `high` and `low` from its games in match order, each the half-points
+    each engine scored (None: no result yet; nothing after it is judged):
+
+    * the regular games (3.c: `regular_games` = twice the pairs): decided early as soon as
+      `clinched` (3.a), else after the last one if not level;
+    * level after them: "a tiebreak will be played out immediately" (3.d), "as many additional
+      game pairs that are needed to achieve a single decisive game pair" (3.e): the first pair
+      in which one engine scores more decides, for that engine."""
+    total = {high: 0, low: 0}
+    pair = {high: 0, low: 0}
+    for n, got in enumerate(games, start=1):
+        if got is None:
+            break
+        for p in (high, low):
+            total[p] += got.get(p, 0)
+        margin = total[high] - total[low]
+        leader = high if margin > 0 else low
+        if n < regular_games:
+            if clinched(margin, regular_games - n, scoring):
+                return CupOutcome(leader, "early", n)
+        elif n == regular_games:
+            if margin:
+                return CupOutcome(leader, "regular", n)
+        else:
+            first_of_pair = (n - regular_games) % 2 == 1
+            for p in (high, low):
+                pair[p] = (0 if first_of_pair else pair[p]) + got.get(p, 0)
+            if not first_of_pair and pair[high] != pair[low]:
+                return CupOutcome(high if pair[high] > pair[low] else low, "tiebreak", n)
+    return CupOutcome()
+
 
 def extra_pair_stage(n: int) -> str:
     return f"extra-pair-{n}"
@@ -198,9 +266,8 @@ class _Match:
         return high if points[high] > points[low] else low
 
     def decisive(self, points: dict[str, int], remaining: int) -> bool:
-        """The margin exceeds what `remaining` games can give the trailing engine."""
-        margin = abs(points[self.high] - points[self.low])
-        return bool(remaining) and margin > remaining * (self.scoring.win - self.scoring.loss)
+        """The margin exceeds what `remaining` games can give the trailing engine (`clinched`)."""
+        return clinched(points[self.high] - points[self.low], remaining, self.scoring)
 
     def score(self, points: dict[str, int]) -> str:
         high, low = self.high, self.low
@@ -323,8 +390,7 @@ def _count(m: _Match, spec: _StageSpec, tally: _Tally, rec: GameRecord) -> None:
         return
     tally.points[rec.white] += got[0]
     tally.points[rec.black] += got[1]
-    # Cup 3.a: decisive within the set number of games once the margin exceeds what the
-    # remaining games can give the trailing engine.
+    # Cup 3.a (`clinched`), judged only once every earlier game has its result.
     if (
         spec.early_end
         and all(g.result is not None for g in tally.games)

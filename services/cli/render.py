@@ -4,9 +4,10 @@ and the standings table."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -31,8 +32,14 @@ def points(value: Fraction | Decimal | int | str) -> str:
     return half_points(exact * 2 if exact.denominator > 2 else int(exact * 2))
 
 
-def print_standings(tournament: str, table: StandingsTable, console: Console | None = None) -> None:
-    """The standings with a column per tiebreak and why each row is below the one above."""
+def print_standings(
+    tournament: str,
+    table: StandingsTable,
+    console: Console | None = None,
+    sections: Mapping[str, Any] | None = None,
+) -> None:
+    """The standings with a column per tiebreak and why each row is below the one above; then,
+    for a Galway tournament, its sections' winners (`sections`: the standings document's)."""
     from rich.table import Table
 
     from projections.standings.table import column_keys
@@ -69,3 +76,85 @@ def print_standings(tournament: str, table: StandingsTable, console: Console | N
             r.decided_by,
         )
     (console or out).print(t)
+    if sections is not None:
+        print_sections(sections, console)
+
+
+#: Winners listed by name in a section's row; more are counted ("and 12 more").
+SHOWN_WINNERS = 6
+
+
+def print_sections(sections: Mapping[str, Any], console: Console | None = None) -> None:
+    """Galway's sections under the standings: each section's winner(s) on the real score (a tie
+    stated as one), or its leaders while rounds remain."""
+    from rich.table import Table
+
+    con = console or out
+    if not sections["sections"]:
+        con.print(f"Sections: {sections.get('note', 'not formed yet')}")
+        return
+    final = sections["status"] == "final"
+    done = sections["rounds_finished"]
+    of = f" of {sections['rounds']}" if sections.get("rounds") else ""
+    title = "Section winners" if final else f"Section leaders after {done}{of} round(s)"
+    t = Table(title=title, caption="the pairing bonus is for pairing only, never in a score")
+    for col in ("section", "players", "score", "winner" if final else "leader", "places"):
+        t.add_column(col, justify="right" if col in ("players", "score") else "left")
+    for sec in sections["sections"]:
+        winners = sec["winners"]
+        names = [w["name"] for w in winners[:SHOWN_WINNERS]]
+        if len(winners) > SHOWN_WINNERS:
+            names.append(f"and {len(winners) - SHOWN_WINNERS} more")
+        who = ", ".join(names)
+        if sec["tied"]:
+            who = f"tie ({len(winners)}): {who}"
+        places = ", ".join(
+            f"{w['place']}{'=' if w['shared'] else ''}" for w in winners[:SHOWN_WINNERS]
+        )
+        t.add_row(sec["name"], str(len(sec["players"])), sec["top_score"], who, places)
+    con.print(t)
+
+
+def print_bracket(bracket: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    """A Cup bracket so far (`projections.pairing.knockout.Bracket.as_dict`): each bracket
+    round reached, its matches with seeds, score and winner (how and after which game), then the
+    final order once decided."""
+    from rich.table import Table
+
+    def who(pid: str) -> str:
+        return f"{names.get(pid, pid)} (#{bracket['seeds'][pid]})"
+
+    lot = bracket.get("lot")
+    if lot is not None:
+        out.print(f"bracket: {len(lot['candidates'])} engines await the lot ({lot['rule']})")
+    for rnd in bracket["rounds"]:
+        state = "complete" if rnd["complete"] else "in progress"
+        t = Table(title=f"{rnd['title']} ({state})", title_justify="left", show_edge=False)
+        for col in ("match", "higher seed", "lower seed", "pairs", "games", "score", "result"):
+            t.add_column(col, justify="right" if col in ("pairs", "games", "score") else "left")
+        for m in rnd["matches"]:
+            hp = m["half_points"]
+            score = f"{points(Fraction(hp[m['high']], 2))}–{points(Fraction(hp[m['low']], 2))}"
+            if m["winner"] is None:
+                result = "undecided"
+            else:
+                result = (
+                    f"{names.get(m['winner'], m['winner'])} wins ({m['decided']}, after game "
+                    f"{m['decided_after']})"
+                )
+            played = sum(g["result"] is not None for g in m["games"])
+            t.add_row(
+                m["match_id"],
+                who(m["high"]),
+                who(m["low"]),
+                str(m["pairs"]),
+                str(played),
+                score,
+                result,
+            )
+        out.print(t)
+    if bracket["final_order"]:
+        order = [names.get(p, p) for p in bracket["final_order"]]
+        out.print("final order: " + ", ".join(f"{i}. {n}" for i, n in enumerate(order, 1)))
+    for note in bracket["notes"]:
+        out.print(f"[dim]{note}[/dim]")

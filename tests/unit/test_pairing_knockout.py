@@ -13,11 +13,15 @@ from datetime import timedelta
 
 import pytest
 from builders import T0, created, new_event, recorded, result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from events_schema import GENESIS_HASH, Event, Recorded
 from events_schema import events as ev
 from projections.pairing.base import PairingContext, PairingRefused, context
 from projections.pairing.knockout import (
+    BRONZE_PAIRS,
+    REGULAR_PAIRS,
     Bracket,
     CupGame,
     CupMatch,
@@ -26,6 +30,7 @@ from projections.pairing.knockout import (
     propose,
     seeded_lines,
 )
+from projections.playoffs.tcec_match import match
 from projections.standings import StandingsState, evolve, fold
 
 STAGE = "cup"
@@ -452,3 +457,146 @@ def test_a_game_outside_the_bracket_is_ignored_with_a_note() -> None:
     b = log.bracket()
     assert any("stray" in n and "not a match" in n for n in b.notes)
     assert all(not m.games for m in b.rounds[0].matches)
+
+
+# --- one decision: the bracket and the Cup match machine agree ------------------------------
+
+# A game's result seen from the match: the higher seed wins, the lower seed wins, a draw, or a
+# double loss ("0-0").
+GameOutcome = str
+OUTCOMES = ("high", "low", "draw", "none")
+# Which matches play the drawn sequence: the first match of the first bracket round of a field
+# (Cup 3.c: 2, 3, 4, 6 pairs), or the final (12 pairs) and the bronze match (8) after semi-finals
+# the higher seeds win.
+KINDS = {"r32": 32, "r16": 16, "qf": 8, "sf": 4, "final+bronze": 4}
+
+
+def _outcome_result(outcome: GameOutcome, high: str, white: str) -> str:
+    if outcome == "draw":
+        return DRAW
+    if outcome == "none":
+        return "0-0"
+    winner_white = (white == high) == (outcome == "high")
+    return "1-0" if winner_white else "0-1"
+
+
+def _nth(outcomes: list[GameOutcome], n: int) -> GameOutcome:
+    """Game n of the match: the drawn sequence, then the higher seed wins (so every match ends)."""
+    return outcomes[n - 1] if n <= len(outcomes) else "high"
+
+
+Decided = tuple[str, str, int]  # (winner: "high" or "low", how, the game after which)
+
+
+def _bracket_decisions(kind: str, outcomes: list[GameOutcome]) -> dict[str, Decided]:
+    """Play a Cup bracket through `propose` until the matches that play `outcomes` are decided."""
+    log = cup(KINDS[kind])
+    if KINDS[kind] > 8:
+        reversed_lot(log)
+    target = 1 if kind == "final+bronze" else 0
+    drawn = ("final", "bronze") if target else ("r32-m01", "r16-m1", "qf-m1", "sf-m1")
+
+    def script(m: CupMatch, g: CupGame) -> str:
+        if m.match_id in drawn:
+            return _outcome_result(_nth(outcomes, g.number), m.high, g.white)
+        return win_for(m.high, g)
+
+    b = log.bracket()
+    while not (len(b.rounds) > target and b.rounds[target].complete):
+        schedule(log)
+        play(log, script)
+        b = log.bracket()
+    played = [m for m in b.rounds[target].matches if m.match_id in drawn]
+    out: dict[str, Decided] = {}
+    for m in played:
+        assert m.winner is not None and m.decided is not None and m.decided_after is not None
+        # One game at a time: nothing was scheduled for the match after its deciding game.
+        assert len(m.games) == m.decided_after
+        out[m.match_id] = ("high" if m.winner == m.high else "low", m.decided, m.decided_after)
+    return out
+
+
+def _machine_decision(pairs: int, outcomes: list[GameOutcome]) -> Decided:
+    """Drive the `tcec-cup` match machine (Cup 3) with the same games: schedule what it asks
+    for, enter the results it asks for, until it asks for nothing."""
+    log = Log(
+        [
+            created(fmt="match", rounds=2 * pairs, rules_preset="tcec-cup"),
+            ev.PlayerRegistered(player_id="hi", name="Higher seed", kind="engine", seed=1),
+            ev.PlayerRegistered(player_id="lo", name="Lower seed", kind="engine", seed=2),
+        ]
+    )
+    regular = 2 * pairs
+    entered = 0
+    view = match(log.state)
+    for _ in range(400):
+        if not view.required_next:
+            break
+        for req in view.required_next:
+            if req.kind == "schedule":
+                first = req.games[0]
+                log.append(
+                    ev.RoundScheduled(
+                        round=first.round,
+                        stage=first.stage,
+                        pairings=[
+                            ev.Pairing(
+                                game_id=g.game_id,
+                                white=g.white,
+                                black=g.black,
+                                pair_id=g.pair_id,  # type: ignore[attr-defined]
+                            )
+                            for g in req.games
+                        ],
+                    )
+                )
+            else:
+                assert req.kind == "results", req
+                for g in req.games:
+                    extra = g.stage.removeprefix("extra-pair-")
+                    n = g.round if g.stage == "main" else regular + 2 * (int(extra) - 1) + g.round
+                    entered += 1
+                    assert n == entered  # one game's result at a time, in match order
+                    log.append(result(g.game_id, _outcome_result(_nth(outcomes, n), "hi", g.white)))
+        view = match(log.state)
+    assert view.status == "decided", view.notes
+    (winner,), _ = view.final_order
+    how = "tiebreak" if len(view.stages) > 1 else "early" if entered < regular else "regular"
+    return ("high" if winner == "hi" else "low", how, entered)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(KINDS)),
+    outcomes=st.lists(st.sampled_from(OUTCOMES), max_size=36),
+)
+def test_the_bracket_and_the_cup_match_machine_decide_alike(
+    kind: str, outcomes: list[GameOutcome]
+) -> None:
+    """Cup 3.a/3.d/3.e are read once (`tcec_match.cup_decision`): for any games, a bracket match
+    and the `tcec-cup` match machine of the same length agree on the winner, on how, and on the
+    game after which the match was decided."""
+    decided = _bracket_decisions(kind, outcomes)
+    assert decided
+    lengths = {"final": REGULAR_PAIRS[2], "bronze": BRONZE_PAIRS}
+    for match_id, got in decided.items():
+        pairs = lengths.get(match_id, REGULAR_PAIRS[KINDS[kind]])
+        assert got == _machine_decision(pairs, outcomes), (match_id, pairs)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "outcomes", "expected"),
+    [
+        # Cup 3.a: 3-0 with one game of 2 pairs left cannot be caught.
+        (2, ["high", "high", "high"], ("high", "early", 3)),
+        # A win then three draws: 1-0 is never out of reach before the last regular game.
+        (2, ["low", "draw", "draw", "draw"], ("low", "regular", 4)),
+        # Level (double losses count nothing), a 1-1 tiebreak pair, then a decisive pair.
+        (2, ["none", "none", "draw", "draw", "high", "low", "draw", "low"], ("low", "tiebreak", 8)),
+        # Final (12 pairs): 13 straight wins are needed before the 24 games are up.
+        (12, ["high"] * 13, ("high", "early", 13)),
+    ],
+)
+def test_worked_cup_decisions(pairs: int, outcomes: list[GameOutcome], expected: Decided) -> None:
+    assert _machine_decision(pairs, outcomes) == expected
+    assert _machine_decision(pairs, [*outcomes, "low", "low"]) == expected  # later games: moot
