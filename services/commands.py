@@ -18,6 +18,7 @@ from uuid import UUID
 from pydantic import ValidationError
 
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
+from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.limits import LimitExceeded, Limits
 from events_schema.registry import UnknownEventType, encode_payload, event_class
@@ -116,6 +117,46 @@ def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
             _check_datetimes(v, f"{where}[{i}]", limits)
 
 
+def _repairing(proposed: Sequence[Event]) -> int | None:
+    """The index of a re-pair's retraction, if the batch has the re-pair's shape: it starts
+    with one `EventRetracted` and schedules a round (`RoundScheduled`), with no other
+    admin-only event. Issue 14: "the arbiter may re-pair explicitly (a new event that
+    supersedes the round, refused once any game of it has started)"; the round it retracts is
+    checked against the state in `_check_repair`."""
+    if not proposed or not isinstance(proposed[0], ev.EventRetracted):
+        return None
+    rest = proposed[1:]
+    if any(p.event_type in ADMIN_ONLY for p in rest):
+        return None
+    if sum(isinstance(p, ev.RoundScheduled) for p in rest) != 1:
+        return None
+    return 0
+
+
+def _check_repair(state: TournamentState, proposed: Sequence[Event]) -> None:
+    """An arbiter's retraction is allowed only as a re-pair: it retracts a `RoundScheduled` in
+    force and the batch schedules that same round (stage and number) again. Anything else an
+    arbiter tries to retract stays admin-only."""
+    if _repairing(proposed) is None:
+        return
+    retraction = proposed[0]
+    assert isinstance(retraction, ev.EventRetracted)
+    rnd = next(p for p in proposed if isinstance(p, ev.RoundScheduled))
+    target = state.events.get(retraction.retracted_event_id)
+    if (
+        target is None
+        or target.type != "RoundScheduled"
+        or target.round_key != (rnd.stage, rnd.round)
+    ):
+        raise CommandRejected(
+            "auth.admin_only",
+            "commands[0].type",
+            "an arbiter may retract only the round the same batch schedules again (a re-pair); "
+            "any other EventRetracted is for an admin",
+            status=403,
+        )
+
+
 class CommandService:
     def __init__(self, log: EventLog, max_retries: int = 5, limits: Limits | None = None) -> None:
         self.log = log
@@ -151,8 +192,9 @@ class CommandService:
         for i, p in enumerate(proposed):
             _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
         if actor.role != "admin":
+            exempt = _repairing(proposed) if actor.role == "arbiter" else None
             for i, p in enumerate(proposed):
-                if p.event_type in ADMIN_ONLY:
+                if p.event_type in ADMIN_ONLY and i != exempt:
                     raise CommandRejected(
                         "auth.admin_only",
                         f"commands[{i}].type",
@@ -201,6 +243,8 @@ class CommandService:
         base_seq = state.seq
         if batch.expected_seq is not None and batch.expected_seq != base_seq:
             raise AppendConflict(tournament_id, batch.expected_seq, base_seq)
+        if actor.role == "arbiter":
+            _check_repair(state, proposed)
         now = utcnow()
         new: list[NewEvent] = []
         for i, (cmd, event) in enumerate(zip(batch.commands, proposed, strict=True)):

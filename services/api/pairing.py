@@ -1,14 +1,20 @@
 """Pairing routes: what `arbiter pair` and `arbiter schedule` do, over HTTP.
 
 - `POST /tournaments/{id}/pair` (arbiter or admin of that tournament): body `{"stage"?,
-  "round"?, "seed"?}` (all optional, at most 4 KiB). Pairs the next round with the
-  tournament's system and appends the lots it needed and the `RoundScheduled` in one batch:
-  201 with the round, its lots and their seqs. With `round`, a resend of a request whose round
-  is already scheduled answers 200 with that round and appends nothing.
+  "round"?, "seed"?, "replace"?, "reason"?}` (all optional, at most 4 KiB). Pairs the next
+  round with the tournament's system and appends the lots it needed and the `RoundScheduled`
+  in one batch: 201 with the round, its lots and their seqs. With `round`, a resend of a
+  request whose round is already scheduled answers 200 with that round and appends nothing.
+  With `"replace": true`
+  (and an optional `"reason"`), re-pair the latest round instead: its `EventRetracted`, the
+  lots and the new round in one batch (services/pairing.py); 422 `pairing.round_in_play` once
+  any game of it has started or ended, nothing appended. The retraction is admin-only
+  (services/commands.py `ADMIN_ONLY`): an arbiter's replace is 403 `auth.admin_only`.
 - `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
   a cup's bracket (any reader).
-- `GET /tournaments/{id}/trf`: the TRF-16 export (any reader), for an external pairing
-  checker.
+- `GET /tournaments/{id}/trf?order=`: the TRF-16 export (any reader), for an external pairing
+  checker: by default the players are numbered by the pairing system's own pairing numbers
+  (`order=pairing`; `registration` and `rating` on request), as `arbiter export trf --order`.
 
 Errors use the API's `{"error": {rule, field, message}}` format: 422 when the round cannot be
 paired (e.g. `pairing.round_unfinished`), 404 for an unknown tournament.
@@ -16,7 +22,7 @@ paired (e.g. `pairing.round_unfinished`), 404 for an unknown tournament.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -42,6 +48,8 @@ class PairRequest(BaseModel):
     stage: str = Field(default="main", min_length=1, max_length=64)
     round: int | None = Field(default=None, ge=1, le=10_000)
     seed: str | None = Field(default=None, min_length=1, max_length=200)
+    replace: bool = False
+    reason: str | None = Field(default=None, min_length=1, max_length=2000)
 
 
 def pairing_router(app: FastAPI) -> APIRouter:
@@ -70,12 +78,23 @@ def pairing_router(app: FastAPI) -> APIRouter:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
             raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
+        if body.reason is not None and not body.replace:
+            raise ApiError(
+                422, "pairing.reason_without_replace", "body.reason", "reason goes with replace"
+            )
         service: CommandService = app.state.commands
         actor = Actor(id=who.subject, role=who.role)
         try:
             paired = await run_in_threadpool(
                 lambda: pair_next(
-                    service, tid, actor, stage=body.stage, expected_round=body.round, seed=body.seed
+                    service,
+                    tid,
+                    actor,
+                    stage=body.stage,
+                    expected_round=body.round,
+                    seed=body.seed,
+                    replace=body.replace,
+                    reason=body.reason,
                 )
             )
         except CommandRejected as exc:
@@ -103,9 +122,15 @@ def pairing_router(app: FastAPI) -> APIRouter:
         return json_response(await run_in_threadpool(build))
 
     @router.get("/tournaments/{tournament_id}/trf", response_class=PlainTextResponse)
-    async def export_trf(tournament_id: str, request: Request) -> Response:
+    async def export_trf(
+        tournament_id: str,
+        request: Request,
+        order: Literal["pairing", "registration", "rating"] = Query("pairing"),
+    ) -> Response:
         """The tournament as a FIDE TRF-16 file (XXR rounds, XXC first colour, byes and
-        forfeits in the round columns), as `arbiter export trf` writes it."""
+        forfeits in the round columns), as `arbiter export trf` writes it: players numbered
+        by the pairing system's own pairing numbers unless `order` says otherwise
+        (services/trf/write.py)."""
         from services.trf import export_trf as write_trf
 
         tid = reader(tokens, request, tournament_id)
@@ -115,7 +140,7 @@ def pairing_router(app: FastAPI) -> APIRouter:
             if not records:
                 raise ApiError(404, "trf.unknown_tournament", "tournament_id", f"no {tid}")
             try:
-                return write_trf(records)
+                return write_trf(records, order=order)
             except ValueError as exc:
                 raise ApiError(422, "trf.unrepresentable", "tournament_id", str(exc)) from None
 

@@ -1,7 +1,8 @@
 """`arbiter pair` and `arbiter schedule`: the organiser's pairing commands.
 
 `pair` runs the tournament's pairing system (services/pairing.py) and appends the lots it
-needed and the round, in one batch; `schedule` shows the rounds scheduled so far and, for a
+needed and the round, in one batch (`--replace`: the latest round's retraction too, to re-pair
+it before any of its games starts); `schedule` shows the rounds scheduled so far and, for a
 round robin, the rounds to come, or the knockout bracket so far."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import typer
 from rich.table import Table
 
 from services.cli.common import AsJson, Backend, Db, fail, fold_known, local_actor, local_log
-from services.cli.render import out
+from services.cli.render import out, print_bracket
 
 Stage = Annotated[str, typer.Option("--stage", help="stage to pair (default: main)")]
 
@@ -42,14 +43,30 @@ def pair(
             formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M%z"],
         ),
     ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="re-pair the latest round instead: retract it and pair it again, in one "
+            "batch; refused once any of its games has started or ended (issue 14)",
+        ),
+    ] = False,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="why the round is re-paired (with --replace)")
+    ] = None,
     as_json: AsJson = False,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Pair the next round: append the lots it needs and the RoundScheduled, print it."""
+    """Pair the next round: append the lots it needs and the RoundScheduled, print it.
+
+    With --replace, re-pair the latest round: its retraction, the lots and the new round go in
+    one batch (all or nothing), refused while any game of it has started or ended."""
     from services.commands import CommandService
     from services.pairing import pair_next, paired_json
 
+    if reason is not None and not replace:
+        fail("pairing.reason_without_replace", "--reason", "--reason goes with --replace")
     with local_log(backend, db) as log:
         service = CommandService(log)
         paired = pair_next(
@@ -60,6 +77,8 @@ def pair(
             expected_round=rnd,
             seed=seed,
             scheduled_at=at,
+            replace=replace,
+            reason=reason,
         )
         state = fold_known(log, tournament, None, "pairing")
     body = paired_json(paired)
@@ -73,6 +92,8 @@ def pair(
         head += ": already scheduled, nothing appended"
     else:
         head += f": appended at seq {body['round_seq']}"
+    if paired.replaced is not None:
+        head += f", replacing the round at seq {paired.replaced.seq} (retracted)"
     out.print(f"[bold]{head}[/bold]")
     for lot in body["lots"]:  # type: ignore[attr-defined]
         out.print(
@@ -129,6 +150,8 @@ def schedule(
             out.print(f"  {p['board']:>3}  {w} – {b}  {p.get('result') or ''}")
         for bye in rnd["byes"]:
             out.print(f"       {names.get(bye['player_id'], bye['player_id'])}: bye")
+    if "bracket" in body:
+        print_bracket(body["bracket"], names)
     for note in body.get("notes", []):
         out.print(f"[dim]{note}[/dim]")
 

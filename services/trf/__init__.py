@@ -21,23 +21,36 @@ from services.trf.parse import (
     read_trf,
 )
 from services.trf.to_events import (
+    StatedEdition,
     edition_choice,
     game_id,
     import_edition,
     player_id,
     points_mismatches,
+    stated_edition,
     to_commands,
     tournament_dates,
 )
-from services.trf.write import PlayerDetails, export_trf, player_details, write_trf
+from services.trf.write import (
+    ORDERS,
+    PlayerDetails,
+    TrfOrder,
+    export_trf,
+    pairing_order,
+    player_details,
+    write_trf,
+)
 
 __all__ = [
+    "ORDERS",
     "ImportResult",
     "PlayerDetails",
     "RoundEntry",
+    "StatedEdition",
     "TrfError",
     "TrfFile",
     "TrfHeader",
+    "TrfOrder",
     "TrfPlayer",
     "edition_choice",
     "export_trf",
@@ -45,11 +58,13 @@ __all__ = [
     "header_date",
     "import_commands",
     "import_edition",
+    "pairing_order",
     "parse_trf",
     "player_details",
     "player_id",
     "points_mismatches",
     "read_trf",
+    "stated_edition",
     "to_commands",
     "tournament_dates",
     "tournament_id_for",

@@ -14,9 +14,11 @@ TRF-16 is a fixed-column text format. Every line starts with a three-character t
   deputy arbiters, ``122`` time control, ``132`` round dates (8 columns per round from 92);
 * the JaVaFo extensions ``XXR`` (number of rounds) and ``XXC`` (``white1``/``black1``/``rank``).
 
-Everything else (``013`` teams, ``###`` comments, ``DAT``, other ``XX?`` lines) is kept
-verbatim in `TrfFile.other_lines` and otherwise ignored. Malformed input raises `TrfError`
-naming the line and the columns.
+Everything else (``013`` teams, ``###`` comments, ``DAT``, ``152``, other ``XX?`` lines) is
+kept verbatim in `TrfFile.other_lines` and otherwise ignored, except the one ``###`` line our
+own export writes about the FIDE C.07 tie-break edition (`EDITION_NOTE`), which the import
+reads (`services.trf.to_events.stated_edition`). Malformed input raises `TrfError` naming the
+line and the columns.
 
 No maintained PyPI package reads TRF-16 correctly (``trf`` 1.1.1, 2021, takes the title as
 two characters after a blank, so ``WGM``/``WIM`` lines fail, and reports no positions), so this
@@ -324,6 +326,24 @@ def _check_opponents(trf: TrfFile) -> None:
                 raise TrfError(
                     p.line, f"{first}-{first + 3}", f"round {e.round}: paired with themself"
                 )
+
+
+#: The comment line `write_trf` adds when the FIDE C.07 tie-break edition in force is not the
+#: one the start date (042) implies (issue 16: an arbiter's ruling, or a creation that stated
+#: another edition); `services.trf.to_events.stated_edition` reads it back on import.
+EDITION_NOTE = re.compile(
+    r"### FIDE C\.07 tie-break edition (?P<edition>\S+) \((?P<source>.+)\), "
+    r"not (?P<implied>\S+) as the start date implies"
+)
+
+
+def edition_note(edition: str, source: str, implied: str) -> str:
+    """The ``###`` line for an edition in force (with its source, e.g. "ruling R1") that is not
+    the `implied` one; `EDITION_NOTE` matches it."""
+    return (
+        f"### FIDE C.07 tie-break edition {edition} ({source}), "
+        f"not {implied} as the start date implies"
+    )
 
 
 _YMD = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")

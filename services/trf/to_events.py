@@ -1,10 +1,23 @@
 """A parsed TRF-16 file as the commands that record the same tournament.
 
 The order is: `TournamentCreated` (with the start and end dates of records 042 and 052, and
-the FIDE C.07 tie-break edition in force on the start date, the newest without one:
-`edition_choice` says which and why); one `PlayerRegistered` per 001 line in start-rank order;
-then per round ``r``: a `PlayerWithdrew` for each player withdrawing from ``r``, the round's
-`RoundScheduled` (pairings and byes), and one `GameEnded` per game with a result.
+the FIDE C.07 tie-break edition in force on the start date, the newest without one); the
+`RulingIssued` that set another edition, when the file says so (below); one `PlayerRegistered`
+per 001 line in start-rank order; then per round ``r``: a `PlayerWithdrew` for each player
+withdrawing from ``r``, the round's `RoundScheduled` (pairings and byes), and one `GameEnded`
+per game with a result. `edition_choice` says which edition the import records and why.
+
+The tie-break edition of a file we exported (issue 16). When the edition in force is not the
+one the start date implies, the export writes a ``###`` line (`parse.edition_note`, e.g.
+"### FIDE C.07 tie-break edition fide-2024 (ruling R1), not fide-2026 as the start date
+implies"). The import reads it (`stated_edition`) and records the edition as the original
+tournament recorded it, as it does every other fact (a withdrawal as a `PlayerWithdrew`, a bye
+as a `Bye`), so the imported standings name the same source: a source ``ruling <id>`` becomes
+that ruling, `RulingIssued(ruling_id=<id>, subject="tiebreak_edition",
+decision={"edition": ...})` right after the creation (the creation keeps the start date's
+edition, as the original's did); any other source (an edition stated at creation) becomes the
+creation's `tiebreak_edition`. A ``###`` line naming an edition we do not know is refused
+(`TrfError`), as is a second one that disagrees; other ``###`` comments are ignored.
 
 Reading choices (the TRF code is on each player's line, so a game is read from both sides and
 the two sides must agree):
@@ -40,8 +53,9 @@ from typing import Literal
 
 from events_schema import Command, encode_payload
 from events_schema import events as ev
-from projections.tiebreaks.editions import Edition, edition_on, why_on
+from projections.tiebreaks.editions import EDITIONS, RULING_SUBJECT, Edition, edition_on, why_on
 from services.trf.parse import (
+    EDITION_NOTE,
     RoundEntry,
     TrfError,
     TrfFile,
@@ -215,17 +229,78 @@ def tournament_dates(trf: TrfFile) -> tuple[date | None, date | None]:
     return starts, ends
 
 
+@dataclass(frozen=True)
+class StatedEdition:
+    """The tie-break edition a file's ``###`` line states (our export's `edition_note`)."""
+
+    edition: Edition
+    source: str  # as written: "ruling R1", "stated at creation, start date 2026-05-01", ...
+    line: int
+
+    @property
+    def ruling_id(self) -> str | None:
+        """The ruling that set the edition, when the source names one."""
+        rid = self.source.removeprefix("ruling ").strip()
+        return rid if self.source.startswith("ruling ") and rid else None
+
+
+def stated_edition(trf: TrfFile) -> StatedEdition | None:
+    """The edition the file's ``###`` tie-break edition line states, None without one."""
+    found: StatedEdition | None = None
+    for lineno, text in trf.other_lines:
+        m = EDITION_NOTE.fullmatch(text.strip())
+        if m is None:
+            continue
+        edition = next((e for e in EDITIONS if e == m["edition"]), None)
+        if edition is None:
+            raise TrfError(
+                lineno,
+                "",
+                f"the tie-break edition {m['edition']!r} is not a FIDE C.07 edition "
+                f"({' or '.join(EDITIONS)})",
+            )
+        stated = StatedEdition(edition, m["source"], lineno)
+        rid = stated.ruling_id
+        if stated.source.startswith("ruling ") and (rid is None or len(rid) > 64):
+            raise TrfError(lineno, "", f"{stated.source!r} does not name a ruling id (1-64)")
+        if found is not None and (found.edition, found.source) != (edition, m["source"]):
+            raise TrfError(
+                lineno,
+                "",
+                f"the tie-break edition line disagrees with line {found.line} "
+                f"({found.edition}, {found.source})",
+            )
+        found = found or stated
+    return found
+
+
 def import_edition(trf: TrfFile) -> Edition:
-    """The FIDE C.07 edition an import records: the one in force on the start date (042), the
-    newest when the file has none (as FIDE's tie-break server reads a file)."""
-    return edition_on(tournament_dates(trf)[0])
+    """The FIDE C.07 edition an import records: the one its ``###`` line states (a file we
+    exported, ruled off the start date's edition), else the one in force on the start date
+    (042), the newest when the file has none (as FIDE's tie-break server reads a file)."""
+    stated = stated_edition(trf)
+    return stated.edition if stated is not None else edition_on(tournament_dates(trf)[0])
 
 
 def edition_choice(trf: TrfFile) -> str:
     """What the import says about the edition it chose, e.g. "tie-break edition fide-2026: the
-    edition in force on the start date 2026-05-02 (042)"."""
+    edition in force on the start date 2026-05-02 (042)", or for a ruled edition "tie-break
+    edition fide-2024: ruling R1 (### line 5), recorded as RulingIssued R1; without it,
+    fide-2026: the edition in force on the start date 2026-05-01 (042)"."""
     starts = tournament_dates(trf)[0]
-    return f"tie-break edition {why_on(starts)}" + (" (042)" if starts else " (no 042 record)")
+    dated = why_on(starts) + (" (042)" if starts else " (no 042 record)")
+    stated = stated_edition(trf)
+    if stated is None:
+        return f"tie-break edition {dated}"
+    how = (
+        f"recorded as RulingIssued {stated.ruling_id}"
+        if stated.ruling_id is not None
+        else "recorded as the creation's tiebreak_edition"
+    )
+    return (
+        f"tie-break edition {stated.edition}: {stated.source} (### line {stated.line}), "
+        f"{how}; without it, {dated}"
+    )
 
 
 def to_commands(
@@ -244,6 +319,8 @@ def to_commands(
     """
     rounds = plan(trf)
     starts, ends = tournament_dates(trf)
+    stated = stated_edition(trf)
+    ruled = stated is not None and stated.ruling_id is not None
     events: list[ev.Event] = [
         ev.TournamentCreated(
             name=(trf.header.name or name or "TRF import")[:200],
@@ -254,9 +331,23 @@ def to_commands(
             ends_on=ends,
             # Stated here, not left to the decider, so that the stored event equals the
             # command and a re-import is recognised as a redelivery.
-            tiebreak_edition=edition_on(starts),
+            tiebreak_edition=(
+                stated.edition if stated is not None and not ruled else edition_on(starts)
+            ),
         )
     ]
+    if stated is not None and stated.ruling_id is not None:
+        events.append(
+            ev.RulingIssued(
+                ruling_id=stated.ruling_id,
+                by=DETAIL,
+                subject=RULING_SUBJECT,
+                rule="FIDE C.07 (tie-break edition)",
+                text=f"{DETAIL}, line {stated.line}: the FIDE C.07 tie-break edition in force "
+                f"is {stated.edition} ({stated.source})",
+                decision={"edition": stated.edition},
+            )
+        )
     for p in sorted(trf.players, key=lambda q: q.start_rank):
         if p.rating is not None and p.rating > 4000:
             raise TrfError(p.line, "49-52", f"rating {p.rating} is above 4000")

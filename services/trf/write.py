@@ -1,11 +1,37 @@
 """A tournament's standings fold written as a TRF-16 file (FIDE Handbook C.04 Annex 2).
 
-Players are numbered 1..n in registration order (`order="registration"`, the default: an
-imported TRF registers ``p001``.. in start-rank order, so its numbers come back unchanged), or
-by rating descending, then name (`order="rating"`, FIDE's initial ranking). Points and rank are
-those of `projections.standings.standings(state)`: points under the tournament's scoring, rank
-the place in our table (players sharing a place share the rank). Each round block is written
-from the crosstable of `stage`:
+Players are numbered 1..n (the TRF start rank, which a pairing checker reads as the pairing
+number) by `order`:
+
+* ``"pairing"`` (the default, `pairing_order`): the pairing numbers of the tournament's own
+  pairing system (`projections/pairing/systems.py`), so that an outside checker (gacrux's
+  `pairingchecker`, JaVaFo, bbpPairings) re-pairs the file as we paired it:
+
+  - FIDE Dutch and Galway (porous sections run on the Dutch): the Dutch initial ranking
+    `projections.pairing.dutch.initial_ranking` over the whole field, withdrawn players and
+    late entries included (C.04.3 art. 1.2.2, numbers from the C.04.2 "Initial order":
+    rating, unrated last; FIDE title, C.04.2 b; then the organiser's seed and the name), the
+    numbering our pairing gave gacrux;
+  - Berger round robins: the pairing numbers drawn by lot (FIDE C.05 Annex 1, the lot's
+    outcome is the table; TCEC: the engine order), players outside the lot after them in
+    registration order; before the lot is drawn, registration order;
+  - Monrad (TCEC Swiss) and the TCEC Cup: the organisers' seeding (TCEC Swiss 1.c-1.d, Cup
+    1.d: seed 1 first, players without a seed after them in registration order), the order
+    both systems rank by;
+  - McMahon (Go: no fixed pairing numbers, each round is ordered by score group) and a
+    tournament without a pairing system (pairings entered by hand, a match, a playoff):
+    registration order, the order the organiser entered the field.
+
+  A TRF import registers ``p001``.. in start-rank order with the start rank as seed, so a file
+  whose start ranks follow C.04.2 (as a FIDE Swiss's do) comes back with the same numbers; one
+  that does not is renumbered by C.04.2 (``order="registration"`` keeps its own).
+* ``"registration"``: registration order.
+* ``"rating"``: rating descending (unrated last), then name: FIDE's initial ranking without the
+  title and seed criteria (kept for files written before ``"pairing"``).
+
+Points and rank are those of `projections.standings.standings(state)`: points under the
+tournament's scoring, rank the place in our table (players sharing a place share the rank).
+Each round block is written from the crosstable of `stage`:
 
 * played games ``1``/``=``/``0`` (from the outcome the scoring gives), forfeits ``+``/``-``
   (a double forfeit ``-``/``-``), games without a result yet: opponent and colour, blank result;
@@ -16,14 +42,17 @@ from the crosstable of `stage`:
 
 Header lines 012 (name), 042/052 (start and end dates, ``YYYY/MM/DD``), 062/072 (player
 counts), 092 (type, from the format) and the JaVaFo extensions XXR (rounds) and XXC (colour of
-the top-numbered player paired in round 1) come from the events; the rest (022 city, 102
-arbiter, 122 time control, 132 round dates) only from a `TrfHeader` passed in, because no event
-stores them (a header's values win over the events'). The start date is what another program
-reads the FIDE C.07 tie-break edition from (FIDE's server does); when the edition in force
-differs from the one the written start date implies (a ruling changed it, or there is no start
-date), and the standings follow it, a ``###`` comment line says which edition ranks the file.
-Federation and title are not in the standings fold: pass `details` (see `player_details`) to
-write them.
+the top-numbered player in round 1) come from the events; the rest (022 city, 102 arbiter, 122
+time control, 132 round dates) only from a `TrfHeader` passed in, because no event stores them
+(a header's values win over the events'). For a Dutch or Galway stage whose initial colour was
+drawn (C.04.3 art. 5.2.5, the ``<stage>:initial-colour`` lot), XXC says the drawn colour and
+record ``152`` (``W``/``B``, the initial-colour record of FIDE's newer TRF, which gacrux reads)
+states it, so a checker does not have to guess it from round 1. The start date is what another
+program reads the FIDE C.07 tie-break edition from (FIDE's server does); when the edition in
+force differs from the one the written start date implies (a ruling changed it, or there is no
+start date), and the standings follow it, a ``###`` comment line says which edition ranks the
+file and why (`parse.edition_note`; the import reads it back). Federation and title are not in
+the standings fold: pass `details` (see `player_details`) to write them.
 """
 
 from __future__ import annotations
@@ -32,14 +61,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, get_args
 
 from events_schema import Recorded
 from events_schema import events as ev
+from projections.pairing import dutch, monrad, round_robin
+from projections.pairing.base import context
+from projections.pairing.systems import system_name
 from projections.standings import StandingsState, fold, standings
 from projections.standings.crosstable import build as build_crosstable
 from projections.tiebreaks.editions import edition_on
-from services.trf.parse import TrfHeader, trf_date
+from services.trf.parse import TrfHeader, edition_note, trf_date
+
+TrfOrder = Literal["pairing", "registration", "rating"]
+ORDERS: tuple[TrfOrder, ...] = get_args(TrfOrder)
 
 _TYPES = {
     "swiss": "Individual: Swiss-System",
@@ -70,6 +105,39 @@ def player_details(records: Iterable[Recorded]) -> dict[str, PlayerDetails]:
     return out
 
 
+#: The systems whose pairing numbers `pairing_order` writes (the others: registration order).
+_NUMBERED = frozenset({"dutch", "galway", "berger", "monrad", "tcec-cup"})
+
+
+def pairing_order(state: StandingsState, stage: str = "main") -> tuple[str, ...]:
+    """The players in the order of the pairing numbers of the tournament's pairing system
+    (the module docstring says which, system by system): TRF start rank = index + 1."""
+    registered = tuple(state.players)
+    created = state.created
+    name = system_name(created) if created is not None else None
+    if created is None or name is None or name not in _NUMBERED:
+        return registered
+    ctx = context(state, stage)
+    if name in ("dutch", "galway"):  # C.04.3 art. 1.2.2, C.04.2 "Initial order"
+        return dutch.initial_ranking(ctx.players.values())
+    if name == "berger":  # C.05 Annex 1: pairing number i is the lot's i-th entry
+        lot = ctx.lot(round_robin.rules_for(created, stage).lot_subject)
+        drawn = tuple(dict.fromkeys(p for p in (lot.outcome if lot else ()) if p in state.players))
+        return (*drawn, *(p for p in registered if p not in drawn))
+    return tuple(monrad.initial_ranking(ctx))  # TCEC Swiss 1.c-1.d, Cup 1.d: by seed
+
+
+def initial_colour(state: StandingsState, stage: str = "main") -> str | None:
+    """The initial colour drawn for a Dutch or Galway stage (C.04.3 art. 5.2.5), "white" or
+    "black"; None for another system or before the lot is drawn."""
+    created = state.created
+    if created is None or system_name(created) not in ("dutch", "galway"):
+        return None
+    lot = state.lot(dutch.colour_subject(stage))
+    colour = lot.outcome[0] if lot is not None and lot.outcome else None
+    return colour if colour in ("white", "black") else None
+
+
 def _points(half: int) -> str:
     text = str((Decimal(half) / 2).quantize(Decimal("0.1")))
     if len(text) > 4:
@@ -83,10 +151,11 @@ def write_trf(
     stage: str = "main",
     details: Mapping[str, PlayerDetails] | None = None,
     header: TrfHeader | None = None,
-    order: Literal["registration", "rating"] = "registration",
+    order: TrfOrder = "pairing",
     newline: str = "\r\n",
 ) -> str:
-    """The TRF-16 text of `state` (a `projections.standings.fold` of one tournament)."""
+    """The TRF-16 text of `state` (a `projections.standings.fold` of one tournament), players
+    numbered by `order` (the module docstring)."""
     details = details or {}
     head = header or TrfHeader()
     created = state.created
@@ -96,6 +165,10 @@ def write_trf(
         pids.sort(
             key=lambda p: (-(state.players[p].rating or 0), state.players[p].name, reg_index[p])
         )
+    elif order == "pairing":
+        pids = list(pairing_order(state, stage))
+    elif order != "registration":
+        raise ValueError(f"order {order!r} is not one of {', '.join(ORDERS)}")
     number = {pid: n for n, pid in enumerate(pids, start=1)}
     table = standings(state, stage)
     rows = {r.player_id: r for r in table.rows}
@@ -141,10 +214,7 @@ def write_trf(
     if table.edition is not None:
         implied = edition_on(trf_date(starts))
         if table.edition.edition != implied:
-            lines.append(
-                f"### FIDE C.07 tie-break edition {table.edition.edition} "
-                f"({table.edition.source}), not {implied} as the start date implies"
-            )
+            lines.append(edition_note(table.edition.edition, table.edition.source, implied))
     lines.append(f"062 {len(pids)}")
     lines.append(f"072 {sum(1 for p in pids if state.players[p].rating)}")
     if head.teams_count:
@@ -163,9 +233,12 @@ def write_trf(
     total = max(rounds, created.rounds or 0) if created else rounds
     if total:
         lines.append(f"XXR {total}")
-    first = _first_colour(pids, codes)
+    drawn = initial_colour(state, stage)
+    first = f"{drawn}1" if drawn else _first_colour(pids, codes)
     if first:
         lines.append(f"XXC {first}")
+    if drawn:
+        lines.append(f"152 {drawn[0].upper()}")
 
     for pid in pids:
         info, row, d = state.players[pid], rows.get(pid), details.get(pid, PlayerDetails())
@@ -213,7 +286,23 @@ def _first_colour(
     return ""
 
 
-def export_trf(records: Sequence[Recorded], **options: object) -> str:
-    """Fold a tournament's records and write them, with federation and title."""
+def export_trf(
+    records: Sequence[Recorded],
+    *,
+    order: TrfOrder = "pairing",
+    stage: str = "main",
+    header: TrfHeader | None = None,
+    newline: str = "\r\n",
+) -> str:
+    """Fold a tournament's records and write them, with federation and title: what
+    `arbiter export trf` and `GET /tournaments/{id}/trf` answer (by default numbered by the
+    pairing system's own pairing numbers, `pairing_order`)."""
     state = fold(list(records))
-    return write_trf(state, details=player_details(records), **options)  # type: ignore[arg-type]
+    return write_trf(
+        state,
+        stage=stage,
+        details=player_details(records),
+        header=header,
+        order=order,
+        newline=newline,
+    )

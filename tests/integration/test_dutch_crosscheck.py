@@ -7,12 +7,16 @@ sealed and folded, as the command path does): the field registers, each round is
 (forfeits won, lost and double among them), and between rounds players enter late, withdraw
 and ask for half- and zero-point byes; some players are unrated.
 
-The check does not reuse the wrapper's translation: the folded tournament is written as TRF-16
-by the project's exporter (`services.trf.write_trf`, players numbered in FIDE's initial order)
-plus record 152 (the initial colour drawn), read by gacrux's own TRF reader, and given to
+The check does not reuse the wrapper's translation: the tournament's records are written as
+TRF-16 exactly as `arbiter export trf` and `GET /tournaments/{id}/trf` write them
+(`services.trf.export_trf` with no options: players numbered by the Dutch initial ranking,
+record 152 the initial colour drawn), read by gacrux's own TRF reader, and given to
 `gacrux.pairingchecker` in check mode (`-c -p -m dutch`, in process), which pairs every round
-again from the rounds before it. Every round's pairs, as (white, black) in board order with the
-pairing-allocated bye last, must equal ours. So a wrong pairing number, a forfeit read as a
+again from the rounds before it (the CLI test at the end does the same with a tournament
+paired by `arbiter pair` and exported by `arbiter export trf`). Every round's pairs, as
+(white, black) in board order with the pairing-allocated bye last, must equal ours; and since
+the checker takes the file's numbers as the pairing numbers, the numbering is checked on its
+own against C.04.2 (`c042_numbers`). So a wrong pairing number, a forfeit read as a
 game, a colour from an unplayed round, a lost withdrawal or late entry, or a swapped colour
 fails here. Every round is also checked against the absolute criteria (`violations`).
 
@@ -21,6 +25,7 @@ fails here. Every round is also checked against the absolute criteria (`violatio
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import random
@@ -28,18 +33,27 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
 from bench.pairing import Shape, Sim, random_swiss, violations
+from builders import created, recorded, result
 from gacrux.pairingchecker import pairingchecker
 from gacrux.trf2json import trf2json
+from tests_support import append_events, cli_db
+from typer.testing import CliRunner
 
+from events_schema import Recorded
 from events_schema import events as ev
 from projections.pairing import dutch
 from projections.pairing.base import PairingContext, Proposal
-from services.trf import write_trf
+from projections.standings import fold
+from projections.standings.state import PlayerInfo
+from services.cli.main import app
+from services.eventlog.sqlite import SQLiteEventLog
+from services.trf import export_trf
 
 CHUNKS = 10
 PER_CHUNK = 20  # 200 tournaments
@@ -87,19 +101,24 @@ def play(seed: int, shape: Shape, system: Any = dutch.propose) -> Played:
     return Played(sim, rounds, broken)
 
 
-def trf_of(sim: Sim) -> tuple[str, dict[str, int]]:
-    """Our TRF-16 export plus record 152, and each player's number in it."""
-    text = write_trf(sim.state, order="rating", newline="\n")
-    drawn = sim.context().lot(dutch.colour_subject("main"))
-    assert drawn is not None
-    text += f"152 {'W' if drawn.outcome[0] == 'white' else 'B'}\n"
-    by_name = {info.name: pid for pid, info in sim.state.players.items()}
-    number = {
+def numbers(text: str, names: dict[str, str]) -> dict[str, int]:
+    """Each player's start rank in a TRF, by player id (`names`: player id -> name)."""
+    by_name = {name: pid for pid, name in names.items()}
+    return {
         by_name[line[14:47].strip()]: int(line[4:8])
         for line in text.splitlines()
         if line.startswith("001")
     }
-    return text, number
+
+
+def trf_of(sim: Sim) -> tuple[str, dict[str, int]]:
+    """The TRF-16 file exactly as the CLI and the API export it (no options), and each
+    player's number in it."""
+    text = export_trf(recorded(sim.tid, sim.events))
+    drawn = sim.context().lot(dutch.colour_subject("main"))
+    assert drawn is not None
+    assert f"152 {drawn.outcome[0][0].upper()}" in text.splitlines()  # the drawn colour
+    return text, numbers(text, {pid: i.name for pid, i in sim.state.players.items()})
 
 
 def gacrux_rounds(text: str) -> list[dict[str, Any]]:
@@ -116,8 +135,37 @@ def gacrux_rounds(text: str) -> list[dict[str, Any]]:
     return list(chessfile.result["roundpairing"])
 
 
+#: C.04.2 "Initial order" b), written here again rather than read from projections/pairing.
+TITLES = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
+
+
+def c042_numbers(players: dict[str, PlayerInfo]) -> dict[str, int]:
+    """The pairing numbers C.04.2 "Initial order" gives (a) rating, unrated last, b) FIDE
+    title; then, as the wrapper reads it, the organiser's seed and the name), computed here
+    independently of `dutch.ranking_key`: gacrux's checker takes the file's start ranks as
+    pairing numbers, so a numbering shared by the wrapper and the exporter must be checked on
+    its own."""
+
+    def key(pid: str) -> tuple[object, ...]:
+        i = players[pid]
+        title = (i.title or "").upper()
+        return (
+            i.rating is None,
+            -(i.rating or 0),
+            TITLES.index(title) if title in TITLES else len(TITLES),
+            i.seed is None,
+            i.seed or 0,
+            i.name.casefold(),
+            pid,
+        )
+
+    return {pid: n for n, pid in enumerate(sorted(players, key=key), start=1)}
+
+
 def differences(p: Played) -> list[str]:
     text, number = trf_of(p.sim)
+    if number != c042_numbers(p.sim.state.players):
+        return [f"pairing numbers {number} are not C.04.2's"]
     checked = gacrux_rounds(text)
     if [c["round"] for c in checked] != [r.round for r in p.rounds]:
         return [f"gacrux checked rounds {[c['round'] for c in checked]}"]
@@ -230,8 +278,13 @@ def test_a_swapped_colour_is_caught():
 
 
 def test_pairing_numbers_in_the_wrong_order_are_caught(monkeypatch: pytest.MonkeyPatch):
+    """A wrong initial ranking numbers the export the same wrong way (both follow
+    `dutch.initial_ranking`), so gacrux agrees with the pairing; the independent C.04.2
+    numbering catches it, and a file numbered otherwise than we paired is caught by gacrux."""
     monkeypatch.setattr(dutch, "ranking_key", lambda h: (h.player_id,))
     p = play(8, shape_of(8))
+    assert [d for d in differences(p) if d.startswith("pairing numbers")]
+    monkeypatch.undo()  # the same rounds, exported with C.04.2's numbers: gacrux disagrees
     assert any(d.startswith("round 1:") for d in differences(p))
 
 
@@ -249,3 +302,109 @@ def test_forfeits_read_as_games_are_caught(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(dutch, "_record", as_played)
     caught = [s for s in range(6) if differences(play(s, replace(shape_of(s), forfeits=0.2)))]
     assert len(caught) >= 3, caught
+
+
+# ---------------------------------------------------------------------------------------------
+# The file as `arbiter export trf` writes it, for a tournament paired by `arbiter pair`
+# ---------------------------------------------------------------------------------------------
+
+#: Registered in this order; equal ratings where C.04.2's title criterion (GM before WGM, IM
+#: before no title) and the name disagree, so registration order, rating-then-name order and
+#: C.04.2's initial ranking all number the field differently.
+FIELD = (
+    ("ann", 2200, None),
+    ("bea", 2300, "WGM"),
+    ("uli", None, None),
+    ("zed", 2200, "IM"),
+    ("cal", 2300, "GM"),
+    ("dan", 2150, None),
+    ("eve", 2410, "IM"),
+    ("una", None, None),
+    ("fay", 2050, "WFM"),
+    ("gus", 2050, "CM"),
+    ("hal", 1980, None),
+    ("ivy", 1875, None),
+)
+
+
+def _registered(pid: str, rating: int | None, title: str | None) -> ev.PlayerRegistered:
+    return ev.PlayerRegistered(player_id=pid, name=pid.title(), rating=rating, title=title)
+
+
+def test_a_tournament_paired_and_exported_by_the_cli_rechecks_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`arbiter pair` (our Dutch) round by round, with a late entry, a withdrawal, a forfeit and
+    a requested half-point bye; then `arbiter export trf` with no options: gacrux's checker
+    re-pairs every round of that file exactly as we did (0 disagreements). The same rounds
+    numbered by registration or by rating then name are not what we paired."""
+    db = cli_db(tmp_path, monkeypatch)
+    tid = "cli-dutch"
+    runner = CliRunner()
+    append_events(db, tid, created(fmt="swiss", rounds=5), *(_registered(*p) for p in FIELD))
+    rng = random.Random(14)
+    rounds: list[dict[str, Any]] = []
+    for rnd in range(1, 6):
+        if rnd == 2:  # a late entry, ranked in by rating (C.04.3 art. 1.2.2)
+            append_events(db, tid, _registered("lou", 2350, "FM"))
+        if rnd == 3:
+            append_events(
+                db,
+                tid,
+                ev.PlayerWithdrew(player_id="hal", from_round=3),
+                ev.RulingIssued(
+                    ruling_id="byes-3",
+                    by="chief arbiter",
+                    subject=dutch.byes_subject("main", 3),
+                    text="requested byes",
+                    decision={"byes": {"bea": "half"}},
+                ),
+            )
+        res = runner.invoke(app, ["pair", tid, "--json", "--seed", f"s{rnd}"])
+        assert res.exit_code == 0, res.output
+        body = json.loads(res.stdout)
+        assert body["round"] == rnd and body["system"] == "dutch"
+        rounds.append(body)
+        results = []
+        for i, p in enumerate(body["pairings"]):
+            if rnd == 2 and i == 1:
+                results.append(result(p["game_id"], "1-0", "forfeit"))
+            else:
+                results.append(result(p["game_id"], rng.choice(["1-0", "1/2-1/2", "0-1"])))
+        append_events(db, tid, *results)
+
+    exported = runner.invoke(app, ["export", "trf", tid])
+    assert exported.exit_code == 0, exported.output
+    text = exported.stdout
+    names = {pid: pid.title() for pid, _, _ in (*FIELD, ("lou", 0, None))}
+    number = numbers(text, names)
+    with SQLiteEventLog(db) as log:
+        players = fold([Recorded.of(e) for e in log.read(tid, 1)]).players
+    assert number == c042_numbers(players)
+    assert [pid for pid, _ in sorted(number.items(), key=lambda kv: kv[1])][:4] == [
+        "eve",
+        "lou",
+        "cal",
+        "bea",
+    ]
+
+    def disagreements(trf: str) -> list[str]:
+        num = numbers(trf, names)
+        checked = gacrux_rounds(trf)
+        assert [c["round"] for c in checked] == [1, 2, 3, 4, 5]
+        out = []
+        for c, body in zip(checked, rounds, strict=True):
+            ours = [(num[p["white"]], num[p["black"]]) for p in body["pairings"]]
+            ours += [
+                (num[b["player_id"]], 0) for b in body["byes"] if b["kind"] == "pairing_allocated"
+            ]
+            theirs = [(int(w), int(b)) for w, b in c["pairs"]]
+            if theirs != ours:
+                out.append(f"round {body['round']}: gacrux {theirs}, ours {ours}")
+        return out
+
+    assert disagreements(text) == []
+    for order in ("registration", "rating"):
+        other = runner.invoke(app, ["export", "trf", tid, "--order", order])
+        assert other.exit_code == 0 and numbers(other.stdout, names) != number
+        assert disagreements(other.stdout), order

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from builders import ADMIN, created, player, recorded, result, round_
+from builders import ADMIN, batch, created, player, recorded, result, round_
 from typer.testing import CliRunner
 
 from events_schema import Command, Recorded
@@ -27,10 +28,12 @@ from services.trf import (
     header_date,
     import_commands,
     import_edition,
+    pairing_order,
     parse_trf,
     player_details,
     points_mismatches,
     read_trf,
+    stated_edition,
     to_commands,
     tournament_dates,
     tournament_id_for,
@@ -603,3 +606,209 @@ def test_export_says_so_when_the_edition_is_not_the_one_the_start_date_implies()
     # A chain that follows no edition (GCT) says nothing about it.
     gct = [events[0].model_copy(update={"rules_preset": "gct"}), *events[1:], ruled]
     assert "###" not in write_trf(fold(recorded("t", gct)))
+
+
+# --------------------------------------------------------------------------------------------
+# re-import of the tie-break edition line
+# --------------------------------------------------------------------------------------------
+
+R1 = ev.RulingIssued(
+    ruling_id="R1",
+    by="chief arbiter",
+    subject="tiebreak_edition",
+    text="the organiser's regulations name the 2024 text",
+    decision={"edition": "fide-2024"},
+)
+
+
+def _ruled_swiss(
+    svc: CommandService, tid: str, *extra: ev.Event, edition: str | None = None
+) -> list[Recorded]:
+    """A 2026 Swiss whose forfeit and pairing-allocated byes rank differently under the 2024
+    and the 2026 text (C.07 Art. 16.4); players p001.. registered in C.04.2 order, so an
+    export-import keeps their ids."""
+    ratings = [2400, 2300, 2200, 2100, 2000]
+    events: list[ev.Event] = [
+        created(
+            fmt="swiss",
+            rounds=3,
+            rules_preset="fide-swiss",
+            starts_on=date(2026, 5, 1),
+            tiebreak_edition=edition,
+        ),
+        *(player(f"p{i:03d}", r) for i, r in enumerate(ratings, start=1)),
+        round_(1, ("g1", "p001", "p004"), ("g2", "p005", "p002"), byes=("p003",)),
+        result("g1", "1-0", "forfeit"),
+        result("g2", "0-1"),
+        round_(2, ("g3", "p003", "p001"), ("g4", "p004", "p005"), byes=("p002",)),
+        result("g3", "1/2-1/2"),
+        result("g4", "1-0"),
+        round_(3, ("g5", "p002", "p001"), ("g6", "p005", "p003"), byes=("p004",)),
+        result("g5", "1/2-1/2"),
+        result("g6", "0-1"),
+        *extra,
+    ]
+    svc.handle(tid, batch(*events), ADMIN)
+    return [Recorded.of(e) for e in svc.log.read(tid, 1)]
+
+
+def _json(records: list[Recorded]) -> dict[str, object]:
+    body = standings(fold(records)).as_dict()
+    del body["as_of_seq"]  # the import has its own number of events
+    return body
+
+
+def test_reimport_keeps_the_ruled_edition_and_the_standings(svc: CommandService) -> None:
+    """create -> a ruling puts the 2026 tournament on the 2024 text -> export -> import: the
+    import records the same ruling (after the creation, which keeps the start date's
+    edition), so the edition, its source and the standings JSON come back unchanged."""
+    first = _ruled_swiss(svc, "orig", R1)
+    plain = _ruled_swiss(svc, "plain")  # the same games under the start date's edition
+    assert _json(first)["tiebreak_edition"] == {"edition": "fide-2024", "source": "ruling R1"}
+    assert _json(first)["rows"] != _json(plain)["rows"]  # the edition changes the ranking
+    text = export_trf(first)
+    trf = parse_trf(text)
+    stated = stated_edition(trf)
+    assert stated is not None and (stated.edition, stated.ruling_id) == ("fide-2024", "R1")
+    assert import_edition(trf) == "fide-2024"
+    assert edition_choice(trf) == (
+        f"tie-break edition fide-2024: ruling R1 (### line {stated.line}), recorded as "
+        "RulingIssued R1; without it, fide-2026: the edition in force on the start date "
+        "2026-05-01 (042)"
+    )
+    cmds = to_commands(trf, rules_preset="fide-swiss")
+    assert cmds[0].payload["tiebreak_edition"] == "fide-2026"  # as the original's creation
+    assert (cmds[1].type, cmds[1].payload["ruling_id"], cmds[1].payload["decision"]) == (
+        "RulingIssued",
+        "R1",
+        {"edition": "fide-2024"},
+    )
+    second = _import(svc, "copy", trf, rules_preset="fide-swiss")
+    assert _json(second) == _json(first)
+    assert export_trf(second) == text  # a fixed point, the ### line included
+    # Without the line the import would go back to the start date's edition.
+    bare = parse_trf(text.replace(f"{trf.other_lines[0][1]}\r\n", ""))
+    assert stated_edition(bare) is None and import_edition(bare) == "fide-2026"
+    assert _json(_import(svc, "bare", bare, rules_preset="fide-swiss")) == _json(plain)
+
+
+def test_an_edition_stated_at_creation_comes_back_as_the_creations(svc: CommandService) -> None:
+    original = _ruled_swiss(svc, "orig", edition="fide-2024")
+    text = export_trf(original)
+    assert "(stated at creation, start date 2026-05-01), not fide-2026" in text
+    cmds = to_commands(parse_trf(text), rules_preset="fide-swiss")
+    assert cmds[0].payload["tiebreak_edition"] == "fide-2024"
+    assert "RulingIssued" not in [c.type for c in cmds]
+    copy = _import(svc, "copy", parse_trf(text), rules_preset="fide-swiss")
+    assert _json(copy) == _json(original)
+
+
+def test_edition_lines_that_name_no_edition_or_disagree_are_refused() -> None:
+    base = ["012 Dated", "042 2026/05/01", _line(1, "A", []), _line(2, "B", [])]
+    note = "### FIDE C.07 tie-break edition {} ({}), not fide-2026 as the start date implies"
+    bad = parse_trf("\n".join([*base[:2], note.format("fide-1999", "ruling R1"), *base[2:]]))
+    with pytest.raises(TrfError) as info:
+        to_commands(bad)
+    assert info.value.line == 3 and "'fide-1999' is not a FIDE C.07 edition" in str(info.value)
+    two = [note.format("fide-2024", "ruling R1"), note.format("fide-2024", "ruling R2")]
+    with pytest.raises(TrfError) as info:
+        to_commands(parse_trf("\n".join([*base[:2], *two, *base[2:]])))
+    assert info.value.line == 4 and "disagrees with line 3" in str(info.value)
+    # other comments are comments
+    plain = parse_trf(
+        "\n".join([*base[:2], "### tie-break edition: see the regulations", *base[2:]])
+    )
+    assert stated_edition(plain) is None and to_commands(plain)[1].type == "PlayerRegistered"
+
+
+def test_cli_round_trip_of_a_ruled_edition(tmp_path: Path, env: dict[str, str]) -> None:
+    runner = CliRunner()
+    with SQLiteEventLog(env["ARBITER_DB"]) as log:
+        _ruled_swiss(CommandService(log), "orig", R1)
+    target = tmp_path / "orig.trf"
+    r = runner.invoke(app, ["export", "trf", "orig", "--out", str(target)], env=env)
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        app,
+        ["import", "trf", str(target), "--tournament", "copy", "--rules", "fide-swiss"],
+        env=env,
+    )
+    assert r.exit_code == 0, r.output
+    assert "copy: tie-break edition fide-2024: ruling R1 (### line" in r.output
+    assert "recorded as RulingIssued R1" in r.output
+    bodies = []
+    for tid in ("orig", "copy"):
+        r = runner.invoke(app, ["standings", tid, "--json"], env=env)
+        assert r.exit_code == 0, r.output
+        body = json.loads(r.stdout)
+        del body["as_of_seq"]
+        bodies.append(body)
+    assert bodies[0] == bodies[1]
+    assert bodies[1]["tiebreak_edition"] == {"edition": "fide-2024", "source": "ruling R1"}
+
+
+# --------------------------------------------------------------------------------------------
+# the default numbering: the pairing system's own pairing numbers
+# --------------------------------------------------------------------------------------------
+
+
+def _titled(pid: str, rating: int | None, title: str | None = None, seed: int | None = None):
+    return ev.PlayerRegistered(
+        player_id=pid, name=pid.title(), rating=rating, title=title, seed=seed
+    )
+
+
+def _start_ranks(text: str) -> list[str]:
+    return [p.name.lower() for p in parse_trf(text).players]
+
+
+def test_default_numbers_follow_each_pairing_system() -> None:
+    field = [
+        _titled("ann", 2200),
+        _titled("bea", 2300, "WGM", seed=2),
+        _titled("uli", None, seed=1),
+        _titled("zed", 2200, "IM"),
+        _titled("cal", 2300, "GM", seed=3),
+    ]
+    # Dutch (a Swiss): C.04.2's initial order - rating, unrated last; title (GM before WGM, IM
+    # before none: C.04.2 b); the lot's initial colour is XXC and record 152.
+    colour = ev.LotDrawn(
+        purpose="colours",
+        subject="main:initial-colour",
+        candidates=["black", "white"],
+        outcome=["black"],
+    )
+    swiss = fold(recorded("t", [created(fmt="swiss", rounds=3), *field, colour]))
+    text = write_trf(swiss)
+    assert _start_ranks(text) == ["cal", "bea", "zed", "ann", "uli"]
+    assert pairing_order(swiss) == ("cal", "bea", "zed", "ann", "uli")
+    assert "XXC black1" in text.splitlines() and "152 B" in text.splitlines()
+    assert _start_ranks(write_trf(swiss, order="rating")) == ["bea", "cal", "ann", "zed", "uli"]
+    assert _start_ranks(write_trf(swiss, order="registration")) == [
+        "ann",
+        "bea",
+        "uli",
+        "zed",
+        "cal",
+    ]
+    # Berger: the pairing numbers drawn by lot (C.05 Annex 1); none drawn yet: registration.
+    rr = [created(fmt="round_robin"), *field]
+    assert _start_ranks(write_trf(fold(recorded("t", rr)))) == ["ann", "bea", "uli", "zed", "cal"]
+    lot = ev.LotDrawn(
+        purpose="pairing_numbers",
+        subject="main/pairing-numbers",
+        candidates=["ann", "bea", "uli", "zed", "cal"],
+        outcome=["zed", "uli", "cal", "ann", "bea"],
+    )
+    drawn = write_trf(fold(recorded("t", [*rr, lot])))
+    assert _start_ranks(drawn) == ["zed", "uli", "cal", "ann", "bea"]
+    assert "152" not in {line[:3] for line in drawn.splitlines()}
+    # Monrad (TCEC Swiss) and the TCEC Cup: by seed, the unseeded after in registration order.
+    for fmt, preset in (("swiss", "tcec-swiss"), ("cup", None)):
+        state = fold(recorded("t", [created(fmt=fmt, rules_preset=preset), *field]))
+        assert _start_ranks(write_trf(state)) == ["uli", "bea", "cal", "ann", "zed"], fmt
+    # No pairing system (a match): registration order.
+    match = fold(recorded("t", [created(fmt="match"), *field[:2]]))
+    assert _start_ranks(write_trf(match)) == ["ann", "bea"]
+    with pytest.raises(ValueError, match="order 'seed' is not one of"):
+        write_trf(match, order="seed")  # type: ignore[arg-type]
