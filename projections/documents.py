@@ -20,7 +20,9 @@ from projections.standings.table import Table, column_keys
 
 #: Bump when a document's shape or content rules change: consumers see it in every message.
 #: 2: the standings document of a Galway tournament carries its `sections` (section winners).
-PROJECTION_VERSION = 2
+#: 3: FIDE criteria's labels and sources name the tournament's C.07 edition ("(C.07 2024)",
+#:    "(C.07 2026)"); the explanation of AOB lists the opponents whose Buchholz was capped.
+PROJECTION_VERSION = 3
 PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes")
 
 

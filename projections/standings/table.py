@@ -13,6 +13,7 @@ grouping by game points (OpenGotha); without explicit tiebreaks its chain is its
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from projections.tiebreaks.chain import Chain, Ranking, field_values, rank
 from projections.tiebreaks.editions import EditionInForce
 from projections.tiebreaks.fide import follows_edition, unplayed_notes
 from projections.tiebreaks.presets import chain_for, go_chain
-from projections.tiebreaks.registry import half_points
+from projections.tiebreaks.registry import REGISTRY, half_points
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,8 @@ def column_keys(chain: Chain) -> list[str]:
 
 def standings(state: StandingsState, stage: str = "main") -> Table:
     ct = build_crosstable(state, stage)
-    chain = tournament_chain(state)
+    # Shown cited in the tournament's C.07 edition: labels and sources name it (Chain.edition).
+    chain = dataclasses.replace(tournament_chain(state), edition=ct.edition.edition)
     by_chain = mcmahon.mcmahon_ranked(state.created)
     ranking = mcmahon.rank(ct, chain) if by_chain else rank(ct, chain)
     cols = columns(ct, chain, ranking)
@@ -268,7 +270,7 @@ def _cite_edition(
 ) -> None:
     edition = table.edition
     assert edition is not None
-    entry["label"] = f"{entry['label']} (C.07 {edition.year})"
+    entry["label"] = REGISTRY[criterion].cited(params, edition.edition).label
     entry["edition"] = edition.as_dict()
     entry["values"] = {p: entry[p] for p in players}
     ct = table.crosstable

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
+from projections.tiebreaks.editions import Edition
 from projections.tiebreaks.registry import REGISTRY, Criterion, Value, half_points, resolve_params
 
 PAIR_H2H = "head-to-head (pair)"
@@ -62,9 +63,22 @@ class Ranking:
 class Chain:
     specs: tuple[TiebreakSpec, ...]
     options: TiebreakOptions = field(default_factory=TiebreakOptions)
+    # The FIDE C.07 edition the tournament follows (`projections/tiebreaks/editions.py`), for
+    # showing its criteria: their labels and sources name it (`criteria`). The values come
+    # from the crosstable's edition; None shows the criteria as registered.
+    edition: Edition | None = None
 
-    def criteria(self) -> list[tuple[Criterion, dict[str, Any]]]:
-        return [(REGISTRY[s.name], resolve_params(REGISTRY[s.name], s.params)) for s in self.specs]
+    def criteria(self, *, cited: bool = True) -> list[tuple[Criterion, dict[str, Any]]]:
+        """Each criterion with its parameters resolved, as shown: cited in the chain's edition
+        (`Criterion.cited`: "Buchholz Cut-1 (C.07 2026)", "FIDE C.07 2026, 8.1, ..."), or as
+        registered with `cited=False` (what the ranking's steps and boundaries carry, so that
+        `decided_by` reads the same under either edition)."""
+        out = []
+        for s in self.specs:
+            crit = REGISTRY[s.name]
+            params = resolve_params(crit, s.params)
+            out.append((crit.cited(params, self.edition) if cited else crit, params))
+        return out
 
 
 def validate(specs: Sequence[TiebreakSpec]) -> list[tuple[int, str, str]]:
@@ -88,7 +102,7 @@ def validate(specs: Sequence[TiebreakSpec]) -> list[tuple[int, str, str]]:
 class _Ranker:
     def __init__(self, ct: Crosstable, chain: Chain) -> None:
         self.ct = ct
-        self.criteria = chain.criteria()
+        self.criteria = chain.criteria(cited=False)
         self.pairwise = chain.options.pairwise_head_to_head
         self.trace: list[Step] = []
         self.unresolved: set[str] = set()

@@ -12,6 +12,14 @@ The editions (as FIDE's tie-break server groups them, `../shared/rules/fide-c07-
   for a forfeit (16.4.1), at the points for a draw times the number of rounds for a bye
   (16.4.2).
 
+How they are cited (`citation`): "C.07 2024" and "C.07 2026", the year of the edition's name,
+wherever a tie-break's label, source or note names the text a tournament follows (``arbiter
+explain``: "Buchholz Cut-1 (C.07 2026)", "... (C.07 2024, 16.4)"; the standings' column labels
+and sources: "FIDE C.07 2024, 8.1, 16.3-16.5"). "C.07 2024" is the name of the texts applied
+from July 2023 to February 2026 as a group (their first text was approved in 2023; FIDE's server
+labels their rules "2024-08-01"). A criterion as registered, without a tournament, names no
+edition ("FIDE C.07, 8.1, 16.3-16.5"): the article numbers are the same in both.
+
 Where the edition comes from, in order (`in_force`):
 
 1. `TournamentCreated.tiebreak_edition`, which the decider fills when the creation proposes
@@ -50,6 +58,11 @@ YEAR: dict[Edition, str] = {"fide-2024": "2024", "fide-2026": "2026"}
 RULING_SUBJECT = "tiebreak_edition"
 
 
+def citation(edition: Edition) -> str:
+    """How a label or note names the edition: "C.07 2024", "C.07 2026"."""
+    return f"C.07 {YEAR[edition]}"
+
+
 def edition_on(starts_on: date | None) -> Edition:
     """The edition in force on a tournament's start date; the newest when it has none."""
     if starts_on is None:
@@ -77,6 +90,10 @@ class EditionInForce:
     @property
     def year(self) -> str:
         return YEAR[self.edition]
+
+    @property
+    def citation(self) -> str:
+        return citation(self.edition)
 
     def as_dict(self) -> dict[str, str]:
         return {"edition": self.edition, "source": self.source}

@@ -63,13 +63,15 @@ from typing import TYPE_CHECKING, Any
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
-from projections.tiebreaks.editions import YEAR, Edition
-from projections.tiebreaks.registry import Param, Value, criterion, half_points
+from projections.tiebreaks.editions import Edition, citation
+from projections.tiebreaks.registry import Compute, Criterion, Param, Value, criterion, half_points
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable, Entry
 
-SOURCE = "FIDE C.07 (2023)"
+#: The regulations as a criterion's registered source names them: no edition, the article numbers
+#: being the same in both; shown for a tournament, the source names its edition (`cite`).
+SOURCE = "FIDE C.07"
 NO_VALUE = "–"
 
 # Round kinds that are voluntarily unplayed (Art. 16.1).
@@ -107,6 +109,28 @@ DP_TABLE: tuple[int, ...] = (
     800,
 )
 # fmt: on
+
+
+# --- registration and citation ------------------------------------------------------------------
+
+
+def c07_criterion(
+    name: str, label: str, source: str, **options: Any
+) -> Callable[[Compute], Compute]:
+    """Register a C.07 criterion (`registry.criterion`): `source` names the articles without an
+    edition ("FIDE C.07, 8.1"); shown for a tournament, `cite` names the tournament's."""
+    return criterion(name, label, source, cite=cite, **options)
+
+
+def cite(crit: Criterion, params: Mapping[str, Any], edition: Edition) -> tuple[str, str]:
+    """(label, source) of a C.07 criterion as shown for a tournament following `edition`: the
+    source names the edition ("FIDE C.07 2026, 8.1, 16.3-16.5"); so does the label when the
+    criterion's values follow it (Art. 16.4: "Buchholz Cut-1 (C.07 2026)", the label `arbiter
+    explain` gives the step), not when both texts give the same values ("wins")."""
+    source = f"FIDE {citation(edition)}{crit.source.removeprefix(SOURCE)}"
+    if follows_edition(crit.name, params):
+        return f"{crit.label} ({citation(edition)})", source
+    return crit.label, source
 
 
 # --- the player's rounds ------------------------------------------------------------------------
@@ -205,7 +229,7 @@ class Dummy:
         """What an explanation says, e.g. "round 5: forfeit win, dummy capped at the opponent's
         adjusted score 0 (C.07 2026, 16.4.1)"."""
         what = f"round {self.round}: {KIND_WORDS.get(self.kind, self.kind)}"
-        cite = f"(C.07 {YEAR[self.edition]}, {self.article})"
+        cite = f"({citation(self.edition)}, {self.article})"
         if self.cap is None:
             own = half_points(self.own)
             return f"{what}, dummy opponent with the player's own score {own} {cite}"
@@ -292,7 +316,7 @@ def register_variants(
             )
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
-        criterion(name + mod.suffix, full_label, full_source, params=params)(compute)
+        c07_criterion(name + mod.suffix, full_label, full_source, params=params)(compute)
         _VARIANTS[name + mod.suffix] = (name, mod)
 
 
@@ -392,7 +416,7 @@ def _buchholz(
 register_variants(
     "buchholz",
     "Buchholz",
-    f"{SOURCE} 8.1, 16.3-16.5",
+    f"{SOURCE}, 8.1, 16.3-16.5",
     """Buchholz, BH (Art. 8.1): the sum of the scores of the player's opponents.
 
     Each opponent counts with their adjusted score (Art. 16.3: a withdrawn opponent's missing
@@ -422,7 +446,7 @@ def _sonneborn_berger(
 register_variants(
     "fide-sonneborn-berger",
     "Sonneborn-Berger",
-    f"{SOURCE} 9.1, 16.3-16.5",
+    f"{SOURCE}, 9.1, 16.3-16.5",
     """Sonneborn-Berger, SB (Art. 9.1): for each round, the opponent's score times the points
     the player scored in it (a win counts the full score, a draw half of it).
 
@@ -496,7 +520,7 @@ def _fore_buchholz(
 register_variants(
     "fide-fore-buchholz",
     "fore-Buchholz",
-    f"{SOURCE} 8.3, 16.3-16.5",
+    f"{SOURCE}, 8.3, 16.3-16.5",
     """Fore-Buchholz, FB (Art. 8.3): Buchholz computed as if every game paired for the final
     round had ended in a draw, so that it is known before that round is played.
 
@@ -520,10 +544,10 @@ def decimal_shown(value: Fraction, places: int = 2) -> str:
     return f"{whole}.{frac:0{places}d}"
 
 
-@criterion(
+@c07_criterion(
     "fide-aob",
     "average of opponents' Buchholz",
-    f"{SOURCE} 8.2, 16",
+    f"{SOURCE}, 8.2, 16",
     params={
         "fore": Param(
             bool,
@@ -595,13 +619,14 @@ def follows_edition(name: str, params: Mapping[str, Any]) -> bool:
 def unplayed_notes(ct: Crosstable, pid: str, name: str, params: Mapping[str, Any]) -> list[str]:
     """The player's own unplayed rounds as the criterion counts them, each naming its dummy
     opponent and the cap that applied (Art. 16.4, with the edition's citation), then the rounds
-    a modifier left out: what `arbiter explain` shows beside the value."""
+    a modifier left out: what `arbiter explain` shows beside the value. For the average of
+    opponents' Buchholz, the capped dummies in the opponents' Buchholz (`aob_notes`)."""
     fam = family_of(name)
     if fam is None or not follows_edition(name, params):
         return []
     family, mod = fam
     if family == "fide-aob":
-        return []
+        return aob_notes(ct, pid, params["fore"])
     if family == "fide-fore-buchholz":
         contribs = _fore_contributions(ct, pid)
     else:
@@ -617,13 +642,37 @@ def unplayed_notes(ct: Crosstable, pid: str, name: str, params: Mapping[str, Any
     return notes
 
 
+def aob_notes(ct: Crosstable, pid: str, fore: bool = False) -> list[str]:
+    """AOB (Art. 8.2) averages the Buchholz (AOB/F: the fore-Buchholz) of the opponents met
+    over the board, each with its own dummy opponents (Art. 16.4): one note per dummy that a
+    cap lowered, naming the opponent, e.g. "opponent e (E), Buchholz round 3: pairing-allocated
+    bye, dummy capped at draw points × rounds 2 (C.07 2026, 16.4.2)". Opponents in the order
+    first met, each once. Only the 2026 text caps (16.4.1, 16.4.2): under the 2024 text a dummy
+    is never capped (`Dummy.capped`), so there is nothing to say; a dummy whose own score is
+    not above its cap is not named (it counts as under 2024)."""
+    rounds = rounds_counted(ct)
+    met = [s.opponent for s in slots(ct, pid, rounds) if s.played and s.opponent is not None]
+    what = "fore-Buchholz" if fore else "Buchholz"
+    notes = []
+    for opponent in dict.fromkeys(met):
+        contribs = _fore_contributions(ct, opponent) if fore else _bh_contributions(ct, opponent)
+        name = ct.players[opponent].name
+        who = f"{opponent} ({name})" if name and name != opponent else opponent
+        notes += [
+            f"opponent {who}, {what} {c.dummy.text()}"
+            for c in contribs
+            if c.dummy is not None and c.dummy.capped
+        ]
+    return notes
+
+
 # --- Direct encounter (Art. 6) ------------------------------------------------------------------
 
 
-@criterion(
+@c07_criterion(
     "fide-direct-encounter",
     "direct encounter",
-    f"{SOURCE} 6",
+    f"{SOURCE}, 6",
     group_relative=True,
     reapply=True,
     params={"predetermined": _PREDETERMINED},
@@ -682,7 +731,7 @@ def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) 
     return out
 
 
-@criterion("fide-wins", "wins", f"{SOURCE} 7.1")
+@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1")
 def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
     win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
@@ -690,7 +739,7 @@ def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     return _count(ct, group, lambda e: e.points == win)
 
 
-@criterion("fide-games-won", "games won", f"{SOURCE} 7.2")
+@c07_criterion("fide-games-won", "games won", f"{SOURCE}, 7.2")
 def fide_games_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -698,7 +747,7 @@ def fide_games_won(
     return _count(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
 
 
-@criterion("fide-black-games", "games with Black", f"{SOURCE} 7.3")
+@c07_criterion("fide-black-games", "games with Black", f"{SOURCE}, 7.3")
 def fide_black_games(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -707,7 +756,7 @@ def fide_black_games(
     return _count(ct, group, lambda e: e.kind == "played" and e.colour == "black")
 
 
-@criterion("fide-black-wins", "wins with Black", f"{SOURCE} 7.4")
+@c07_criterion("fide-black-wins", "wins with Black", f"{SOURCE}, 7.4")
 def fide_black_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -735,7 +784,7 @@ def _progressive(
 register_variants(
     "fide-progressive",
     "progressive score",
-    f"{SOURCE} 7.5",
+    f"{SOURCE}, 7.5",
     """(Sum of) progressive scores, PS (Art. 7.5): the player's running score after each
     round, summed over the rounds (every round counts what it gave: byes and forfeits
     included, an absence or a round after a withdrawal 0). For this criterion the least
@@ -749,10 +798,10 @@ register_variants(
 # --- opponents' scores and the player's own (Art. 9.2) ------------------------------------------
 
 
-@criterion(
+@c07_criterion(
     "fide-koya",
     "Koya",
-    f"{SOURCE} 9.2",
+    f"{SOURCE}, 9.2",
     params={
         "limit": Param(
             int,
@@ -872,7 +921,7 @@ def _aro(
 register_variants(
     "fide-aro",
     "average rating of opponents",
-    f"{SOURCE} 10.1",
+    f"{SOURCE}, 10.1",
     """Average rating of opponents, ARO (Art. 10.1): the mean rating of the opponents met
     over the board (forfeits excluded), rounded to the nearest integer (.5 up). With a modifier
     (Art. 14) the lowest (and highest) rated opponents are left out. No value without a game,
@@ -883,10 +932,10 @@ register_variants(
 )
 
 
-@criterion(
+@c07_criterion(
     "fide-tpr",
     "performance rating",
-    f"{SOURCE} 10.2; FIDE B.02 8.1(a)",
+    f"{SOURCE}, 10.2; FIDE B.02 8.1(a)",
     params={"unrated_rating": _UNRATED},
 )
 def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
@@ -898,10 +947,10 @@ def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) ->
     return {p: _rating_value(tpr[p] if tpr is not None else None) for p in group}
 
 
-@criterion(
+@c07_criterion(
     "fide-apro",
     "average performance of opponents",
-    f"{SOURCE} 10.4",
+    f"{SOURCE}, 10.4",
     params={"unrated_rating": _UNRATED},
 )
 def fide_apro(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
@@ -927,10 +976,11 @@ def _spec(name: str, **params: Any) -> TiebreakSpec:
 
 #: Presets this rulebook defines (merged into projections.tiebreaks.presets.PRESETS).
 #:
-#: C.07 (2023) Art. 4.1 leaves the ordered list to the organiser and publishes no default one,
-#: so these are our reading, built only from C.07 criteria: no rating-based criterion (Art. 10
-#: would drop it as soon as one player is unrated), no Buchholz in round robins (Art. 8.1), and
-#: ties still level at the end share the place (Art. 2.1 lets the regulations say so).
+#: C.07 Art. 4.1 (in both editions) leaves the ordered list to the organiser and publishes no
+#: default one, so these are our reading, built only from C.07 criteria: no rating-based
+#: criterion (Art. 10 would drop it as soon as one player is unrated), no Buchholz in round
+#: robins (Art. 8.1), and ties still level at the end share the place (Art. 2.1 lets the
+#: regulations say so).
 PRESETS: dict[str, Chain] = {
     # Individual Swiss: opponents' strength first (Buchholz Cut-1, then full), then the games
     # between the tied players, Sonneborn-Berger, and wins.

@@ -4,14 +4,22 @@ A criterion maps (crosstable, the tied group, its parameters) to one `Value` per
 group. `Value.key` orders players, higher is better (a criterion where lower is better negates
 its key); `None` means "no value" and ranks after every value. `Value.shown` is what the
 standings and explanations print.
+
+A criterion of a rulebook published in editions (FIDE C.07: `projections/tiebreaks/editions.py`)
+is registered naming none ("FIDE C.07, 8.1") and shown for a tournament as cited in the edition
+it follows (`Criterion.cited`: "FIDE C.07 2026, 8.1"; `Chain.criteria` does so for the chain's
+edition).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
+
+from projections.tiebreaks.editions import Edition
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -24,6 +32,9 @@ class Value:
 
 
 Compute = Callable[["Crosstable", Sequence[str], Mapping[str, Any]], dict[str, Value]]
+# (criterion, its resolved parameters, the edition) -> (label, source) as shown for a tournament
+# following that edition of the criterion's rulebook.
+Cite = Callable[["Criterion", Mapping[str, Any], Edition], tuple[str, str]]
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,17 @@ class Criterion:
     params: Mapping[str, Param] = field(default_factory=dict)
     # Terminal entries ("shared-place", "organisers-decide") end a chain; they compute nothing.
     terminal: bool = False
+    # How the rulebook's edition is named when the criterion is shown (None: one text only).
+    cite: Cite | None = None
+
+    def cited(self, params: Mapping[str, Any], edition: Edition | None) -> Criterion:
+        """The criterion as shown for a tournament following `edition` of its rulebook: label
+        and source naming the edition as `cite` says; as registered without an edition, or
+        when the rulebook has one text."""
+        if edition is None or self.cite is None:
+            return self
+        label, source = self.cite(self, params, edition)
+        return dataclasses.replace(self, label=label, source=source)
 
 
 REGISTRY: dict[str, Criterion] = {}
@@ -65,6 +87,7 @@ def criterion(
     group_relative: bool = False,
     reapply: bool = False,
     params: Mapping[str, Param] | None = None,
+    cite: Cite | None = None,
 ) -> Callable[[Compute], Compute]:
     """Register a criterion; its docstring is its documentation."""
 
@@ -80,6 +103,7 @@ def criterion(
             group_relative=group_relative,
             reapply=reapply,
             params=dict(params or {}),
+            cite=cite,
         )
         return fn
 

@@ -82,7 +82,7 @@ def _document(db: Path, tid: str = TID) -> dict[str, Any]:
     finally:
         log.close()
     doc = documents(state, tid)["standings"]
-    assert doc["version"] == PROJECTION_VERSION == 2
+    assert doc["version"] == PROJECTION_VERSION == 3
     return dict(doc["data"])
 
 
@@ -220,7 +220,7 @@ def test_replay_json_is_deterministic_and_carries_the_sections(db: Path) -> None
     again = _run("replay", TID, "--until", "999", "--projection", "standings", "--json")
     assert first == again
     msg = json.loads(first)
-    assert msg["version"] == 2
+    assert msg["version"] == PROJECTION_VERSION
     assert msg["data"]["sections"] == _document(db)["sections"]
     assert [s["tied"] for s in msg["data"]["sections"]["sections"]] == [True] * 4  # White won
 

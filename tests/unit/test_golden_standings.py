@@ -65,7 +65,7 @@ def _rows(name: str) -> dict[str, tuple[int, str, str, dict[str, str]]]:
 
 
 def test_fide_c07_art16_unplayed_rounds_checked_by_hand() -> None:
-    """FIDE C.07 (2023), fide-swiss chain (Buchholz Cut-1, Buchholz, ...), 6 players, 4
+    """FIDE C.07 2024, fide-swiss chain (Buchholz Cut-1, Buchholz, ...), 6 players, 4
     rounds. Unplayed rounds: R1 3 wins by forfeit against 6 (16.2.2 / 16.2.4), R3 2 has a
     pairing-allocated bye (16.2.1), R4 1 has a requested half-point bye (a VUR, 16.1), 6
     withdrew from R3 (two VURs at the end: 16.2.5).
@@ -85,7 +85,7 @@ def test_fide_c07_art16_unplayed_rounds_checked_by_hand() -> None:
       BH-C1 = 3+2+3+3½ - 2 = 9½, so 4 is above 6 "Buchholz Cut-1 9½–3½".
 
     Cross-checked with gacrux, FIDE's tie-break checker (`python -m gacrux.tiebreakchecker
-    -i FILE -s -t PTS BH BH/C1`, with 042 set to a 2025 date so that it applies the 2023 text,
+    -i FILE -s -t PTS BH BH/C1`, with 042 set to a 2025 date so that it applies the 2024 text,
     as in tests/integration/test_gacrux_crosscheck.py): the same PTS, BH and BH/C1 for all six
     players and the same ranks.
     """

@@ -1,4 +1,6 @@
-"""FIDE tie-breaks (C.07, 2023 text): worked examples computed by hand.
+"""FIDE tie-breaks under C.07 2024 (the texts applied from July 2023 to February 2026, the
+edition `fide-2024`; the 2026 text is in test_tiebreaks_fide_2026.py): worked examples computed
+by hand.
 
 Every tournament is built from events, folded, and read through `REGISTRY[name].compute`; the
 hand computation is in the comments, in points (the crosstable counts half-points). Scoring is
@@ -731,11 +733,34 @@ FIDE_CRITERIA = [
 
 
 def test_every_fide_criterion_is_documented_and_cites_c07():
+    """Registered, a criterion cites its articles without an edition; shown for a tournament,
+    its source names the tournament's edition as "FIDE C.07 2024" or "FIDE C.07 2026" (never
+    the "(2023)" it once said), and its label too when its values follow the edition."""
     assert len(FIDE_CRITERIA) >= 24
     for name in FIDE_CRITERIA:
         crit = REGISTRY[name]
         assert crit.doc and "Art." in crit.doc, name
-        assert crit.source.startswith("FIDE C.07 (2023)"), name
+        assert crit.source.startswith("FIDE C.07, "), name
+        params = resolve_params(crit, {})
+        for edition, year in (("fide-2024", "2024"), ("fide-2026", "2026")):
+            shown = crit.cited(params, edition)
+            articles = crit.source.removeprefix("FIDE C.07")
+            assert shown.source == f"FIDE C.07 {year}{articles}", (name, edition)
+            follows = name.startswith(
+                ("buchholz", "fide-sonneborn-berger", "fide-fore-buchholz", "fide-aob")
+            )
+            assert shown.label == (f"{crit.label} (C.07 {year})" if follows else crit.label)
+            assert (shown.name, shown.compute) == (crit.name, crit.compute)
+    assert REGISTRY["buchholz-cut1"].cited({"predetermined": False}, "fide-2026").source == (
+        "FIDE C.07 2026, 8.1, 16.3-16.5, 14.1"
+    )
+    # With pre-determined pairings the edition changes no value: the source names it, the
+    # label does not.
+    sb_rr = REGISTRY["fide-sonneborn-berger"].cited({"predetermined": True}, "fide-2024")
+    assert (sb_rr.label, sb_rr.source) == ("Sonneborn-Berger", "FIDE C.07 2024, 9.1, 16.3-16.5")
+    # Without an edition, or for a rulebook with one text, a criterion is shown as registered.
+    assert REGISTRY["buchholz"].cited({}, None) is REGISTRY["buchholz"]
+    assert REGISTRY["shared-place"].cited({}, "fide-2026") is REGISTRY["shared-place"]
 
 
 @pytest.mark.parametrize("name", ["fide-swiss", "fide-round-robin"])

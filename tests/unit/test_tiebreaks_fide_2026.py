@@ -34,12 +34,13 @@ from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.envelope import Envelope
 from events_schema.ids import GENESIS_HASH
+from projections.documents import documents
 from projections.rejection import Rejected
 from projections.standings import Crosstable, StandingsState, crosstable, explain, fold, standings
 from projections.standings.table import Table
 from projections.tiebreaks import REGISTRY
 from projections.tiebreaks.editions import edition_on, in_force
-from projections.tiebreaks.fide import dummies
+from projections.tiebreaks.fide import dummies, unplayed_notes
 from projections.tiebreaks.registry import Value, resolve_params
 from projections.tournament import decide
 from projections.tournament import fold as tournament_fold
@@ -422,6 +423,46 @@ def test_fore_buchholz_and_aob_follow_the_caps() -> None:
     assert aob.compute(n2, ("f",), {"fore": False})["f"] == Value(Fraction(33, 4), "8.25")
 
 
+def test_aob_notes_name_each_opponent_whose_buchholz_has_a_capped_dummy() -> None:
+    """AOB's explanation names the opponents met over the board whose Buchholz counts a capped
+    dummy (16.4), each capped round with its cap and article; only under the 2026 text.
+
+    Byes example (cap ½ x 4 = 2): a met b, c, e, d. c's R3 bye (own 3) and e's R1 bye (own 2½)
+    are capped; d's R2 bye (own 2 = the cap) and b's R4 bye (own 1½) are not: a's notes name c
+    and e. c met d, a, e: only e. AOB/F (fore-Buchholz, Art. 8.3): c and e were paired in the
+    final round (a draw): fore scores c 3, e 2½, still above the cap; b's bye is in the final
+    round (no opponent), fore 1½; d paired with a, fore 2 = the cap: the same two notes."""
+    new = ct_of(byes_example(), "fide-2026")
+    capped_c = "dummy capped at draw points × rounds 2 (C.07 2026, 16.4.2)"
+    assert unplayed_notes(new, "a", "fide-aob", {"fore": False}) == [
+        f"opponent c (C), Buchholz round 3: pairing-allocated bye, {capped_c}",
+        f"opponent e (E), Buchholz round 1: pairing-allocated bye, {capped_c}",
+    ]
+    assert unplayed_notes(new, "c", "fide-aob", {"fore": False}) == [
+        f"opponent e (E), Buchholz round 1: pairing-allocated bye, {capped_c}",
+    ]
+    assert unplayed_notes(new, "a", "fide-aob", {"fore": True}) == [
+        f"opponent c (C), fore-Buchholz round 3: pairing-allocated bye, {capped_c}",
+        f"opponent e (E), fore-Buchholz round 1: pairing-allocated bye, {capped_c}",
+    ]
+    # T2: d met a, e, b; e's R3 bye and R4 forfeit win are capped, its R1 forfeit loss (own =
+    # the cap) is not. b met c, d, a: c's forfeit loss and d's bye are below their caps.
+    t2_new = ct_of(t2(), "fide-2026")
+    assert unplayed_notes(t2_new, "d", "fide-aob", {"fore": False}) == [
+        "opponent e (E), Buchholz round 3: pairing-allocated bye, dummy capped at draw points "
+        "× rounds 2 (C.07 2026, 16.4.2)",
+        "opponent e (E), Buchholz round 4: forfeit win, dummy capped at the opponent's adjusted "
+        "score 2 (C.07 2026, 16.4.1)",
+    ]
+    assert unplayed_notes(t2_new, "b", "fide-aob", {"fore": False}) == []
+    # The 2024 text caps nothing: no note for anyone, AOB or AOB/F.
+    for events in (byes_example(), t2()):
+        old = ct_of(events, "fide-2024")
+        for p in old.players:
+            for fore in (False, True):
+                assert unplayed_notes(old, p, "fide-aob", {"fore": fore}) == [], (p, fore)
+
+
 # --- where the edition comes from ----------------------------------------------------------------
 
 
@@ -571,6 +612,77 @@ def test_explain_cites_the_edition_and_each_cap() -> None:
     assert old["label"] == "Buchholz Cut-1 (C.07 2024)"
     assert old["notes"]["e"][0] == (
         "round 1: forfeit loss, dummy opponent with the player's own score 2½ (C.07 2024, 16.4)"
+    )
+
+
+def test_explain_names_the_opponents_whose_buchholz_was_capped_for_aob() -> None:
+    """The byes example ranked by AOB alone: a and c have 3; AOB(a) = (b 9 + c 9½ + e 9½ + d
+    9½) / 4 = 9.375, shown 9.38; AOB(c) = (d 9½ + a 9 + e 9½) / 3 = 9.33 (2026)."""
+    events = byes_example()
+    aob = [ev.TiebreakSpec(name="fide-aob")]
+    events[0] = events[0].model_copy(update={"tiebreaks": aob})
+    table = table_of(with_edition(events, "fide-2026"))
+    points, step = explain(table, "a", "c")
+    assert (points["separates"], step["criterion"], step["separates"]) == (False, "fide-aob", True)
+    assert step["label"] == "average of opponents' Buchholz (C.07 2026)"
+    assert step["values"] == {"a": "9.38", "c": "9.33"}
+    capped = "dummy capped at draw points × rounds 2 (C.07 2026, 16.4.2)"
+    assert step["notes"] == {
+        "a": [
+            f"opponent c (C), Buchholz round 3: pairing-allocated bye, {capped}",
+            f"opponent e (E), Buchholz round 1: pairing-allocated bye, {capped}",
+        ],
+        "c": [f"opponent e (E), Buchholz round 1: pairing-allocated bye, {capped}"],
+    }
+    assert step["c"] == "\n".join(["9.33", *step["notes"]["c"]])  # what `arbiter explain` prints
+    old = explain(table_of(with_edition(events, "fide-2024")), "a", "c")[1]
+    assert old["label"] == "average of opponents' Buchholz (C.07 2024)"
+    assert old["notes"] == {"a": [], "c": []} and old["a"] == old["values"]["a"]
+
+
+@pytest.mark.parametrize(("edition", "year"), [("fide-2024", "2024"), ("fide-2026", "2026")])
+def test_labels_and_sources_name_the_edition_in_force(edition: str, year: str) -> None:
+    """What the standings' columns show (the CLI's headers, the tiebreaks document's `label`
+    and `source`) names the tournament's edition as explain does; `decided_by` and the
+    standings' JSON are the same strings under either edition."""
+    table = table_of(with_edition(t2(), edition))
+    assert table.chain.edition == edition
+    shown = {c.name: (c.label, c.source) for c, _ in table.chain.criteria()}
+    assert shown == {
+        "buchholz-cut1": (
+            f"Buchholz Cut-1 (C.07 {year})",
+            f"FIDE C.07 {year}, 8.1, 16.3-16.5, 14.1",
+        ),
+        "buchholz": (f"Buchholz (C.07 {year})", f"FIDE C.07 {year}, 8.1, 16.3-16.5"),
+        "fide-direct-encounter": ("direct encounter", f"FIDE C.07 {year}, 6"),
+        "fide-sonneborn-berger": (
+            f"Sonneborn-Berger (C.07 {year})",
+            f"FIDE C.07 {year}, 9.1, 16.3-16.5",
+        ),
+        "fide-wins": ("wins", f"FIDE C.07 {year}, 7.1"),
+        "shared-place": ("shared place", "rules/README 'Shared places'; TCEC Swiss 3.5"),
+    }
+    doc = documents(fold(recorded("t1", with_edition(t2(), edition))), "t1")["tiebreaks"]
+    assert [(c["key"], c["label"], c["source"]) for c in doc["data"]["columns"]] == [
+        (c.name, c.label, c.source) for c, _ in table.chain.criteria() if not c.terminal
+    ]
+    # The ranking's boundaries keep the registered labels.
+    assert {s.label for s in table.ranking.trace} <= {
+        "Buchholz Cut-1",
+        "Buchholz",
+        "direct encounter",
+        "Sonneborn-Berger",
+        "wins",
+    }
+    e_cut1 = {"fide-2024": "6½", "fide-2026": "5½"}[edition]  # test_forfeit_cap_in_sonneborn...
+    assert [r.decided_by for r in table.rows][1:3] == ["points 3–2½", f"Buchholz Cut-1 7½–{e_cut1}"]
+    # A round robin's chain follows no edition: sources name it, labels do not.
+    rr = with_edition(t2(), edition)
+    rr[0] = rr[0].model_copy(update={"rules_preset": "fide-round-robin"})
+    rr_shown = {c.name: (c.label, c.source) for c, _ in table_of(rr).chain.criteria()}
+    assert rr_shown["fide-sonneborn-berger"] == (
+        "Sonneborn-Berger",
+        f"FIDE C.07 {year}, 9.1, 16.3-16.5",
     )
 
 
