@@ -48,3 +48,19 @@ def append_events(db: Path, tid: str, *events: Any) -> None:
         CommandService(log).handle(tid, batch(*events), ADMIN_ACTOR)
     finally:
         log.close()
+
+
+def cli_ok(*args: str) -> str:
+    """Run `arbiter ARGS` in-process; assert it exits 0 and return its stdout."""
+    from typer.testing import CliRunner
+
+    from services.cli.main import app
+
+    res = CliRunner().invoke(app, list(args))
+    assert res.exit_code == 0, res.output
+    return res.stdout
+
+
+def cli_words(*args: str) -> str:
+    """`cli_ok`'s output as words, without the tables' rules (for phrase assertions)."""
+    return " ".join(cli_ok(*args).translate(str.maketrans("", "", "│┃")).split())

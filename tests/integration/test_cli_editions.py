@@ -18,14 +18,11 @@ from typing import Any
 
 import pytest
 from builders import created, player, result
-from tests_support import append_events, cli_db
-from typer.testing import CliRunner
+from tests_support import append_events, cli_db, cli_ok
 
 from events_schema import events as ev
 from services.cli import render
-from services.cli.main import app
 
-runner = CliRunner()
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 FORFEIT_CAP = GOLDEN / "fide-c07-2026-art16-4-1-forfeit-cap.trf"  # 042 2026/04/18
 BYE_CAP = GOLDEN / "fide-c07-2026-art16-4-2-bye-cap.trf"  # 042 2026/05/09
@@ -38,10 +35,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_db(tmp_path, monkeypatch)
 
 
-def _ok(*args: str) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 0, res.output
-    return res.stdout
+_ok = cli_ok
 
 
 def _json(*args: str) -> Any:

@@ -10,13 +10,10 @@ from typing import Any
 
 import pytest
 from builders import created, result
-from tests_support import append_events, cli_db
-from typer.testing import CliRunner
+from tests_support import append_events, cli_db, cli_ok, cli_words
 
 from events_schema import events as ev
-from services.cli.main import app
 
-runner = CliRunner()
 TID = "cup"
 
 
@@ -25,15 +22,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_db(tmp_path, monkeypatch)
 
 
-def _run(*args: str) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 0, res.output
-    return res.stdout
-
-
-def _text(*args: str) -> str:
-    """A command's terminal output as words, without the tables' rules."""
-    return " ".join(_run(*args).translate(str.maketrans("", "", "│┃")).split())
+_run, _text = cli_ok, cli_words
 
 
 def _cup(db: Path, size: int) -> None:

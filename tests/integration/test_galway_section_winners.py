@@ -12,17 +12,14 @@ from typing import Any
 
 import pytest
 from builders import created, player, result
-from tests_support import append_events, cli_db
-from typer.testing import CliRunner
+from tests_support import append_events, cli_db, cli_ok, cli_words
 
 from events_schema import Recorded
 from events_schema import events as ev
 from projections.documents import PROJECTION_VERSION, documents
 from projections.standings import fold
-from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 
-runner = CliRunner()
 TID = "galway-mini"
 # 16 entries: four sections of 4 (galway.section_sizes), by rating.
 RATINGS = {f"p{i:02d}": 2400 - 50 * (i - 1) for i in range(1, 17)}
@@ -39,15 +36,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_db(tmp_path, monkeypatch)
 
 
-def _run(*args: str) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 0, res.output
-    return res.stdout
-
-
-def _text(*args: str) -> str:
-    """A command's terminal output as words, without the tables' rules."""
-    return " ".join(_run(*args).translate(str.maketrans("", "", "│┃")).split())
+_run, _text = cli_ok, cli_words
 
 
 def _galway(db: Path, rounds: int, ratings: dict[str, int] = RATINGS, tid: str = TID) -> None:
