@@ -44,26 +44,49 @@ class Published:
 
 
 class _Watcher:
-    """An asyncio subscriber to one tournament: `publish` (any thread) sets its event."""
+    """An asyncio subscriber to one tournament: `publish` (any thread) marks it changed and
+    sets its event.
+
+    The timeout of `wait` is one timer per watcher, kept across waits (a new timer per wake,
+    as `asyncio.wait_for` makes, costs more than the rest of a delivery with a thousand
+    connections): a timer due before the deadline asked for fires, and is set again."""
 
     def __init__(self, hub: FeedHub, tournament_id: str) -> None:
         self.hub, self.tournament_id = hub, tournament_id
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
+        self.changed = False
+        self._timer: asyncio.TimerHandle | None = None
 
     def notify(self) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the connection is gone
-            self.loop.call_soon_threadsafe(self.event.set)
+        _notify([self])
+
+    def _wake(self) -> None:  # on the loop
+        self.changed = True
+        self.event.set()
+
+    def _expire(self) -> None:  # on the loop
+        self._timer = None
+        self.event.set()
 
     async def wait(self, timeout: float) -> bool:
         """True when the tournament changed since the last wait, False on timeout."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.event.wait(), timeout)
-        changed = self.event.is_set()
+        deadline = self.loop.time() + timeout
+        while not self.changed and self.loop.time() < deadline:
+            if self._timer is None or self._timer.when() > deadline:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = self.loop.call_at(deadline, self._expire)
+            self.event.clear()
+            await self.event.wait()
+        changed, self.changed = self.changed, False
         self.event.clear()
         return changed
 
     def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self.hub._unwatch(self)
 
     def __enter__(self) -> _Watcher:
@@ -71,6 +94,23 @@ class _Watcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _notify(watchers: Iterable[_Watcher]) -> None:
+    """Wake watchers from any thread: one `call_soon_threadsafe` per event loop (one write to
+    its self-pipe), which then wakes each of its watchers, so a publish to a thousand
+    connections costs one wake-up of the loop, not a thousand."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Watcher]] = {}
+    for w in watchers:
+        by_loop.setdefault(w.loop, []).append(w)
+    for loop, ws in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the connections are gone
+            loop.call_soon_threadsafe(_wake_all, ws)
+
+
+def _wake_all(watchers: list[_Watcher]) -> None:
+    for w in watchers:
+        w._wake()
 
 
 @dataclass
@@ -114,8 +154,7 @@ class FeedHub:
             watchers = [w for tid in touched for w in self._watchers.get(tid, ())]
             if touched:
                 self._cond.notify_all()
-        for w in watchers:
-            w.notify()
+        _notify(watchers)
         return recorded
 
     def set_held(self, held: dict[str, dict[str, Any]]) -> None:
@@ -128,8 +167,7 @@ class FeedHub:
             self._held = dict(held)
             watchers = [w for tid in changed for w in self._watchers.get(tid, ())]
             self._cond.notify_all()
-        for w in watchers:
-            w.notify()
+        _notify(watchers)
 
     def held(self, tournament_id: str | None = None) -> dict[str, dict[str, Any]]:
         """All held tournaments, or the one asked for (empty if it is not held)."""
@@ -163,7 +201,15 @@ class FeedHub:
             if t.evicted > number:
                 # Fell behind: what was evicted cannot be replayed; send the latest.
                 return sorted(t.latest.values(), key=_order), self._number
-            return [p.message for p in t.history if p.number > number], self._number
+            # Newest first, stopping at the cursor: a reader that keeps up costs what it
+            # reads, not the length of the history (numbers rise along the deque).
+            newer: list[Message] = []
+            for p in reversed(t.history):
+                if p.number <= number:
+                    break
+                newer.append(p.message)
+            newer.reverse()
+            return newer, self._number
 
     def wait(self, tournament_id: str, number: int, timeout: float) -> bool:
         """Block a thread until something of the tournament is published after `number`."""

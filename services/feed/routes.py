@@ -9,7 +9,13 @@
   whose `as_of_seq` is greater than the id (not every intermediate version), then every live
   change; a (projection, as_of_seq) is never sent twice on one connection, and nothing at or
   below the id is sent. A `: keep-alive` comment goes out when nothing changed for a while
-  (`ARBITER_FEED_KEEPALIVE` seconds, default 15).
+  (`ARBITER_FEED_KEEPALIVE` seconds, default 15). Bounded: at most `ARBITER_MAX_SUBSCRIBERS`
+  open streams per server process (default 5,000; beyond, 503 `feed.too_many_subscribers`
+  with `Retry-After`), and a connection that fell behind by more than
+  `ARBITER_FEED_MAX_BACKLOG` bytes of messages (a slow reader; default 1 MiB) gets a state
+  transfer (the latest version of each projection that changed) instead of every version, so
+  a slow reader holds at most that, plus its socket's write buffer (uvicorn stops the stream
+  while the client does not read).
 - `GET /tournaments/{id}/live`: a plain HTML page that renders the stream.
 
 Reads need a broadcaster, auditor or admin token, or an arbiter token naming the tournament:
@@ -30,20 +36,25 @@ import orjson
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.types import Receive, Scope, Send
 
 from projections.documents import PROJECTIONS
-from services.api.http import ApiError, reader, request_token
+from services.api.http import ApiError, error_response, reader, request_token
 from services.auth import TokenStore
 from services.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
 from services.eventlog.base import EventLog
 from services.feed import sse
 from services.feed.page import live_page
+from services.projector import Message
 
 CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
 # An open stream re-checks its token this often and closes (after an `event: revoked`) once
 # the token is revoked or no longer covers the tournament: within 30 s of the revocation.
 # (`ARBITER_FEED_REAUTH` seconds, default 10.)
 REAUTH_EVERY = 10.0
+MAX_SUBSCRIBERS = 5_000  # open streams per process (`ARBITER_MAX_SUBSCRIBERS`)
+MAX_BACKLOG = 1 << 20  # bytes of messages a lagging stream is sent one by one (beyond: latest)
+RETRY_AFTER = 5  # seconds, on a 503 for too many subscribers
 
 
 class Feed:
@@ -53,6 +64,9 @@ class Feed:
         self.event_log = event_log
         self.keepalive = keepalive or float(os.environ.get("ARBITER_FEED_KEEPALIVE", "15"))
         self.reauth = float(os.environ.get("ARBITER_FEED_REAUTH", str(REAUTH_EVERY)))
+        self.max_subscribers = int(os.environ.get("ARBITER_MAX_SUBSCRIBERS", str(MAX_SUBSCRIBERS)))
+        self.max_backlog = int(os.environ.get("ARBITER_FEED_MAX_BACKLOG", str(MAX_BACKLOG)))
+        self.subscribers = 0  # open streams (touched on the event loop only)
         self.hub = FeedHub()
         self.source: Source | None = None
         self._lock = threading.Lock()
@@ -88,6 +102,40 @@ class Feed:
     def stop(self) -> None:
         if self.source is not None:
             self.source.stop()
+
+    def admit(self) -> Callable[[], None] | None:
+        """A slot for one more stream and its release, or None when all are taken."""
+        if self.subscribers >= self.max_subscribers:
+            return None
+        self.subscribers += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.subscribers -= 1
+
+        return release
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that gives its subscriber slot back when it ends, however it ends
+    (the client went away, the token was revoked, the server stops)."""
+
+    def __init__(self, content: AsyncIterator[bytes], release: Callable[[], None]) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
 
 
 def _last_event_id(request: Request) -> int:
@@ -157,11 +205,21 @@ def feed_router(app: FastAPI) -> APIRouter:
             who = tokens.authenticate(token)
             return who is not None and who.may_read(tid)
 
-        return StreamingResponse(
-            _events(hub, tid, floor, feed.keepalive, still_allowed, feed.reauth),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        release = feed.admit()
+        if release is None:
+            resp = error_response(
+                503,
+                "feed.too_many_subscribers",
+                "",
+                f"this server has {feed.max_subscribers} open streams (ARBITER_MAX_SUBSCRIBERS);"
+                " retry later",
+            )
+            resp.headers["Retry-After"] = str(RETRY_AFTER)
+            return resp
+        events = _events(
+            hub, tid, floor, feed.keepalive, still_allowed, feed.reauth, feed.max_backlog
         )
+        return _Stream(events, release)
 
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
@@ -193,6 +251,7 @@ async def _events(
     keepalive: float,
     still_allowed: Callable[[], bool] = lambda: True,
     reauth: float = REAUTH_EVERY,
+    max_backlog: int = MAX_BACKLOG,
 ) -> AsyncIterator[bytes]:
     with hub.watch(tid) as watcher:  # registered before the snapshot: no change slips between
         sent: dict[str, int] = {}
@@ -217,7 +276,23 @@ async def _events(
                 held = now_held
                 yield _held_frame(held)
             changes, cursor = hub.since(tid, cursor)
-            chunk = sse.frame(changes, sent, floor)
+            chunk = sse.frame(_bounded(changes, max_backlog), sent, floor)
             if chunk:
                 yield chunk
             await asyncio.sleep(0)
+
+
+def _bounded(changes: list[Message], max_backlog: int) -> list[Message]:
+    """`changes`, or, when their bodies exceed `max_backlog` bytes (a reader that fell far
+    behind), only the newest of each projection among them (a state transfer: nothing newer
+    is lost, intermediate versions are skipped, as when a reader falls behind the history)."""
+    if len(changes) <= len(PROJECTIONS) or sum(len(m.body) for m in changes) <= max_backlog:
+        return changes
+    newest: dict[str, Message] = {}
+    for m in changes:
+        newest[m.projection] = m
+    return sorted(newest.values(), key=lambda m: (m.as_of_seq, _rank(m.projection)))
+
+
+def _rank(projection: str) -> int:
+    return PROJECTIONS.index(projection) if projection in PROJECTIONS else len(PROJECTIONS)

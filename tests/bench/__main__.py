@@ -15,7 +15,8 @@ from .runner import exit_code, main
 if __name__ == "__main__":
     # `python -m tests.bench [--quick] [--skip-kafka] [--events N] [--only a,b]`: the event
     # logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
-    # adjudicator beside bare python-chess) and the PGN import, as one JSON document.
+    # adjudicator beside bare python-chess), the PGN import and the feed fan-out (append → SSE
+    # on 1,000 subscribers beside a bare asyncio fan-out), as one JSON document.
     args = sys.argv[1:]
     only: set[str] | None = None
     if "--only" in args:
@@ -54,6 +55,10 @@ if __name__ == "__main__":
         from . import mcmahon
 
         doc["mcmahon"] = mcmahon.run(quick)
+    if wanted("feed"):
+        from . import feed
+
+        doc["feed"] = feed.run(quick)
     if wanted("cli"):
         from . import cli
 

@@ -1,9 +1,21 @@
-"""Feed benchmark (issue 5): end-to-end latency from an append through the command path
-(`POST /tournaments/{id}/commands` on a real `arbiter serve` process on the embedded log) to the
-delivery of the changed projection over SSE, p50/p99, at 100 and 1,000 events/s.
+"""Feed fan-out benchmark (issue 11, item 7): append → SSE delivery latency through a real
+`arbiter serve` process on the embedded SQLite log (`POST /tournaments/{id}/commands`, the
+embedded runner, the FeedHub, `GET /tournaments/{id}/stream`), measured on every subscriber of
+one tournament, beside a raw peer in the same run: a bare asyncio loopback fan-out (one
+writer, N socket readers, the same SSE bytes with the same HTTP chunking), read by the same
+client.
 
-Run: `python -m tests.bench.feed [--seconds S] [--rates 100,1000]` from the repository root;
-prints one JSON document. Loopback only, bounded in time (a few seconds per rate).
+Scenarios: (a) 1,000 subscribers at 100 events/s (aim p99 ≤ 100 ms; the server's RSS before
+and after they connect gives the memory per subscriber); (b) 10 subscribers at 1,000 events/s
+(aim p99 ≤ 50 ms). `--quick`: 100 subscribers, a few seconds each.
+
+The appended events are `ResultCorrected` of 16 ended games in turn (each changes the
+standings; the documents keep their size), with client-chosen event ids so each names the
+one before without waiting. An event's latency on a subscriber is from just before its POST
+to the arrival of the first SSE chunk whose `id:` (= as_of_seq) is at or past its seq.
+
+Run: `python -m tests.bench.feed [--quick]` (or `python -m tests.bench --only feed`) from the
+repository root; prints one JSON document. Loopback only, bounded in count and time.
 
 Also home of the helpers the feed tests use: `ApiServer` (a real server process on
 127.0.0.1) and `SseReader` (an SSE client in a thread).
@@ -11,7 +23,7 @@ Also home of the helpers the feed tests use: `ApiServer` (a real server process 
 
 from __future__ import annotations
 
-import argparse
+import asyncio
 import json
 import os
 import queue
@@ -35,6 +47,8 @@ if str(REPO) not in sys.path:
 
 from services.auth import TokenStore  # noqa: E402
 
+from .common import quick_main  # noqa: E402
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -45,7 +59,9 @@ def free_port() -> int:
 class ApiServer:
     """`arbiter serve` on the embedded log, in its own process, on 127.0.0.1."""
 
-    def __init__(self, data_dir: Path, keepalive: float = 15.0) -> None:
+    def __init__(
+        self, data_dir: Path, keepalive: float = 15.0, env: dict[str, str] | None = None
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.env = dict(os.environ)
         self.env.update(
@@ -54,6 +70,7 @@ class ApiServer:
             ARBITER_TOKENS_DB=str(self.data_dir / "tokens.sqlite3"),
             ARBITER_FEED_KEEPALIVE=str(keepalive),
         )
+        self.env.update(env or {})
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -196,128 +213,442 @@ class SseReader:
         self.close()
 
 
+# ---------------------------------------------------------------------------------------------
+# The fan-out benchmark
+# ---------------------------------------------------------------------------------------------
+
+GAMES = 16  # boards whose results are corrected in turn
+CONNECT_WAVE = 50  # subscribers connected at a time
+
+
+def rss_kb(pid: int) -> int:
+    """Resident set size of a process (kB), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def raise_fd_limit(need: int) -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(need, soft)), hard))
+
+
+def _last_id(buf: bytes) -> int:
+    """The last complete `id: N` line in `buf`, or 0."""
+    end = len(buf)
+    while True:
+        i = buf.rfind(b"\nid: ", 0, end)
+        if i < 0:
+            return 0
+        j = buf.find(b"\n", i + 5)
+        if j >= 0:
+            try:
+                return int(buf[i + 5 : j])
+            except ValueError:
+                return 0
+        end = i
+
+
+class _Subscriber(asyncio.Protocol):
+    """One SSE connection on a raw socket: notes (as_of_seq, arrival) whenever a chunk moves
+    its last `id:` forward. Nothing else is parsed, so the client costs the same for Arbiter
+    and for the raw peer."""
+
+    def __init__(self, request: bytes) -> None:
+        self.request = request
+        self.tail = b""
+        self.last = 0
+        self.marks: list[tuple[int, float]] = []
+        self.status: int | None = None
+        self.opened = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+        self.received = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.perf_counter()
+        self.received += len(data)
+        buf = self.tail + data
+        if self.status is None and buf.startswith(b"HTTP/1.1 "):
+            self.status = int(buf[9:12])
+        seq = _last_id(buf)
+        if seq > self.last:
+            self.last = seq
+            self.marks.append((seq, now))
+        self.tail = buf[-64:]
+        if not self.opened.done() and (b": connected" in buf or (self.status or 200) != 200):
+            self.opened.set_result(self.status)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_result(self.status)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+async def _subscribe(
+    port: int, path: str, token: str, n: int, last_event_id: int = 0
+) -> list[_Subscriber]:
+    loop = asyncio.get_running_loop()
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+        f"Authorization: Bearer {token}\r\nLast-Event-ID: {last_event_id}\r\n\r\n"
+    ).encode()
+    subs: list[_Subscriber] = []
+    for wave in range(0, n, CONNECT_WAVE):
+        batch = []
+        for _ in range(min(CONNECT_WAVE, n - wave)):
+            _, proto = await loop.create_connection(lambda: _Subscriber(request), "127.0.0.1", port)
+            batch.append(proto)
+        await asyncio.wait_for(asyncio.gather(*(s.opened for s in batch)), 60)
+        subs.extend(batch)
+    return subs
+
+
+def _latencies(subs: list[_Subscriber], stamps: list[tuple[int, float]]) -> tuple[list[float], int]:
+    """Per subscriber and appended seq: the delay (ms) to the first mark at or past it."""
+    out: list[float] = []
+    missing = 0
+    for sub in subs:
+        marks, k = sub.marks, 0
+        for seq, t0 in stamps:
+            while k < len(marks) and marks[k][0] < seq:
+                k += 1
+            if k == len(marks):
+                missing += 1
+                continue
+            out.append((marks[k][1] - t0) * 1000)
+    return out, missing
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run_rate(
-    server: ApiServer, token: str, rate: int, seconds: float, streams: int, batch: int
-) -> dict:
-    """Append `rate` events/s for `seconds`: PlayerRegistered commands, `batch` per POST (one
-    `CommandService.handle` each), spread over `streams` tournaments, each read by its own SSE
-    connection. The latency of an event is from just before its POST to the arrival of the
-    first standings message with as_of_seq ≥ its seq."""
-    headers = {"Authorization": f"Bearer {token}"}
-    run = uuid.uuid4().hex[:6]
-    tids = [f"bench-{run}-{i}" for i in range(streams)]
-    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as client:
-        for tid in tids:
-            body = {"type": "TournamentCreated", "payload": {"name": tid, "format": "swiss"}}
-            client.post(f"/tournaments/{tid}/commands", json=body).raise_for_status()
-    readers = [
-        SseReader(f"{server.url}/tournaments/{tid}/stream?last_event_id=1", headers).start()
-        for tid in tids
-    ]
-    sent: dict[str, dict[int, float]] = {tid: {} for tid in tids}
-    posts = int(rate * seconds) // batch
-    post_rate = rate / batch
-    senders = 4
-    errors: list[str] = []
-    lock = threading.Lock()
+def _summary(ms: list[float], missing: int) -> dict[str, Any]:
+    ms = sorted(ms)
 
-    def send(worker: int) -> None:
-        with httpx.Client(base_url=server.url, headers=headers, timeout=30) as client:
-            start = time.perf_counter()
-            for i in range(worker, posts, senders):
-                due = start + i / post_rate
-                now = time.perf_counter()
-                if due > now:
-                    time.sleep(due - now)
-                tid = tids[i % streams]
-                commands = [
-                    {
-                        "type": "PlayerRegistered",
-                        "payload": {"player_id": f"p{i}-{j}", "name": f"Player {i}-{j}"},
-                    }
-                    for j in range(batch)
-                ]
-                t0 = time.perf_counter()
-                r = client.post(f"/tournaments/{tid}/commands", json={"commands": commands})
-                if r.status_code != 201:
-                    errors.append(r.text)
-                    continue
-                with lock:
-                    for env in r.json()["events"]:
-                        sent[tid][env["seq"]] = t0
+    def pct(q: float) -> float | None:
+        return round(ms[min(len(ms) - 1, round(q * (len(ms) - 1)))], 2) if ms else None
 
-    began = time.perf_counter()
-    workers = [threading.Thread(target=send, args=(w,)) for w in range(senders)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    send_seconds = time.perf_counter() - began
-    latencies: list[float] = []
-    missing = 0
-    for tid, reader in zip(tids, readers, strict=True):
-        delivered: list[tuple[int, float]] = []  # (as_of_seq, received), in arrival order
-        last = max(sent[tid], default=1)
-        deadline = time.monotonic() + 10
-        while (not delivered or delivered[-1][0] < last) and time.monotonic() < deadline:
-            try:
-                ev = reader.take(timeout=0.5)
-            except queue.Empty:
-                continue
-            if ev.event == "standings":
-                delivered.append((ev.data["as_of_seq"], ev.received))
-        reader.close()
-        # Each appended seq is delivered by the first standings message at or after it.
-        k = 0
-        for seq, t0 in sorted(sent[tid].items()):
-            while k < len(delivered) and delivered[k][0] < seq:
-                k += 1
-            if k == len(delivered):
-                missing += 1
-                continue
-            latencies.append(delivered[k][1] - t0)
-    ms = [x * 1000 for x in latencies]
     return {
-        "target_events_per_s": rate,
-        "events_per_post": batch,
-        "achieved_events_per_s": round(len(ms) / send_seconds, 1),
-        "events": len(ms),
-        "tournaments": streams,
-        "errors": len(errors),
+        "samples": len(ms),
         "undelivered": missing,
-        "p50_ms": round(statistics.median(ms), 2) if ms else None,
-        "p99_ms": round(_percentile(ms, 0.99), 2) if ms else None,
-        "max_ms": round(max(ms), 2) if ms else None,
+        "p50_ms": pct(0.5),
+        "p95_ms": pct(0.95),
+        "p99_ms": pct(0.99),
+        "max_ms": round(ms[-1], 2) if ms else None,
     }
 
 
-def main(argv: list[str] | None = None, emit: bool = True) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--rates", default="100,1000")
-    parser.add_argument("--tournaments", type=int, default=10)
-    parser.add_argument(
-        "--batch", type=int, default=0, help="events per POST (default: 1 up to 100/s, else 10)"
+async def _pace(rate: float, batch: int, seconds: float, send: Any) -> tuple[int, float]:
+    """Call `await send(i)` for each batch i on a fixed schedule (`rate` events/s); a batch
+    that is late goes at once, and none goes after 1.5 × `seconds` (a server that cannot
+    keep up shows as an achieved rate below the target). Returns the batches sent and the
+    seconds it took."""
+    batches = max(1, int(rate * seconds) // batch)
+    began = time.perf_counter()
+    sent = 0
+    for i in range(batches):
+        due = began + i * batch / rate
+        now = time.perf_counter()
+        if now > began + 1.5 * seconds:
+            break
+        if due > now:
+            await asyncio.sleep(due - now)
+        await send(i)
+        sent += 1
+    return sent, time.perf_counter() - began
+
+
+def _cmd(type_: str, event_id: str | None = None, **payload: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": type_, "payload": payload}
+    if event_id is not None:
+        out["event_id"] = event_id
+    return out
+
+
+class _Corrections:
+    """The commands of the run: corrections of the 16 games in turn, each naming the result
+    in force (known in advance: the ids are chosen here)."""
+
+    RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+    def __init__(self) -> None:
+        self.current: dict[str, str] = {}
+        self.result: dict[str, int] = {}
+        self.n = 0
+
+    def setup(self, players: int = 2 * GAMES) -> list[dict[str, Any]]:
+        cmds = [_cmd("TournamentCreated", name="Fan-out", format="swiss", rounds=5)]
+        cmds += [
+            _cmd("PlayerRegistered", player_id=f"p{i}", name=f"Player {i}") for i in range(players)
+        ]
+        pairings = [
+            {"game_id": f"g{g}", "white": f"p{2 * g}", "black": f"p{2 * g + 1}", "board": g + 1}
+            for g in range(GAMES)
+        ]
+        cmds.append(_cmd("RoundScheduled", round=1, pairings=pairings))
+        for g in range(GAMES):
+            eid = str(uuid.uuid4())
+            self.current[f"g{g}"], self.result[f"g{g}"] = eid, 0
+            cmds.append(
+                _cmd("GameEnded", eid, game_id=f"g{g}", result="1-0", termination="resignation")
+            )
+        return cmds
+
+    def next(self) -> dict[str, Any]:
+        game = f"g{self.n % GAMES}"
+        self.n += 1
+        self.result[game] = (self.result[game] + 1) % 3
+        res = self.RESULTS[self.result[game]]
+        how = "agreement" if res == "1/2-1/2" else "resignation"
+        eid = str(uuid.uuid4())
+        cmd = _cmd(
+            "ResultCorrected",
+            eid,
+            corrects_event_id=self.current[game],
+            game_id=game,
+            result=res,
+            termination=how,
+            reason="benchmark",
+        )
+        self.current[game] = eid
+        return cmd
+
+
+async def _arbiter_scenario(
+    server: ApiServer, token: str, subscribers: int, rate: int, seconds: float, batch: int
+) -> dict[str, Any]:
+    import httpx
+
+    tid = f"fanout-{uuid.uuid4().hex[:6]}"
+    gen = _Corrections()
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as client:
+        r = await client.post(f"/tournaments/{tid}/commands", json={"commands": gen.setup()})
+        r.raise_for_status()
+        head = r.json()["last_seq"]
+        # The feed has the tournament (its first standings) before anyone subscribes.
+        deadline = time.monotonic() + 30
+        while (await client.get(f"/tournaments/{tid}/projections/standings")).status_code != 200:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the feed did not publish the tournament")
+            await asyncio.sleep(0.05)
+        assert server.proc is not None
+        await asyncio.sleep(0.5)
+        rss_before = rss_kb(server.proc.pid)
+        subs = await _subscribe(server.port, f"/tournaments/{tid}/stream", token, subscribers, head)
+        refused = sum(1 for s in subs if s.status != 200)
+        await asyncio.sleep(0.5)
+        rss_connected = rss_kb(server.proc.pid)
+        stamps: list[tuple[int, float]] = []
+        errors = 0
+
+        async def send(_: int) -> None:
+            nonlocal errors
+            body = {"commands": [gen.next() for _ in range(batch)]}
+            t0 = time.perf_counter()
+            resp = await client.post(f"/tournaments/{tid}/commands", json=body)
+            if resp.status_code != 201:
+                errors += 1
+                return
+            stamps.extend((e["seq"], t0) for e in resp.json()["events"])
+
+        posts, spent = await _pace(rate, batch, seconds, send)
+        last = max((s for s, _ in stamps), default=0)
+        deadline = time.monotonic() + 10
+        while any(s.last < last for s in subs) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        rss_after = rss_kb(server.proc.pid)
+        sample = (await client.get(f"/tournaments/{tid}/projections/standings")).content
+        for s in subs:
+            s.close()
+    ms, missing = _latencies(subs, stamps)
+    return {
+        "achieved_events_per_s": round(len(stamps) / spent, 1),
+        "events": len(stamps),
+        "posts": posts,
+        "post_errors": errors,
+        "refused_subscribers": refused,
+        "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)),
+        **_summary(ms, missing),
+        "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
+        "_body": sample,
+    }
+
+
+# The raw peer: one asyncio server process; `GET` connections are subscribers, a `POST`
+# connection is the writer, each line it sends (a seq) is fanned out as one SSE event.
+PEER_CODE = r"""
+import asyncio, sys
+body = open(sys.argv[2], "rb").read()
+subs = set()
+HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+        b"transfer-encoding: chunked\r\n\r\n")
+def chunk(b):
+    return b"%x\r\n" % len(b) + b + b"\r\n"
+async def handle(reader, writer):
+    head = await reader.readuntil(b"\r\n\r\n")
+    if head.startswith(b"GET"):
+        writer.write(HEAD + chunk(b"retry: 2000\n: connected\n\n"))
+        subs.add(writer)
+        try:
+            await reader.read()
+        finally:
+            subs.discard(writer)
+        return
+    while line := await reader.readline():
+        frame = chunk(b"event: standings\nid: %d\ndata: " % int(line) + body + b"\n\n")
+        for w in subs:
+            w.write(frame)
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", int(sys.argv[1]), backlog=4096)
+    print("ready", flush=True)
+    async with server:
+        await server.serve_forever()
+asyncio.run(main())
+"""
+
+
+async def _peer_scenario(
+    body: bytes, tmp: Path, subscribers: int, rate: int, seconds: float, batch: int
+) -> dict[str, Any]:
+    body_file = tmp / "peer-body.json"
+    body_file.write_bytes(body)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PEER_CODE, str(port), str(body_file)],
+        stdout=subprocess.PIPE,
     )
-    args = parser.parse_args(argv)
-    out: dict[str, Any] = {"backend": "sqlite", "path": "POST commands -> SSE", "runs": []}
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        await asyncio.sleep(0.2)
+        rss_before = rss_kb(proc.pid)
+        subs = await _subscribe(port, "/stream", "-", subscribers)
+        await asyncio.sleep(0.5)
+        rss_connected = rss_kb(proc.pid)
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"POST /append HTTP/1.1\r\n\r\n")
+        stamps: list[tuple[int, float]] = []
+
+        async def send(i: int) -> None:
+            seq = (i + 1) * batch
+            t0 = time.perf_counter()
+            writer.write(b"%d\n" % seq)
+            await writer.drain()
+            stamps.extend((s, t0) for s in range(seq - batch + 1, seq + 1))
+
+        _, spent = await _pace(rate, batch, seconds, send)
+        last = stamps[-1][0]
+        deadline = time.monotonic() + 10
+        while any(s.last < last for s in subs) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        rss_after = rss_kb(proc.pid)
+        writer.close()
+        for s in subs:
+            s.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    ms, missing = _latencies(subs, stamps)
+    return {
+        "achieved_events_per_s": round(len(stamps) / spent, 1),
+        **_summary(ms, missing),
+        "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
+    }
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 2) if a is not None and b else None
+
+
+async def _scenario(
+    server: ApiServer,
+    token: str,
+    tmp: Path,
+    subscribers: int,
+    rate: int,
+    seconds: float,
+    aim_ms: float,
+) -> dict[str, Any]:
+    batch = 1 if rate <= 100 else 10
+    arbiter = await _arbiter_scenario(server, token, subscribers, rate, seconds, batch)
+    body = arbiter.pop("_body")
+    peer = await _peer_scenario(body, tmp, subscribers, rate, seconds, batch)
+
+    def per_sub(doc: dict[str, Any]) -> float:
+        rss = doc["server_rss_kb"]
+        return round((rss["connected"] - rss["before"]) / subscribers, 1)
+
+    return {
+        "subscribers": subscribers,
+        "target_events_per_s": rate,
+        "events_per_post": batch,
+        "seconds": seconds,
+        "message_bytes": len(body),
+        "arbiter": arbiter,
+        "raw_peer": peer,
+        "p50_ratio": _ratio(arbiter["p50_ms"], peer["p50_ms"]),
+        "p99_ratio": _ratio(arbiter["p99_ms"], peer["p99_ms"]),
+        # Only meaningful with many subscribers (RSS moves by pages and allocator arenas).
+        "memory_per_subscriber_kb": {
+            "arbiter": per_sub(arbiter),
+            "raw_peer": per_sub(peer),
+            "ratio": _ratio(per_sub(arbiter), per_sub(peer)),
+        }
+        if subscribers >= 100
+        else None,
+        "aim_p99_ms": aim_ms,
+        # met only at the rate asked for: a server that fell behind the target rate has not
+        # shown the latency at that rate (5 % slack for the pacing)
+        "met": arbiter["p99_ms"] is not None
+        and arbiter["p99_ms"] <= aim_ms
+        and arbiter["achieved_events_per_s"] >= 0.95 * rate
+        and arbiter["undelivered"] == 0
+        and arbiter["refused_subscribers"] == 0,
+    }
+
+
+def run(quick: bool) -> dict[str, Any]:
+    fanout = 100 if quick else 1000
+    seconds_a, seconds_b = (3.0, 3.0) if quick else (15.0, 10.0)
+    raise_fd_limit(4 * fanout + 256)
+    out: dict[str, Any] = {
+        "backend": "sqlite",
+        "path": "POST /tournaments/{id}/commands -> embedded runner -> FeedHub -> SSE",
+        "raw_peer": "bare asyncio loopback fan-out: one writer, N socket readers, same bytes",
+        "cpu_count": os.cpu_count(),
+    }
     with tempfile.TemporaryDirectory(prefix="arbiter-feed-bench-") as tmp:
-        server = ApiServer(Path(tmp))
+        server = ApiServer(Path(tmp), env={"ARBITER_MAX_SUBSCRIBERS": str(fanout + 100)})
         token = server.token("admin", "bench")
         with server:
-            for rate in (int(r) for r in args.rates.split(",")):
-                batch = args.batch or (1 if rate <= 100 else 10)
-                run = run_rate(server, token, rate, args.seconds, args.tournaments, batch)
-                out["runs"].append(run)
-    out["aim"] = "p99 <= 250 ms at 1000 events/s"
-    if emit:
-        print(json.dumps(out, indent=2))
+
+            async def both() -> None:
+                out["fanout"] = await _scenario(
+                    server, token, Path(tmp), fanout, 100, seconds_a, 100.0
+                )
+                out["rate"] = await _scenario(server, token, Path(tmp), 10, 1000, seconds_b, 50.0)
+
+            asyncio.run(both())
     return out
+
+
+def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
+    return quick_main("feed", run, argv, emit)
 
 
 if __name__ == "__main__":
