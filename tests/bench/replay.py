@@ -7,11 +7,18 @@ and a GameEnded; appended to a fresh SQLite log in batches of 500, dealt round-r
 the tournaments as concurrent events would be. Then, per tournament, over the whole log:
 
 - `read_raw`: the stored bytes alone (SQLite only);
+- `orjson_loads`: `orjson.loads` of those same stored bodies, already in memory (the raw peer
+  of issue 11: each tournament's bodies are read untimed, then parsed timed);
+- `read_envelope`: `log.read` alone (bytes -> `Envelope`);
 - `read_decode`: `log.read` (bytes -> `Envelope`) + `Recorded.of` (payload decode/upcast);
 - `replay`: `log.read` + the `Projector` fold + the four documents at the end
   (`services.audit.replay_to`, what `arbiter replay` does);
 - `fold_only`: the `Projector` fold over envelopes already in memory (a sample of
   tournaments), to show where the time goes.
+
+`ratios` puts each rate beside `orjson_loads` of the same bodies in the same run, and `split_us`
+gives microseconds per event of each stage (read, envelope, payload decode, fold + documents)
+as differences of the nested measurements above.
 
 With KAFKA_BOOTSTRAP set, the same on Kafka with M events (default 100,000) on a fresh topic.
 Rates are events per second of wall-clock time, single-threaded, one run each.
@@ -33,6 +40,8 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from .runner import _ensure_paths, _random_games
 
@@ -181,6 +190,31 @@ def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, A
 
         out["read_raw"] = _timed(raw)
 
+        def loads() -> tuple[int, float]:
+            n, spent = 0, 0.0
+            for t in tids:
+                bodies = list(read_raw(t))
+                t0 = time.perf_counter()
+                for body in bodies:
+                    orjson.loads(body)
+                spent += time.perf_counter() - t0
+                n += len(bodies)
+            return n, spent
+
+        gc.collect()
+        n_loads, s_loads = loads()
+        out["orjson_loads"] = {
+            "events": n_loads,
+            "seconds": round(s_loads, 3),
+            "events_per_s": round(n_loads / s_loads, 1) if s_loads else None,
+        }
+        _progress(f"orjson.loads of the stored bodies: {out['orjson_loads']}")
+
+    def read_envelope() -> int:
+        return sum(1 for t in tids for _ in log.read(t))
+
+    out["read_envelope"] = _timed(read_envelope)
+
     def read_decode() -> int:
         n = 0
         for t in tids:
@@ -215,7 +249,42 @@ def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, A
 
     out["fold_only"] = _timed(fold_only)
     out["fold_only"]["tournaments"] = len(held)
+    out.update(_ratios(out))
     return out
+
+
+def _ratios(out: dict[str, Any]) -> dict[str, Any]:
+    """Each rate over `orjson.loads` of the same stored bodies, and where the time goes."""
+
+    def rate(name: str) -> float | None:
+        r = out.get(name, {}).get("events_per_s")
+        return float(r) if r else None
+
+    def us(name: str) -> float | None:
+        r = rate(name)
+        return 1e6 / r if r else None
+
+    peer = rate("orjson_loads")
+    ratios = {
+        f"{name}_over_orjson_loads": round(r / peer, 3)
+        for name in ("read_raw", "read_envelope", "read_decode", "replay", "fold_only")
+        if peer and (r := rate(name))
+    }
+    stages = ("read_raw", "read_envelope", "read_decode", "replay")
+    times = [us(n) for n in stages]
+    split: dict[str, float] = {}
+    if all(t is not None for t in times):
+        raw, env, dec, rep = (float(t) for t in times if t is not None)
+        split = {
+            "read": round(raw, 3),
+            "envelope": round(env - raw, 3),
+            "payload_decode": round(dec - env, 3),
+            "fold_and_documents": round(rep - dec, 3),
+            "replay_total": round(rep, 3),
+        }
+        if peer:
+            split["orjson_loads"] = round(1e6 / peer, 3)
+    return {"ratios": ratios, "split_us": split}
 
 
 def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
