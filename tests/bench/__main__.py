@@ -13,11 +13,16 @@ from . import standings
 from .runner import exit_code, main
 
 if __name__ == "__main__":
-    # `python -m tests.bench [--quick] [--skip-kafka] [--events N] [--only a,b]`: the event
-    # logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
-    # adjudicator beside bare python-chess), the PGN import and the feed fan-out (append → SSE
-    # on 1,000 subscribers beside a bare asyncio fan-out), as one JSON document.
+    # `python -m tests.bench [--quick] [--all] [--skip-kafka] [--events N] [--only a,b]`: the
+    # event logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
+    # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
+    # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out) and the CLI start-up,
+    # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
+    # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
+    # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped).
     args = sys.argv[1:]
+    everything = "--all" in args
+    args = [a for a in args if a != "--all"]
     only: set[str] | None = None
     if "--only" in args:
         i = args.index("--only")
@@ -63,5 +68,19 @@ if __name__ == "__main__":
         from . import cli
 
         doc["cli"] = cli.run(3 if quick else 5)
+    if everything or (only is not None and "replay" in only):
+        from . import replay
+
+        doc["replay"] = replay.main(["--events", "100000" if quick else "1000000"], emit=False)
+    if everything or (only is not None and "processors" in only):
+        import os
+
+        from . import processors
+
+        doc["processors"] = (
+            processors.main(["--events", "5000" if quick else "50000"], emit=False)
+            if os.environ.get("KAFKA_BOOTSTRAP")
+            else {"skipped": "no KAFKA_BOOTSTRAP"}
+        )
     print(json.dumps(doc, indent=2))
     raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)

@@ -152,7 +152,7 @@ def _processor(bootstrap: str, topic: str, name: str, total: int, rebuild: bool)
             proc.wait(timeout=30)
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.processors")
     ap.add_argument("--events", type=int, default=50_000)
     ap.add_argument("--only", nargs="*", default=list(PROJECTIONS))
@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             **_processor(bootstrap, topic, name, args.events, rebuild=False),
             **_processor(bootstrap, topic, name, args.events, rebuild=True),
         }
-    print(json.dumps(doc, indent=2))
+    if emit:
+        print(json.dumps(doc, indent=2))
     return doc
 
 
