@@ -213,10 +213,11 @@ class TournamentCreated(Event):
 class PlayerRegistered(Event):
     """v2: `kind` replaces the v1 boolean `engine` (see
     `events_schema.upcasters.upcast_v1_v2_player_registered`). v3 adds `go_rank` (Go: "5k",
-    "2d", "1p"; McMahon start scores)."""
+    "2d", "1p"; McMahon start scores). v4 adds `fide_id` (the FIDE id, TRF 001 field; the
+    projection documents carry it)."""
 
     event_type: ClassVar[str] = "PlayerRegistered"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
 
     player_id: PlayerId
     name: str = Field(min_length=1, max_length=200)
@@ -227,6 +228,9 @@ class PlayerRegistered(Event):
     engine_version: str | None = Field(default=None, max_length=64)
     seed: int | None = Field(default=None, ge=1)
     go_rank: str | None = Field(default=None, pattern=RANK_PATTERN, description="Go rank")
+    fide_id: int | None = Field(
+        default=None, ge=1, le=99_999_999_999, description="FIDE id (at most the 11 digits of TRF)"
+    )
 
 
 class PlayerWithdrew(Event):

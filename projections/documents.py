@@ -3,12 +3,19 @@
 Every consumer — the Kafka processors, the embedded runner, the HTTP feed, `arbiter replay` —
 builds them with this one function from the same fold, so what the live feed showed at a seq
 and what a replay to that seq prints are the same bytes (`events_schema.codec.dumps`).
+
+Their shape is a contract: `events_schema.documents` models each document (and the SSE
+messages), states the one convention for numbers (integers; quantity objects ``{"value":
+exact, "display": shown}`` for scores and tiebreak values; exact decimal strings for money and
+tour points; never a float) and is exported as JSON Schema under
+`events_schema/json/projections/`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from events_schema.documents import DOCUMENT_VERSION
 from projections.pairing import galway
 from projections.pairing.base import context
 from projections.pairing.systems import system_name
@@ -16,13 +23,18 @@ from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
 from projections.standings.state import StandingsState
-from projections.standings.table import Table, column_keys
+from projections.standings.table import Table, column_keys, score_dict
 
 #: Bump when a document's shape or content rules change: consumers see it in every message.
 #: 2: the standings document of a Galway tournament carries its `sections` (section winners).
 #: 3: FIDE criteria's labels and sources name the tournament's C.07 edition ("(C.07 2024)",
 #:    "(C.07 2026)"); the explanation of AOB lists the opponents whose Buchholz was capped.
-PROJECTION_VERSION = 3
+#: 4: the projection contract (`events_schema.documents`): no display string stands for a
+#:    number. Scores are ``{"half_points", "value", "display"}`` (rows, Galway sections, playoff
+#:    stage scores); tiebreak values are ``{"criterion", "unit", "value", "display"}``; rows
+#:    carry the registered identity (kind, rating, federation, title, fide_id). JSON Schemas
+#:    in events_schema/json/projections/.
+PROJECTION_VERSION = DOCUMENT_VERSION
 PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes")
 
 
@@ -65,7 +77,17 @@ def galway_sections(state: StandingsState, table: Table) -> dict[str, Any] | Non
     created = state.created
     if created is None or system_name(created) != galway.name:
         return None
-    return galway.section_report(context(state, "main"), table.rows)
+    report = galway.section_report(context(state, "main"), table.rows)
+    # Scores as every document carries them (`events_schema.documents.Score`).
+    report["sections"] = [
+        {
+            **sec,
+            "top_score": score_dict(sec["top_half_points"]),
+            "winners": [{**w, "score": score_dict(w["half_points"])} for w in sec["winners"]],
+        }
+        for sec in report["sections"]
+    ]
+    return report
 
 
 def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
@@ -100,7 +122,7 @@ def _tiebreaks_doc(table: Table) -> dict[str, Any]:
                 "place": r.place,
                 "shared": r.shared,
                 "unresolved": r.unresolved,
-                "values": dict(r.tiebreaks),
+                "values": {key: cell.as_dict() for key, cell in r.cells},
                 "decided_by": r.decided_by,
             }
             for r in table.rows

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from events_schema.events import LotDrawn, Scoring, TimeControl
 from projections.outcome import game_points
 from projections.standings.state import GameRecord, StandingsState
+from projections.standings.table import score_dict
 
 Status = Literal["not_needed", "waiting", "in_progress", "decided", "awaiting_ruling"]
 
@@ -90,6 +91,8 @@ class StageView:
     games: tuple[PlannedGame, ...]
     byes: tuple[str, ...] = ()
     scores: tuple[tuple[str, str], ...] = ()  # (player, shown score) within the stage
+    # (player, half-points) within the stage: the exact scores the document carries
+    half_points: tuple[tuple[str, int], ...] = ()
     advanced: tuple[str, ...] = ()
     eliminated: tuple[str, ...] = ()
     complete: bool = False
@@ -101,7 +104,11 @@ class StageView:
             "players": list(self.players),
             "games": [g.as_dict() for g in self.games],
             "byes": list(self.byes),
-            "scores": dict(self.scores),
+            # `events_schema.documents.Score`: half-points, exact points, as shown
+            "scores": {
+                p: {**score_dict(half), "display": shown}
+                for (p, half), (_, shown) in zip(self.half_points, self.scores, strict=True)
+            },
             "advanced": list(self.advanced),
             "eliminated": list(self.eliminated),
             "complete": self.complete,

@@ -310,6 +310,7 @@ class _Machine(Machine):
                 points[g.black] += to_black
         complete = all(g.result is not None for g in games)
         scores = tuple((p, half_points(points[p])) for p in order)
+        halves = tuple((p, points[p]) for p in order)
         advanced: list[str] = []
         out: list[str] = []
         if complete:
@@ -325,6 +326,7 @@ class _Machine(Machine):
                 tuple(order),
                 tuple(games),
                 scores=scores,
+                half_points=halves,
                 advanced=tuple(advanced),
                 eliminated=tuple(out),
                 complete=complete,
@@ -429,6 +431,7 @@ class _Machine(Machine):
         winners: list[str] = []
         losers: list[str] = []
         scores: list[tuple[str, str]] = []
+        halves: list[tuple[str, int]] = []
         for g in games:
             if g.result is None:
                 continue
@@ -446,9 +449,14 @@ class _Machine(Machine):
             winners.append(winner)
             losers.append(loser)
             scores += [(winner, "1"), (loser, "0")]
+            halves += [(winner, 2), (loser, 0)]
         complete = not self.stuck and len(winners) == len(games)
         if not complete:
-            self.stages.append(dataclasses.replace(view, scores=tuple(sorted(scores))))
+            self.stages.append(
+                dataclasses.replace(
+                    view, scores=tuple(sorted(scores)), half_points=tuple(sorted(halves))
+                )
+            )
             return None
         advanced = sorted(byes + winners)
         self.ko_out.append(tuple(sorted(losers)))
@@ -456,6 +464,7 @@ class _Machine(Machine):
             dataclasses.replace(
                 view,
                 scores=tuple(sorted(scores)),
+                half_points=tuple(sorted(halves)),
                 advanced=tuple(advanced),
                 eliminated=tuple(sorted(losers)),
                 complete=True,

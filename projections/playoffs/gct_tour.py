@@ -199,6 +199,7 @@ class _Run(Machine):
                 half[black] += k
         complete = not unscheduled and not pending and all(g.scheduled for g in games)
         scores = tuple((p, _shown(half[p])) for p in order)
+        halves = tuple((p, half[p]) for p in order)
         if unscheduled:
             self.required.append(
                 Requirement(
@@ -222,7 +223,9 @@ class _Run(Machine):
             )
         if not complete:
             self.still_in.update(tie.players)
-            self.stages.append(StageView(stage, kind, order, tuple(games), scores=scores))
+            self.stages.append(
+                StageView(stage, kind, order, tuple(games), scores=scores, half_points=halves)
+            )
             return []
         # Score groups, best first, each taking the next places.
         ranked = sorted(order, key=lambda p: (-half[p], self.rank[p]))
@@ -271,6 +274,7 @@ class _Run(Machine):
                 order,
                 tuple(games),
                 scores=scores,
+                half_points=halves,
                 advanced=self.ordered(advanced),
                 eliminated=self.ordered(out),
                 complete=True,

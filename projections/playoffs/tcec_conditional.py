@@ -239,10 +239,18 @@ def conditional_tiebreak(state: StandingsState, table: Table | None = None) -> P
             break
         games, points, complete = _ct_drr(run, state, stage, order)
         scores = tuple((p, half_points(points[p])) for p in _ranked(order, points))
+        halves = tuple((p, points[p]) for p in _ranked(order, points))
         if not complete:
             run.ask(stage, games, f"Conditional Tiebreak double round robin {n}", "Leagues 6.4")
             run.stages.append(
-                StageView(stage, "double_round_robin", tuple(order), tuple(games), scores=scores)
+                StageView(
+                    stage,
+                    "double_round_robin",
+                    tuple(order),
+                    tuple(games),
+                    scores=scores,
+                    half_points=halves,
+                )
             )
             break
         promoted, out, still_in, spots = _after_drr(still_in, spots, points)
@@ -282,6 +290,7 @@ def conditional_tiebreak(state: StandingsState, table: Table | None = None) -> P
                 tuple(order),
                 tuple(games),
                 scores=scores,
+                half_points=halves,
                 advanced=tuple(advanced),
                 eliminated=tuple(out),
                 complete=True,

@@ -492,6 +492,7 @@ def _match_stage(m: _Match, spec: _StageSpec) -> _StageResult:
         (m.high, m.low),
         tuple(tally.games),
         scores=((m.high, half_points(points[m.high])), (m.low, half_points(points[m.low]))),
+        half_points=((m.high, points[m.high]), (m.low, points[m.low])),
         complete=complete,
     )
     return _StageResult(view, points, complete)

@@ -37,6 +37,8 @@ class PlayerInfo:
     seed: int | None = None
     title: str | None = None  # FIDE title (C.04.2 initial order)
     go_rank: str | None = None  # Go rank ("5k", "2d"): McMahon start score (LGC, OpenGotha)
+    federation: str | None = None
+    fide_id: int | None = None  # FIDE id (PlayerRegistered v4), shown in the documents
 
 
 @dataclass
@@ -147,6 +149,8 @@ def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: in
             event.seed,
             event.title,
             event.go_rank,
+            event.federation,
+            event.fide_id,
         )
         state.registrations[event_id] = event.player_id
 

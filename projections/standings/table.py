@@ -16,8 +16,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+from events_schema.documents import exact, exact_str
 from events_schema.go import GoSettings
 from projections.standings.crosstable import Crosstable, go_settings
 from projections.standings.crosstable import build as build_crosstable
@@ -27,7 +29,40 @@ from projections.tiebreaks.chain import Chain, Ranking, field_values, rank
 from projections.tiebreaks.editions import EditionInForce
 from projections.tiebreaks.fide import follows_edition, unplayed_notes
 from projections.tiebreaks.presets import chain_for, go_chain
-from projections.tiebreaks.registry import REGISTRY, half_points
+from projections.tiebreaks.registry import REGISTRY, Value, half_points
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A tiebreak value as the documents carry it (`events_schema.documents.TiebreakValue`):
+    the criterion id, its unit, the exact value (int, exact decimal or "p/q" string, None) and
+    the shown text."""
+
+    criterion: str
+    unit: str
+    value: int | str | None
+    display: str
+    max: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "criterion": self.criterion,
+            "unit": self.unit,
+            "value": self.value,
+            "display": self.display,
+        }
+        if self.max is not None:
+            out["max"] = self.max
+        return out
+
+
+def score_dict(half: int) -> dict[str, Any]:
+    """A score as the documents carry it: half-points, exact points, as shown."""
+    return {
+        "half_points": half,
+        "value": exact_str(Fraction(half, 2)),
+        "display": half_points(half),
+    }
 
 
 @dataclass(frozen=True)
@@ -46,8 +81,16 @@ class Row:
     forfeit_losses: int
     byes: int
     withdrawn: bool
-    tiebreaks: tuple[tuple[str, str], ...]  # (criterion, shown value) in chain order
+    tiebreaks: tuple[tuple[str, str], ...]  # (column key, shown value) in chain order
     decided_by: str  # vs the row above: "points 3–2½", "direct encounter 1½–½", "shared"
+    # The registered identity (PlayerRegistered).
+    kind: str = "human"
+    rating: int | None = None
+    federation: str | None = None
+    title: str | None = None
+    fide_id: int | None = None
+    # (column key, the value with its criterion id, unit and exact value) in chain order
+    cells: tuple[tuple[str, Cell], ...] = ()
 
     @property
     def score(self) -> str:
@@ -60,7 +103,12 @@ class Row:
             "unresolved": self.unresolved,
             "player_id": self.player_id,
             "name": self.name,
-            "score": self.score,
+            "kind": self.kind,
+            "rating": self.rating,
+            "federation": self.federation,
+            "title": self.title,
+            "fide_id": self.fide_id,
+            "score": score_dict(self.points),
             "half_points": self.points,
             "played": self.played,
             "won": self.wins,
@@ -70,7 +118,7 @@ class Row:
             "forfeits_lost": self.forfeit_losses,
             "byes": self.byes,
             "withdrawn": self.withdrawn,
-            "tiebreaks": dict(self.tiebreaks),
+            "tiebreaks": {key: cell.as_dict() for key, cell in self.cells},
             "decided_by": self.decided_by,
         }
 
@@ -115,26 +163,117 @@ def tournament_chain(state: StandingsState) -> Chain:
     return chain_for(c.rules_preset, list(c.tiebreaks), c.tiebreak_options)
 
 
-def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[str, str]]:
-    """Each criterion's shown value per player: group-relative ones within the player's
-    points group (as the chain sees them), the others over the whole field."""
+# How each registered criterion's `Value.key` gives its exact value (`cell`): "half" keys are
+# half-points (shown in points), "points" keys are points, "count"/"rating" keys are the value,
+# "negated" keys are the value negated (lower is better), "placings" keys are
+# `czech.cycle_placings_key` (the sum negated first), "moves-" keys are negated averages.
+_KEY_KINDS: dict[str, tuple[str, str]] = {
+    "direct-encounter": ("points", "half"),
+    "fide-direct-encounter": ("points", "half"),
+    "czech-mini-table": ("points", "half"),
+    "czech-sonneborn": ("points", "half"),
+    "czech-beaten-placings": ("placings", "negated"),
+    "czech-beaten-placings-per-cycle": ("placings", "negated"),
+    "czech-cycle-placings": ("placings", "placings"),
+    "czech-last-game-winner": ("outcome", "count"),
+    "sonneborn-berger": ("points", "points"),
+    "fide-sonneborn-berger": ("points", "points"),
+    "fide-aob": ("points", "points"),
+    "fide-koya": ("points", "half"),
+    "fide-progressive": ("points", "half"),
+    "buchholz": ("points", "half"),
+    "fide-fore-buchholz": ("points", "half"),
+    "fide-aro": ("rating", "count"),
+    "fide-tpr": ("rating", "count"),
+    "fide-apro": ("rating", "count"),
+    "fide-wins": ("count", "count"),
+    "fide-games-won": ("count", "count"),
+    "fide-black-games": ("count", "count"),
+    "fide-black-wins": ("count", "count"),
+    "wins": ("count", "count"),
+    "double-wins": ("count", "count"),
+    "r-mobility": ("points", "points"),
+    "avg-moves-won": ("moves", "negated"),
+    "avg-moves-lost": ("moves", "points"),
+    "mms": ("points", "points"),
+    "sos": ("points", "points"),
+    "sosos": ("points", "points"),
+    "sodos": ("points", "points"),
+}
+_MODIFIERS = ("-cut1", "-cut2", "-median1", "-median2")
+
+
+def _key_kind(name: str) -> tuple[str, str]:
+    if name in _KEY_KINDS:
+        return _KEY_KINDS[name]
+    for suffix in _MODIFIERS:
+        if name.endswith(suffix) and name[: -len(suffix)] in _KEY_KINDS:
+            return _KEY_KINDS[name[: -len(suffix)]]
+    raise KeyError(f"tiebreak {name!r} has no unit in projections/standings/table.py")
+
+
+def _shown_points(text: str) -> Fraction:
+    """Points as `half_points` shows them ("2½", "½", "-1½", "3") back to exact."""
+    sign = -1 if text.startswith("-") else 1
+    text = text.lstrip("-")
+    half = text.endswith("½")
+    whole = text[:-1] if half else text
+    return sign * (Fraction(whole or 0) + (Fraction(1, 2) if half else 0))
+
+
+def cell(name: str, v: Value) -> Cell:
+    """The criterion's value `v` with its id, unit and exact value."""
+    unit, kind = _key_kind(name)
+    key = v.key
+    if name == "fide-direct-encounter" and " (max " in v.shown:
+        # Not everyone has met (Art. 6.2): the key ranks, the score and the best reachable are
+        # what is shown ("2½ (max 3½)").
+        score, best = v.shown.removesuffix(")").split(" (max ")
+        return Cell(
+            name, unit, exact_str(_shown_points(score)), v.shown, exact_str(_shown_points(best))
+        )
+    if key is None:
+        value: int | str | None = None
+    elif kind == "half":
+        value = exact_str(Fraction(key) / 2)
+    elif kind == "points":
+        value = exact_str(Fraction(key)) if unit == "points" else exact(Fraction(key))
+    elif kind == "negated":
+        value = exact(-Fraction(key))
+    elif kind == "placings":
+        value = -int(key[0])
+    else:
+        value = int(key)
+    if unit == "moves" and isinstance(value, int):
+        value = str(value)
+    return Cell(name, unit, value, v.shown)
+
+
+def _no_cell(name: str) -> Cell:
+    return Cell(name, _key_kind(name)[0], None, "–")
+
+
+def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[str, Cell]]:
+    """Each criterion's value per player: group-relative ones within the player's points
+    group (as the chain sees them), the others over the whole field."""
     points = ct.points
     groups: dict[int, list[str]] = {}
     for p in ct.players:
         groups.setdefault(points[p], []).append(p)
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, Cell]] = {}
     for key, (crit, params) in zip(column_keys(chain), chain.criteria(), strict=True):
         if crit.terminal:
             continue
-        shown: dict[str, str] = {}
+        shown: dict[str, Cell] = {}
         if crit.group_relative:
             for members in groups.values():
                 for p, v in crit.compute(ct, members, params).items():
-                    shown[p] = v.shown
+                    shown[p] = cell(crit.name, v)
         else:
             for p, v in field_values(ct, crit, params).items():
-                shown[p] = v.shown
+                shown[p] = cell(crit.name, v)
         out[key] = shown
+
     return out
 
 
@@ -155,6 +294,7 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
     by_chain = mcmahon.mcmahon_ranked(state.created)
     ranking = mcmahon.rank(ct, chain) if by_chain else rank(ct, chain)
     cols = columns(ct, chain, ranking)
+    chain_names = dict(zip(column_keys(chain), (s.name for s in chain.specs), strict=True))
     rows: list[Row] = []
     place = 1
     for b, block in enumerate(ranking.blocks):
@@ -179,7 +319,19 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
                     forfeit_losses=sum(e.kind == "forfeit_loss" for e in es),
                     byes=sum(e.kind in ("bye", "half_bye", "zero_bye") for e in es),
                     withdrawn=pid in ct.withdrawn,
-                    tiebreaks=tuple((name, vals.get(pid, "–")) for name, vals in cols.items()),
+                    tiebreaks=tuple(
+                        (name, vals[pid].display if pid in vals else "–")
+                        for name, vals in cols.items()
+                    ),
+                    cells=tuple(
+                        (name, vals.get(pid, _no_cell(chain_names[name])))
+                        for name, vals in cols.items()
+                    ),
+                    kind=info.kind,
+                    rating=info.rating,
+                    federation=info.federation,
+                    title=info.title,
+                    fide_id=info.fide_id,
                     decided_by=(
                         ("unresolved: organisers decide" if pid in ranking.unresolved else "shared")
                         if i

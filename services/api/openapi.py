@@ -10,6 +10,10 @@
   413, 422, 503), the content type of non-JSON answers (the SSE stream, the live page) and the
   bearer token (or `?token=` where the feed and the checkpoint routes accept it: the token
   check is services/api/http.py `principal`).
+- The projection contract (`events_schema.documents`): the 200 body of `GET
+  /tournaments/{id}/projections/{name}` is one of the four documents, and the SSE stream's
+  messages (`x-sse-messages`) are `SseMessage`; their models are components (the same JSON
+  Schemas as events_schema/json/projections/, `x-schema-file`).
 
 Only the document changes: the routes parse and answer as before. A client generator or a
 fuzzer (tests/fuzz/test_schemathesis.py runs schemathesis on it) reads it from
@@ -250,9 +254,44 @@ def _document_operation(method: str, path: str, op: JsonSchema) -> None:
         op["security"] = [{"bearer": []}]
 
 
+_PROJECTION = ("get", "/tournaments/{tournament_id}/projections/{name}")
+_STREAM = ("get", "/tournaments/{tournament_id}/stream")
+
+
+def _contract(doc: JsonSchema) -> None:
+    """The document and SSE message models as components, referenced from the projection
+    route's 200 and from the stream's `x-sse-messages`."""
+    from pydantic import TypeAdapter
+
+    from events_schema.documents import DOCUMENT_VERSION, Document, SseMessage
+
+    template = "#/components/schemas/{model}"
+    schemas: JsonSchema = doc.setdefault("components", {}).setdefault("schemas", {})
+    models: tuple[tuple[str, Any], ...] = (("Document", Document), ("SseMessage", SseMessage))
+    for name, model in models:
+        schema = TypeAdapter(model).json_schema(ref_template=template)
+        schemas.update(schema.pop("$defs", {}))
+        schemas[name] = schema
+    paths = doc.get("paths", {})
+    op = paths.get(_PROJECTION[1], {}).get(_PROJECTION[0])
+    if op is not None:
+        op.setdefault("responses", {})["200"] = {
+            "description": f"The projection document (version {DOCUMENT_VERSION}): one of "
+            "standings, tiebreaks, playoff, prizes, as published on the stream.",
+            "content": {
+                "application/json": {"schema": {"$ref": template.format(model="Document")}}
+            },
+            "x-schema-file": f"events_schema/json/projections/<name>.v{DOCUMENT_VERSION}.json",
+        }
+    op = paths.get(_STREAM[1], {}).get(_STREAM[0])
+    if op is not None:
+        op["x-sse-messages"] = {"$ref": template.format(model="SseMessage")}
+
+
 def _document(doc: JsonSchema) -> JsonSchema:
     components: JsonSchema = doc.setdefault("components", {})
     components.setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    _contract(doc)
     components["securitySchemes"] = _SECURITY_SCHEMES
     for path, item in doc.get("paths", {}).items():
         for method, op in item.items():

@@ -95,6 +95,10 @@ def _resolve(text: str, option: str, envs: list[Envelope]) -> audit.Resolved:
         fail("audit.bad_point", option, str(exc))
 
 
+# The registered identity the standings rows carry (v4): not printed in the terminal table.
+_IDENTITY = ("kind", "rating", "federation", "title", "fide_id")
+
+
 def _rows_table(title: str, rows: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> Table:
     from rich.table import Table
 
@@ -112,6 +116,14 @@ def _cell(v: Any) -> str:
         return "–"
     if isinstance(v, bool):
         return "yes" if v else ""
+    if isinstance(v, dict) and "display" in v:  # a quantity (events_schema.documents)
+        return str(v["display"])
+    if (
+        isinstance(v, dict)
+        and v
+        and all(isinstance(x, dict) and "display" in x for x in v.values())
+    ):
+        return ", ".join(f"{k} {x['display']}" for k, x in v.items())
     if isinstance(v, dict | list):
         from events_schema.codec import dumps
 
@@ -123,7 +135,7 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
     data = message["data"]
     head = f"{name} (as of seq {message['as_of_seq']})"
     if name == "standings":
-        console.print(_rows_table(f"Standings {head}", data["rows"]))
+        console.print(_rows_table(f"Standings {head}", data["rows"], skip=_IDENTITY))
         for flag in data.get("flags", []):
             console.print(f"[yellow]flag[/yellow] {flag['text']}")
     elif name == "tiebreaks":
@@ -132,7 +144,7 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
             {
                 "place": r["place"],
                 "player": r["player_id"],
-                **r["values"],
+                **{k: _cell(v) for k, v in r["values"].items()},
                 "decided by": r["decided_by"],
             }
             for r in data["rows"]
@@ -436,7 +448,9 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
             console.print(f"  status: {d['status'][0]} -> {d['status'][1]}")
         for row in d.get("rows", d.get("lines", [])):
             if row["change"] == "changed":
-                fields = ", ".join(f"{k} {v[0]} -> {v[1]}" for k, v in row["fields"].items())
+                fields = ", ".join(
+                    f"{k} {_cell(v[0])} -> {_cell(v[1])}" for k, v in row["fields"].items()
+                )
                 console.print(f"  {row['key']}: {fields}")
             else:
                 console.print(f"  {row['key']}: {row['change']}")

@@ -111,7 +111,7 @@ def print_sections(sections: Mapping[str, Any], console: Console | None = None) 
         places = ", ".join(
             f"{w['place']}{'=' if w['shared'] else ''}" for w in winners[:SHOWN_WINNERS]
         )
-        t.add_row(sec["name"], str(len(sec["players"])), sec["top_score"], who, places)
+        t.add_row(sec["name"], str(len(sec["players"])), sec["top_score"]["display"], who, places)
     con.print(t)
 
 

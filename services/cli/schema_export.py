@@ -1,4 +1,7 @@
-"""JSON Schema for every event type, committed under events_schema/json/ (CI checks drift)."""
+"""JSON Schema for every event type, committed under events_schema/json/, and for the published
+projection documents and SSE messages (`events_schema.documents`), under
+events_schema/json/projections/<name>.v<version>.json (CI checks drift: `arbiter schema
+check`)."""
 
 from __future__ import annotations
 
@@ -22,16 +25,51 @@ def schemas() -> dict[str, bytes]:
         out[f"{cls.event_type}.v{cls.schema_version}.json"] = dumps(schema) + b"\n"
     for model in (Envelope, Command, CommandBatch):
         out[f"_{model.__name__}.json"] = dumps(model.model_json_schema()) + b"\n"
+    out.update(document_schemas())
     return out
 
 
+PROJECTIONS_DIR = "projections"
+
+
+def document_schemas() -> dict[str, bytes]:
+    """{"projections/<name>.v<version>.json": schema} for each published document and for
+    the SSE messages (`projections/sse.v<version>.json`)."""
+    from pydantic import TypeAdapter
+
+    from events_schema.codec import dumps
+    from events_schema.documents import DOCUMENT_MODELS, DOCUMENT_VERSION, SseMessage
+
+    out: dict[str, bytes] = {}
+    for name, model in DOCUMENT_MODELS.items():
+        schema = model.model_json_schema()
+        schema["x-projection"] = name
+        schema["x-document-version"] = DOCUMENT_VERSION
+        out[f"{PROJECTIONS_DIR}/{name}.v{DOCUMENT_VERSION}.json"] = dumps(schema) + b"\n"
+    sse = TypeAdapter(SseMessage).json_schema()
+    sse["title"] = "SseMessage"
+    sse["x-document-version"] = DOCUMENT_VERSION
+    out[f"{PROJECTIONS_DIR}/sse.v{DOCUMENT_VERSION}.json"] = dumps(sse) + b"\n"
+    return out
+
+
+def _present(directory: Path) -> dict[str, bytes]:
+    if not directory.exists():
+        return {}
+    found = {p.name: p for p in directory.glob("*.json")}
+    found.update(
+        {f"{PROJECTIONS_DIR}/{p.name}": p for p in (directory / PROJECTIONS_DIR).glob("*.json")}
+    )
+    return {name: p.read_bytes() for name, p in found.items()}
+
+
 def export(directory: Path = DEFAULT_DIR) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
+    (directory / PROJECTIONS_DIR).mkdir(parents=True, exist_ok=True)
     written = []
     wanted = schemas()
-    for stale in directory.glob("*.json"):
-        if stale.name not in wanted:
-            stale.unlink()
+    for name in _present(directory):
+        if name not in wanted:
+            (directory / name).unlink()
     for name, body in wanted.items():
         path = directory / name
         path.write_bytes(body)
@@ -42,5 +80,5 @@ def export(directory: Path = DEFAULT_DIR) -> list[Path]:
 def drift(directory: Path = DEFAULT_DIR) -> list[str]:
     """Names of schema files that differ from the models (missing, changed or stale)."""
     wanted = schemas()
-    have = {p.name: p.read_bytes() for p in directory.glob("*.json")} if directory.exists() else {}
+    have = _present(directory)
     return sorted(n for n in set(wanted) | set(have) if wanted.get(n) != have.get(n))

@@ -79,13 +79,16 @@ function renderStandings() {
     const place = r.unresolved ? r.place + "?" : (r.shared ? r.place + "=" : r.place);
     tr.appendChild(el("td", place));
     tr.appendChild(el("td", r.name || r.player_id, "name"));
-    tr.appendChild(el("td", r.score, "points"));
+    tr.appendChild(el("td", r.score.display, "points"));
     tr.appendChild(el("td", r.played));
     tr.appendChild(el("td", r.won));
     tr.appendChild(el("td", r.drawn));
     tr.appendChild(el("td", r.lost));
     const t = byPlayer[r.player_id];
-    for (const c of cols) tr.appendChild(el("td", t ? t.values[c.key] : ""));
+    for (const c of cols) {
+      const v = t ? t.values[c.key] : null;
+      tr.appendChild(el("td", v ? v.display : ""));
+    }
     tr.appendChild(el("td", t ? t.decided_by : "", "why"));
     rows.push(tr);
   }
@@ -102,7 +105,7 @@ function renderPlayoff() {
   const parts = [el("p", "Status: " + d.status + (d.kind ? " (" + d.kind + ")" : ""))];
   if (d.still_in && d.still_in.length) parts.push(el("p", "Still in: " + d.still_in.join(", ")));
   for (const s of d.stages || []) {
-    const scores = (s.scores || []).map(x => x[0] + " " + x[1]).join(", ");
+    const scores = Object.entries(s.scores || {}).map(([p, x]) => p + " " + x.display).join(", ");
     parts.push(el("p", "Stage " + s.name + " (" + s.kind + ")" + (scores ? ": " + scores : "")));
   }
   for (const r of d.required_next || []) parts.push(el("p", "Next: " + r.text));

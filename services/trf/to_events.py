@@ -95,6 +95,11 @@ _RESULTS: dict[tuple[str, str], ev.Result] = {
 DETAIL = "imported from TRF-16"
 
 
+def _fide_id(text: str) -> int | None:
+    """The 001 line's FIDE id (58-68; digits, checked by the parser); 0 or blank: none."""
+    return int(text) or None if text else None
+
+
 def player_id(start_rank: int) -> str:
     return f"p{start_rank:03d}"
 
@@ -359,6 +364,7 @@ def to_commands(
                 federation=p.federation or None,
                 title=p.title[:8] or None,
                 seed=p.start_rank,
+                fide_id=_fide_id(p.fide_id),
             )
         )
     for pr in rounds:

@@ -96,12 +96,16 @@ class PlayerDetails:
 
 
 def player_details(records: Iterable[Recorded]) -> dict[str, PlayerDetails]:
-    """Federation and title from each player's `PlayerRegistered` (the first one counts)."""
+    """Federation, title and FIDE id from each player's `PlayerRegistered` (the first counts)."""
     out: dict[str, PlayerDetails] = {}
     for rec in records:
         e = rec.event
         if isinstance(e, ev.PlayerRegistered) and e.player_id not in out:
-            out[e.player_id] = PlayerDetails(federation=e.federation, title=e.title)
+            out[e.player_id] = PlayerDetails(
+                federation=e.federation,
+                title=e.title,
+                fide_id=str(e.fide_id) if e.fide_id is not None else None,
+            )
     return out
 
 

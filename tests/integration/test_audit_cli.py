@@ -89,8 +89,14 @@ def test_correction_replay_shows_both_states_and_flags_pairing(db: Path):
     before = _json("replay", TID, "--until", "10", "--projection", "standings")
     after = _json("replay", TID, "--until", "11", "--projection", "standings")
     assert before["as_of_seq"] == 10 and after["as_of_seq"] == 11
-    assert (_rows(before)["a"]["score"], _rows(before)["b"]["score"]) == ("1½", "0")
-    assert (_rows(after)["a"]["score"], _rows(after)["b"]["score"]) == ("½", "1")
+    assert (_rows(before)["a"]["score"]["display"], _rows(before)["b"]["score"]["display"]) == (
+        "1½",
+        "0",
+    )
+    assert (_rows(after)["a"]["score"]["display"], _rows(after)["b"]["score"]["display"]) == (
+        "½",
+        "1",
+    )
     assert before["data"]["flags"] == []
     [flag] = after["data"]["flags"]
     assert flag["game_id"] == "g1" and flag["corrected_at_seq"] == 11
@@ -148,9 +154,10 @@ def test_diff_names_the_correction_its_reason_and_what_changed(db: Path):
     st = d["projections"]["standings"]
     assert st["changed"]
     rows = {r["key"]: r for r in st["rows"]}
-    assert rows["a"]["fields"]["score"] == ["1½", "½"]
-    assert rows["b"]["fields"]["score"] == ["0", "1"]
-    assert "c" not in rows or "score" not in rows["c"]["fields"]
+    assert rows["a"]["fields"]["score.display"] == ["1½", "½"]
+    assert rows["a"]["fields"]["score.half_points"] == [3, 1]
+    assert rows["b"]["fields"]["score.display"] == ["0", "1"]
+    assert "c" not in rows or "score.display" not in rows["c"]["fields"]
     assert [f["game_id"] for f in st["flags_added"]] == ["g1"]
     assert d["projections"]["playoff"]["changed"] is False
     text = _run("diff", TID, "--from", "10", "--to", "11").stdout

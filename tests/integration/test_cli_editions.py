@@ -84,7 +84,8 @@ def test_import_with_a_2026_start_date_chooses_fide_2026(db: Path) -> None:
     # Ranked by it: Xavier's (p003) forfeit win in round 5 has its dummy capped at Young's
     # adjusted score 0 (16.4.1): Buchholz 4½ + 3 + 2 + 2 + 0 = 11½ (14 under the 2024 text).
     rows = {r["player_id"]: r for r in _json("standings", "open26")["rows"]}
-    assert rows["p003"]["tiebreaks"]["buchholz"] == "11½"
+    assert rows["p003"]["tiebreaks"]["buchholz"]["display"] == "11½"
+    assert rows["p003"]["tiebreaks"]["buchholz"]["value"] == "11.5"
 
 
 def test_import_with_a_2025_start_date_chooses_fide_2024(db: Path, tmp_path: Path) -> None:
@@ -101,7 +102,9 @@ def test_import_with_a_2025_start_date_chooses_fide_2024(db: Path, tmp_path: Pat
         "source": "stated at creation, start date 2025-04-18",
     }
     rows = {r["player_id"]: r for r in body["rows"]}
-    assert rows["p003"]["tiebreaks"]["buchholz"] == "14"  # the dummy uncapped: own score 2½
+    assert (
+        rows["p003"]["tiebreaks"]["buchholz"]["display"] == "14"
+    )  # the dummy uncapped: own score 2½
 
 
 def test_import_of_the_last_day_of_the_2024_text(db: Path, tmp_path: Path) -> None:

@@ -114,7 +114,7 @@ def test_snapshots_after_appends(server):
         assert doc["tournament_id"] == TID and doc["projection"] == "standings"
         assert doc["as_of_seq"] == last
         top = doc["data"]["rows"][0]
-        assert (top["player_id"], top["score"]) == ("a", "1")
+        assert (top["player_id"], top["score"]["display"]) == ("a", "1")
     tb = snapshot(srv, t["broadcaster"], "tiebreaks", last)
     assert tb["data"]["rows"][0]["player_id"] == "a"
     assert tb["data"]["chain"] and "decided_by" in tb["data"]["rows"][1]
@@ -148,7 +148,7 @@ def test_sse_delivers_a_result_appended_through_the_api(server):
         seq = post(srv, t["arbiter"], result("g2", "1/2-1/2"))["last_seq"]
         assert seq > seen
         got = until(reader, lambda e: e.event == "standings" and e.data["as_of_seq"] == seq)
-        rows = {r["player_id"]: r["score"] for r in got[-1].data["data"]["rows"]}
+        rows = {r["player_id"]: r["score"]["display"] for r in got[-1].data["data"]["rows"]}
         assert rows["c"] == rows["d"] == "½"
         assert all(e.data["as_of_seq"] > seen for e in got)
     assert reader.error is None

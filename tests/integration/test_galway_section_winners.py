@@ -71,7 +71,7 @@ def _document(db: Path, tid: str = TID) -> dict[str, Any]:
     finally:
         log.close()
     doc = documents(state, tid)["standings"]
-    assert doc["version"] == PROJECTION_VERSION == 3
+    assert doc["version"] == PROJECTION_VERSION == 4
     return dict(doc["data"])
 
 
@@ -143,7 +143,7 @@ def test_one_round_worked_example_winners_ties_and_no_bonus(db: Path) -> None:
                 row["score"],
                 row["place"],
             )
-    assert sections["sections"][0]["winners"][0]["score"] == "1"
+    assert sections["sections"][0]["winners"][0]["score"]["display"] == "1"
 
     # The terminal: the table, then the section winners with the tie stated.
     text = _text("standings", TID)

@@ -346,7 +346,9 @@ def test_kafka_feed_delivers_the_replay_live_and_resumes(
         live = sse.until(lambda e: e.event == "standings" and e.seq == fixed, "the correction")
         corrected = replayed(fixed)
         assert live[-1].data == corrected
-        rows = {r["player_id"]: r["score"] for r in orjson.loads(corrected)["data"]["rows"]}
+        rows = {
+            r["player_id"]: r["score"]["display"] for r in orjson.loads(corrected)["data"]["rows"]
+        }
         assert (rows["a"], rows["b"]) == ("0", "1")
         assert all(e.seq > last for e in live if e.event == "standings")
         first_conn += live

@@ -1,0 +1,413 @@
+"""The projection contract: Pydantic models of the published documents and of the SSE messages
+that carry them (no I/O). `services/cli/schema_export.py` exports their JSON Schemas to
+`events_schema/json/projections/<name>.v<DOCUMENT_VERSION>.json` (drift-checked by
+`arbiter schema check`), and the HTTP API references them from its OpenAPI.
+
+One convention for numbers, in every document:
+
+* Counts, places, sequence numbers and integer half-points are JSON integers (``"place": 3``,
+  ``"half_points": 17``, ``"played": 9``).
+* Any other quantity that is shown differently from its exact value is a **quantity object**:
+  ``{"value": <exact>, "display": "<as shown>"}`` plus the keys that qualify it. ``value`` is a
+  JSON integer, or an exact decimal string when the fraction has a finite decimal expansion
+  (``"8.5"``, ``"56.75"``), else ``"p/q"`` (``"31/3"``), or ``null`` (no value). Never a float.
+  ``display`` is what the terminal and the live page print (``"8½"``, ``"56.75"``,
+  ``"2½ (max 3½)"``); a consumer never needs to parse it.
+
+  - a score (`Score`): ``{"half_points": 17, "value": "8.5", "display": "8½"}`` (``value`` in
+    points);
+  - a tiebreak value (`TiebreakValue`): ``{"criterion": "buchholz", "unit": "points",
+    "value": "80.5", "display": "80½"}``: the criterion id as registered in
+    `projections/tiebreaks/registry.py` and its unit (`TIEBREAK_UNITS`).
+* Money and tour points are exact decimal strings whose display is the value itself: money
+  always with two places (``"27500.00"``) in the prizes document's ``currency``, remainders
+  stated (``remainder``); tour points exact (``"11.5"``, or ``"31/3"``).
+
+Rows name the registered player: ``player_id``, ``name``, ``kind``, ``rating``,
+``federation``, ``title``, ``fide_id`` (null when unknown).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The version of every published document (`projections.documents.PROJECTION_VERSION` is
+#: this value); the exported schemas are named after it.
+DOCUMENT_VERSION = 4
+
+ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes"]
+
+#: Units of tiebreak values: points (a score, a sum or an average of scores, in points),
+#: count (games, wins), rating (Elo), moves (an average game length), placings (a sum of
+#: placings, lower better), outcome (1 won / 0 lost the deciding game).
+TiebreakUnit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
+TIEBREAK_UNITS: tuple[str, ...] = ("points", "count", "rating", "moves", "placings", "outcome")
+
+EXACT_PATTERN = r"^-?[0-9]+(\.[0-9]+)?$|^-?[0-9]+/[0-9]+$"
+MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2}$"
+
+Exact = int | str  # a JSON integer or an exact decimal / "p/q" string (EXACT_PATTERN)
+
+
+def exact(value: Fraction | int) -> Exact:
+    """An exact number as the documents carry it: an int, an exact decimal string ("8.5",
+    "56.75") when the fraction's decimal expansion is finite, else "p/q" ("31/3")."""
+    if isinstance(value, int):
+        return value
+    q = Fraction(value)
+    if q.denominator == 1:
+        return int(q.numerator)
+    den, twos, fives = q.denominator, 0, 0
+    while den % 2 == 0:
+        den, twos = den // 2, twos + 1
+    while den % 5 == 0:
+        den, fives = den // 5, fives + 1
+    if den != 1:
+        return f"{q.numerator}/{q.denominator}"
+    places = max(twos, fives)
+    scaled = abs(q.numerator) * 10**places // q.denominator
+    whole, frac = divmod(scaled, 10**places)
+    sign = "-" if q < 0 else ""
+    return f"{sign}{whole}.{frac:0{places}d}"
+
+
+def exact_str(value: Fraction | int) -> str:
+    """`exact` as a string always ("8.5", "8", "31/3"): points in a quantity object."""
+    return str(exact(value))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+ExactStr = Field(pattern=EXACT_PATTERN)
+
+
+class Quantity(_Strict):
+    value: int | str | None = Field(description="exact: integer, decimal string or 'p/q'")
+    display: str
+
+
+class Score(_Strict):
+    """Points: integer half-points, exact points and as shown."""
+
+    half_points: int
+    value: str = Field(pattern=EXACT_PATTERN, description="points, exact")
+    display: str
+
+
+class TiebreakValue(_Strict):
+    criterion: str = Field(description="criterion id (projections/tiebreaks/registry.py)")
+    unit: TiebreakUnit
+    value: int | str | None = Field(description="exact: integer, decimal string or 'p/q'")
+    display: str
+    max: str | None = Field(
+        default=None,
+        pattern=EXACT_PATTERN,
+        description="fide-direct-encounter while not all have met: the most the player can "
+        "still reach, in points",
+    )
+
+
+class Identity(_Strict):
+    """The registered player (PlayerRegistered)."""
+
+    player_id: str
+    name: str
+    kind: Literal["human", "engine"]
+    rating: int | None
+    federation: str | None
+    title: str | None
+    fide_id: int | None
+
+
+class StandingsRow(Identity):
+    place: int
+    shared: bool
+    unresolved: bool
+    score: Score
+    half_points: int
+    played: int
+    won: int
+    drawn: int
+    lost: int
+    forfeits_won: int
+    forfeits_lost: int
+    byes: int
+    withdrawn: bool
+
+
+class CorrectionFlag(_Strict):
+    kind: Literal["correction_after_pairing"]
+    game_id: str
+    stage: str
+    round: int
+    corrected_at_seq: int
+    rounds_paired_before: list[int]
+    text: str
+
+
+class SectionWinner(_Strict):
+    player_id: str
+    name: str
+    half_points: int
+    score: Score
+    place: int
+    shared: bool
+
+
+class Section(_Strict):
+    id: str
+    name: str
+    players: list[str]
+    entries: int
+    top_half_points: int
+    top_score: Score
+    winners: list[SectionWinner]
+    tied: bool
+
+
+class Sections(_Strict):
+    system: str
+    rule: str
+    rounds: int | None
+    rounds_finished: int
+    status: Literal["not_formed", "in_progress", "final"]
+    note: str | None = None
+    sections: list[Section]
+
+
+class StandingsData(_Strict):
+    rows: list[StandingsRow]
+    flags: list[CorrectionFlag]
+    sections: Sections | None = Field(default=None, description="Galway tournaments only")
+
+
+class ChainEntry(_Strict):
+    name: str
+    params: dict[str, Any]
+
+
+class Column(_Strict):
+    key: str
+    label: str
+    source: str
+
+
+class TiebreakRow(_Strict):
+    player_id: str
+    place: int
+    shared: bool
+    unresolved: bool
+    values: dict[str, TiebreakValue] = Field(description="by column key")
+    decided_by: str
+
+
+class TiebreaksData(_Strict):
+    chain: list[ChainEntry]
+    columns: list[Column]
+    pairwise_head_to_head: bool
+    rows: list[TiebreakRow]
+
+
+class TimeControl(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class PlayoffGame(_Strict):
+    stage: str
+    round: int
+    game_id: str
+    white: str
+    black: str
+    time_control: dict[str, Any]
+    result: str | None
+    scheduled: bool
+    pair_id: str | None = None
+    opening: str | None = None
+
+
+class StageScore(Score):
+    """A player's score within a playoff stage."""
+
+
+class PlayoffStage(_Strict):
+    name: str
+    kind: str
+    players: list[str]
+    games: list[PlayoffGame]
+    byes: list[str]
+    scores: dict[str, StageScore]
+    advanced: list[str]
+    eliminated: list[str]
+    complete: bool
+
+
+class PlayoffBye(_Strict):
+    player_id: str
+    kind: str
+
+
+class Requirement(_Strict):
+    kind: Literal["lot", "schedule", "results", "ruling"]
+    stage: str
+    text: str
+    round: int | None = None
+    lot: dict[str, Any] | None = None
+    games: list[PlayoffGame] | None = None
+    byes: list[PlayoffBye] | None = None
+
+
+class PlayoffData(BaseModel):
+    """``{"defined": false}`` or the playoff's state. Machines may add keys of their own."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    defined: bool
+    kind: str | None = None
+    status: str | None = None
+    rule: str | None = None
+    tied: list[str] | None = None
+    still_in: list[str] | None = None
+    eliminated: list[str] | None = None
+    stages: list[PlayoffStage] | None = None
+    required_next: list[Requirement] | None = None
+    final_order: list[list[str]] | None = None
+    notes: list[str] | None = None
+
+
+Money = Field(pattern=MONEY_PATTERN)
+
+
+class PrizeLine(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    player_id: str
+    places: list[int]
+    shared: bool
+    prize: str = Field(pattern=MONEY_PATTERN)
+    share: str = Field(pattern=MONEY_PATTERN)
+    premium: str = Field(pattern=MONEY_PATTERN)
+    premium_pending: str | None = Field(pattern=MONEY_PATTERN)
+    tour_points: str | None = Field(pattern=EXACT_PATTERN)
+    note: str
+
+
+class PrizeGroup(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    places: list[int]
+    players: list[str]
+    prizes: list[str]
+    pool: str = Field(pattern=MONEY_PATTERN)
+    premium: str = Field(pattern=MONEY_PATTERN)
+    share: str = Field(pattern=MONEY_PATTERN)
+    remainder: str = Field(pattern=MONEY_PATTERN)
+    tour_points: list[str] | None
+    tour_points_share: str | None = Field(pattern=EXACT_PATTERN)
+    text: str
+
+
+class PrizeTotals(_Strict):
+    pool: str = Field(pattern=MONEY_PATTERN)
+    paid: str = Field(pattern=MONEY_PATTERN)
+    remainder: str = Field(pattern=MONEY_PATTERN)
+    pending: str = Field(pattern=MONEY_PATTERN)
+
+
+class PrizesData(BaseModel):
+    """``{"defined": false}``, ``{"defined": true, "error": ...}`` or the split: money as
+    exact two-place decimal strings in ``currency``; tour points exact."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    defined: bool
+    error: str | None = None
+    kind: str | None = None
+    currency: str | None = None
+    status: str | None = None
+    premium_rule: str | None = Field(default=None, pattern=MONEY_PATTERN)
+    lines: list[PrizeLine] | None = None
+    groups: list[PrizeGroup] | None = None
+    totals: PrizeTotals | None = None
+
+
+class _Document(_Strict):
+    tournament_id: str
+    version: Literal[4]
+    as_of_seq: int = Field(ge=0)
+
+
+class StandingsDocument(_Document):
+    projection: Literal["standings"]
+    data: StandingsData
+
+
+class TiebreaksDocument(_Document):
+    projection: Literal["tiebreaks"]
+    data: TiebreaksData
+
+
+class PlayoffDocument(_Document):
+    projection: Literal["playoff"]
+    data: PlayoffData
+
+
+class PrizesDocument(_Document):
+    projection: Literal["prizes"]
+    data: PrizesData
+
+
+DOCUMENT_MODELS: dict[str, type[_Document]] = {
+    "standings": StandingsDocument,
+    "tiebreaks": TiebreaksDocument,
+    "playoff": PlayoffDocument,
+    "prizes": PrizesDocument,
+}
+
+Document = StandingsDocument | TiebreaksDocument | PlayoffDocument | PrizesDocument
+
+
+class SseProjectionMessage(_Strict):
+    """One Server-Sent Event of `GET /tournaments/{id}/stream`: ``event:`` the projection name,
+    ``id:`` its ``as_of_seq`` (on the last event of a run with the same seq), ``data:`` the
+    document's canonical JSON bytes (the same as `GET /tournaments/{id}/projections/{name}`
+    and `arbiter replay --json`)."""
+
+    event: ProjectionName
+    id: int | None = Field(default=None, description="as_of_seq")
+    data: Document = Field(discriminator="projection")
+
+
+class SseHeldMessage(_Strict):
+    """``event: held``: the tournament's projections stopped being published (data: why), or
+    resumed (data: null)."""
+
+    event: Literal["held"]
+    data: Any
+
+
+class SseRevokedMessage(_Strict):
+    """``event: revoked`` (data ``{}``): the stream's token no longer covers the tournament."""
+
+    event: Literal["revoked"]
+    data: dict[str, Any]
+
+
+SseMessage = SseProjectionMessage | SseHeldMessage | SseRevokedMessage
+
+
+class SseMessages(BaseModel):
+    """The messages of the SSE stream (one of)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    message: SseMessage
+
+
+def validate_document(doc: dict[str, Any]) -> BaseModel:
+    """Validate one published document against its model (raises pydantic's ValidationError)."""
+    return DOCUMENT_MODELS[doc["projection"]].model_validate(doc)
