@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar, cast
 from events_schema import events as ev
 from events_schema.go import GoSettings
 from projections.outcome import Outcome, outcomes, points, scoring_of
-from projections.standings.state import PlayerInfo, StandingsState
+from projections.standings.state import GameRecord, PlayerInfo, StandingsState
 from projections.tiebreaks.editions import NOT_STATED, EditionInForce, in_force
 
 T = TypeVar("T")
@@ -133,9 +133,8 @@ class Crosstable:
         )
 
 
-def build(state: StandingsState, stage: str = "main") -> Crosstable:
-    created = state.created
-    scoring = scoring_of(created)
+def cycle_of_round(created: ev.TournamentCreated | None) -> Callable[[int, int | None], int]:
+    """The cycle of a round: the pairing's own, else from the tournament's rounds per cycle."""
     per_cycle = 0
     if created is not None and created.rounds and created.cycles > 1:
         per_cycle = max(1, created.rounds // created.cycles)
@@ -144,6 +143,64 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         if explicit is not None:
             return explicit
         return (rnd - 1) // per_cycle + 1 if per_cycle else 1
+
+    return cycle_of
+
+
+def game_of(rec: GameRecord, scoring: ev.Scoring, cycle: int) -> Game | None:
+    """The crosstable's game for a game record: its result in force, None without one."""
+    if not rec.results:
+        return None
+    _, order, result, term = rec.results[-1]
+    wo, bo = outcomes(result, armageddon=scoring.armageddon)
+    played = term != "forfeit"
+    return Game(
+        game_id=rec.game_id,
+        round=rec.round,
+        cycle=cycle,
+        white=rec.white,
+        black=rec.black,
+        result=result,
+        termination=term,
+        played=played,
+        white_points=points(wo, scoring, forfeit=not played),
+        black_points=points(bo, scoring, forfeit=not played),
+        white_outcome=wo,
+        black_outcome=bo,
+        moves=tuple(rec.moves),
+        fen=rec.fen,
+        pair_id=rec.pair_id,
+        opening=rec.opening,
+        order=order,
+        handicap=rec.handicap,
+    )
+
+
+def game_entries(game: Game) -> tuple[tuple[str, Entry], tuple[str, Entry]]:
+    """The game from each side: (white, its entry), (black, its entry)."""
+    out = []
+    for pid, colour, p, o in (
+        (game.white, "white", game.white_points, game.white_outcome),
+        (game.black, "black", game.black_points, game.black_outcome),
+    ):
+        kind: EntryKind = (
+            "played" if game.played else ("forfeit_win" if o == "win" else "forfeit_loss")
+        )
+        out.append(
+            (pid, Entry(game.round, game.cycle, kind, p, o, game.opponent_of(pid), colour, game))  # type: ignore[arg-type]
+        )
+    return out[0], out[1]
+
+
+def game_sort_key(game: Game) -> tuple[int, int, str]:
+    """The order of `Crosstable.games`."""
+    return (game.round, game.order, game.game_id)
+
+
+def build(state: StandingsState, stage: str = "main") -> Crosstable:
+    created = state.created
+    scoring = scoring_of(created)
+    cycle_of = cycle_of_round(created)
 
     games: list[Game] = []
     entries: dict[str, list[Entry]] = {pid: [] for pid in state.players}
@@ -154,40 +211,11 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         rounds = max(rounds, rec.round)
         if not rec.results or rec.white not in entries or rec.black not in entries:
             continue
-        _, order, result, term = rec.results[-1]
-        wo, bo = outcomes(result, armageddon=scoring.armageddon)
-        played = term != "forfeit"
-        wp = points(wo, scoring, forfeit=not played)
-        bp = points(bo, scoring, forfeit=not played)
-        cycle = cycle_of(rec.round, rec.cycle)
-        game = Game(
-            game_id=rec.game_id,
-            round=rec.round,
-            cycle=cycle,
-            white=rec.white,
-            black=rec.black,
-            result=result,
-            termination=term,
-            played=played,
-            white_points=wp,
-            black_points=bp,
-            white_outcome=wo,
-            black_outcome=bo,
-            moves=tuple(rec.moves),
-            fen=rec.fen,
-            pair_id=rec.pair_id,
-            opening=rec.opening,
-            order=order,
-            handicap=rec.handicap,
-        )
+        game = game_of(rec, scoring, cycle_of(rec.round, rec.cycle))
+        assert game is not None
         games.append(game)
-        for pid, colour, p, o in ((rec.white, "white", wp, wo), (rec.black, "black", bp, bo)):
-            kind: EntryKind = (
-                "played" if played else ("forfeit_win" if o == "win" else "forfeit_loss")
-            )
-            entries[pid].append(
-                Entry(rec.round, cycle, kind, p, o, game.opponent_of(pid), colour, game)  # type: ignore[arg-type]
-            )
+        for pid, entry in game_entries(game):
+            entries[pid].append(entry)
     bye_points: dict[str, tuple[EntryKind, int]] = {
         "pairing_allocated": ("bye", scoring.bye),
         "half": ("half_bye", scoring.half_bye),
@@ -204,7 +232,7 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
             entries[b.player_id].append(
                 Entry(b.round, cycle_of(b.round, None), bye_kind, p, outcome)
             )
-    games.sort(key=lambda g: (g.round, g.order, g.game_id))
+    games.sort(key=game_sort_key)
     withdrawn = {pid: rnd for pid, rnd in state.withdrawals.values() if pid in state.players}
     return Crosstable(
         scoring=scoring,

@@ -249,7 +249,7 @@ def cell(name: str, v: Value) -> Cell:
     return Cell(name, unit, value, v.shown)
 
 
-def _no_cell(name: str) -> Cell:
+def no_cell(name: str) -> Cell:
     return Cell(name, _key_kind(name)[0], None, "–")
 
 
@@ -324,7 +324,7 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
                         for name, vals in cols.items()
                     ),
                     cells=tuple(
-                        (name, vals.get(pid, _no_cell(chain_names[name])))
+                        (name, vals.get(pid, no_cell(chain_names[name])))
                         for name, vals in cols.items()
                     ),
                     kind=info.kind,

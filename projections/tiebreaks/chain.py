@@ -194,8 +194,37 @@ class _Ranker:
 def field_values(ct: Crosstable, crit: Criterion, params: Mapping[str, Any]) -> dict[str, Value]:
     """A criterion's values over the whole field, computed once per crosstable (the ranking
     and the standings' columns share them)."""
-    key = ("criterion", crit.name, tuple(sorted((k, repr(v)) for k, v in params.items())))
-    return ct.memo(key, lambda: crit.compute(ct, tuple(ct.players), params))
+    return ct.memo(field_key(crit, params), lambda: crit.compute(ct, tuple(ct.players), params))
+
+
+def field_key(crit: Criterion, params: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The memo key of a criterion's values over the whole field (`field_values`)."""
+    return ("criterion", crit.name, tuple(sorted((k, repr(v)) for k, v in params.items())))
+
+
+@dataclass(frozen=True)
+class GroupRanking:
+    """One points group ordered by the chain: what `rank` adds to the ranking for it."""
+
+    blocks: tuple[tuple[str, ...], ...]
+    boundaries: tuple[Boundary, ...]
+    trace: tuple[Step, ...]
+    unresolved: frozenset[str]
+    ruled: tuple[tuple[str, str], ...]
+
+
+def rank_group(ct: Crosstable, chain: Chain, group: Sequence[str]) -> GroupRanking:
+    """One points group (`group`, sorted) ordered as `rank` orders it: a group's order reads
+    only its members' values, the games between them and the rulings."""
+    ranker = _Ranker(ct, chain)
+    blocks, bounds = ranker.order(list(group), 0)
+    return GroupRanking(
+        tuple(tuple(b) for b in blocks),
+        tuple(bounds),
+        tuple(ranker.trace),
+        frozenset(ranker.unresolved),
+        tuple(ranker.ruled.items()),
+    )
 
 
 def _buckets(group: Sequence[str], values: Mapping[str, Value]) -> list[list[str]]:

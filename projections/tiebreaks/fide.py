@@ -582,10 +582,20 @@ def field_buchholz(ct: Crosstable, family: str) -> dict[str, int]:
     """Every player's Buchholz or fore-Buchholz (no modifier), in half-points."""
 
     def compute() -> dict[str, int]:
-        contribs = _fore_contributions if family == "fide-fore-buchholz" else _bh_contributions
-        return {p: sum(c.score for c in contribs(ct, p)) for p in ct.players}
+        return {p: buchholz_of(ct, family, p) for p in ct.players}
 
-    return ct.memo(("fide.field", family), compute)
+    return ct.memo(field_buchholz_key(family), compute)
+
+
+def field_buchholz_key(family: str) -> tuple[str, str]:
+    """The memo key of `field_buchholz`."""
+    return ("fide.field", family)
+
+
+def buchholz_of(ct: Crosstable, family: str, pid: str) -> int:
+    """One player's Buchholz or fore-Buchholz (no modifier), in half-points."""
+    contribs = _fore_contributions if family == "fide-fore-buchholz" else _bh_contributions
+    return sum(c.score for c in contribs(ct, pid))
 
 
 def _bh_contributions(ct: Crosstable, pid: str) -> list[Contribution]:

@@ -3,7 +3,12 @@
 - a 500-player, 11-round Swiss with a 6-criterion FIDE chain: the time to fold one result and
   recompute the whole standings table (tiebreaks included), sampled across the rounds, and the
   replay of the whole tournament;
-- a 24-engine 4×double round robin with moves (r-mobility on, tcec-league chain): the same.
+- a 24-engine 4×double round robin with moves (r-mobility on, tcec-league chain): the same;
+- incremental standings (`projections.standings.incremental`, issue 11 item 4) beside the full
+  recompute in the same run: the 500-player Swiss (and, in the full run, a 10,000-player
+  Swiss, a few samples), the results of the last round one by one, each timed as
+  `apply` + `table()` (incremental) and as `evolve` + `standings()` (full), with the ratio;
+  every sampled incremental table is checked equal to the full one.
 
 Run: `python -m tests.bench.standings [--quick]` from the repository root.
 """
@@ -31,6 +36,7 @@ from builders import created, move, player, recorded, result  # noqa: E402
 from events_schema import Event, Recorded  # noqa: E402
 from events_schema import events as ev  # noqa: E402
 from projections.standings import evolve, fold, standings  # noqa: E402
+from projections.standings.incremental import IncrementalStandings  # noqa: E402
 from projections.standings.state import StandingsState  # noqa: E402
 
 FIDE_6 = [
@@ -66,7 +72,7 @@ def swiss_events(players: int, rounds: int, seed: int = 7) -> list[Event]:
     greedily), byes for the odd player, realistic results from ratings."""
     rng = random.Random(seed)
     ids = [f"p{i:03d}" for i in range(players)]
-    rating = {p: 2700 - i * 2 for i, p in enumerate(ids)}
+    rating = {p: max(1000, 2700 - i * 2) for i, p in enumerate(ids)}
     evs: list[Event] = [
         created(fmt="swiss", rounds=rounds, tiebreaks=FIDE_6),
         *[player(p, rating[p]) for p in ids],
@@ -192,6 +198,82 @@ def _measure(recs: list[Recorded], samples: int) -> dict[str, Any]:
     }
 
 
+def _stats_ms(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    return {
+        "mean": round(statistics.fmean(times), 3),
+        "p50": round(times[len(times) // 2], 3),
+        "p99": round(times[min(len(times) - 1, int(len(times) * 0.99))], 3),
+        "max": round(times[-1], 3),
+    }
+
+
+def measure_incremental(recs: list[Recorded], samples: int, updates: int) -> dict[str, Any]:
+    """The last round's results one by one: `updates` incremental updates (apply + table), of
+    which `samples` are also timed as a full recompute (evolve + standings) and compared."""
+    result_idx = [i for i, r in enumerate(recs) if isinstance(r.event, ev.GameEnded)]
+    last_round = recs[result_idx[-1]].event
+    assert isinstance(last_round, ev.GameEnded)
+    first_of_last = next(
+        i
+        for i in result_idx
+        if recs[i].event.game_id.split("-")[0] == last_round.game_id.split("-")[0]  # type: ignore[attr-defined]
+    )
+    start = first_of_last + 1  # R is reached: the last round's updates are incremental
+    todo = [i for i in result_idx if i >= start][:updates]
+    t0 = time.perf_counter()
+    prefix = fold(recs[:start])
+    t_fold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    standings(prefix)
+    t_table = time.perf_counter() - t0
+    inc = IncrementalStandings(state=prefix)
+    t0 = time.perf_counter()
+    inc.table()
+    t_inc_full = time.perf_counter() - t0
+    full_state = fold(recs[:start])
+    step = max(1, len(todo) // samples)
+    sampled = set(todo[::step][:samples])
+    inc_times: list[float] = []
+    full_times: list[float] = []
+    pos = start
+    for i in todo:
+        while pos < i:  # anything between results (none in this Swiss)
+            inc.apply(recs[pos])
+            evolve(full_state, recs[pos])
+            pos += 1
+        t0 = time.perf_counter()
+        inc.apply(recs[i])
+        got = inc.table()
+        inc_times.append((time.perf_counter() - t0) * 1000)
+        if i in sampled:
+            t0 = time.perf_counter()
+            evolve(full_state, recs[i])
+            want = standings(full_state)
+            full_times.append((time.perf_counter() - t0) * 1000)
+            if got != want:
+                raise AssertionError(f"incremental table differs from the full one at {i}")
+        else:
+            evolve(full_state, recs[i])
+        pos = i + 1
+    inc_ms, full_ms = _stats_ms(inc_times), _stats_ms(full_times)
+    return {
+        "fold_s": round(t_fold, 3),
+        "full_table_s": round(t_table, 3),
+        "incremental_first_table_s": round(t_inc_full, 3),
+        "incremental_updates": len(inc_times),
+        "full_samples": len(full_times),
+        "full_recompute_ms": full_ms,
+        "incremental_update_ms": inc_ms,
+        "ratio_mean_pct": round(100 * inc_ms["mean"] / full_ms["mean"], 2),
+        "ratio_p50_pct": round(100 * inc_ms["p50"] / full_ms["p50"], 2),
+        "full_recomputes_during_updates": inc.counters.full - 1,
+        "values_recomputed_per_update": round(
+            inc.counters.values / max(1, inc.counters.incremental), 1
+        ),
+    }
+
+
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.standings")
     ap.add_argument("--quick", action="store_true")
@@ -204,6 +286,19 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
         "rounds": rounds,
         **_measure(recorded("bench-swiss", swiss_events(n, rounds)), samples),
     }
+    _progress(f"incremental vs full, swiss {n} players x {rounds} rounds")
+    doc["incremental_swiss"] = {
+        "players": n,
+        "rounds": rounds,
+        **measure_incremental(recorded("bench-inc", swiss_events(n, rounds)), 20, 200),
+    }
+    if not args.quick:
+        _progress("incremental vs full, swiss 10000 players x 11 rounds")
+        doc["incremental_swiss_10000"] = {
+            "players": 10000,
+            "rounds": 11,
+            **measure_incremental(recorded("bench-inc-10k", swiss_events(10000, 11)), 3, 10),
+        }
     _progress(f"league {engines} engines x {cycles} DRR with moves")
     doc["league_tcec"] = {
         "engines": engines,

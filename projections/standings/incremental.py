@@ -1,0 +1,595 @@
+"""Incremental standings: the table of `projections.standings.table.standings`, advanced event
+by event, recomputing only what an event can change.
+
+`IncrementalStandings` is advanced by the same records as the standings fold (it holds one,
+`state`) and gives, at any point, `table()` equal to `standings(state, stage)`: the same rows,
+values, places, reasons, ranking trace and crosstable. Per event it recomputes:
+
+- a result (`GameEnded`, `ResultCorrected`, `EventRetracted` of either) of a game of the stage:
+  the game and the crosstable entries of its two players; then each criterion's values for the
+  players within the criterion's dependency radius of the two (`RADIUS`): 0, the two players
+  (wins, ARO, progressive score: their own rounds); 1, the two and their opponents (Buchholz,
+  Sonneborn-Berger, fore-Buchholz, APRO: an opponent's adjusted score or the 16.4.1 cap reads
+  the opponent's rounds); 2, the opponents' opponents too (AOB: the opponents' Buchholz). A
+  criterion it cannot bound (Koya, the Czech, TCEC and Go criteria) is recomputed over the field.
+  The ranking is redone only for the points groups whose members or values changed (a group's
+  order reads only its members' values, the games between them and the rulings:
+  `rank_group`); rows are rebuilt only where something they show changed.
+- an event that changes nothing the table reads (a start or a move of a game without a
+  result, a redelivery): nothing but `seq`.
+- anything else, or a result that changes the number of rounds R (every unplayed-round slot
+  and the 16.4.2 cap read it): a full recompute, counted in `full_recomputes`.
+
+Mutable like the fold it advances (no clock, randomness or I/O); the tables it returns are
+immutable and never change afterwards.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from events_schema import events as ev
+from events_schema.registry import Recorded
+from projections.standings.crosstable import (
+    Crosstable,
+    Entry,
+    Game,
+    build,
+    cycle_of_round,
+    game_entries,
+    game_of,
+    game_sort_key,
+)
+from projections.standings.state import StandingsState, evolve
+from projections.standings.table import (
+    Cell,
+    Row,
+    Table,
+    cell,
+    chain_edition,
+    column_keys,
+    no_cell,
+    standings,
+    tournament_chain,
+)
+from projections.tiebreaks import fide, mcmahon
+from projections.tiebreaks.chain import (
+    Boundary,
+    GroupRanking,
+    Ranking,
+    Step,
+    field_key,
+    rank_group,
+)
+from projections.tiebreaks.registry import Value, half_points
+
+# A criterion family's dependency radius: whose values a changed game can change (0: its two
+# players; 1: and their opponents; 2: and their opponents' opponents). Not listed: unbounded.
+RADIUS: dict[str, int] = {
+    "fide-wins": 0,
+    "fide-games-won": 0,
+    "fide-black-games": 0,
+    "fide-black-wins": 0,
+    "fide-progressive": 0,
+    "fide-aro": 0,
+    "fide-tpr": 0,
+    "fide-apro": 1,
+    "buchholz": 1,
+    "fide-sonneborn-berger": 1,
+    "fide-fore-buchholz": 1,
+    "sonneborn-berger": 1,
+    "fide-aob": 2,
+}
+# Group-relative criteria that read only the games between the group's members.
+_GROUP_LOCAL = frozenset({"direct-encounter", "fide-direct-encounter", "czech-mini-table"})
+# Crosstable memo entries that are a function of one player's own rounds (and R): carried over
+# to the next crosstable for the players whose rounds did not change.
+_PER_PLAYER_MEMO = frozenset({"fide.slots", "fide.adjusted", "fide.fore"})
+# Events that only touch a game's start or moves.
+_GAME_PROGRESS = (
+    ev.GameStarted,
+    ev.MovePlayed,
+    ev.IllegalMoveNoticed,
+    ev.ColourErrorNoticed,
+    ev.PositionDisturbed,
+)
+
+
+def radius(name: str) -> int | None:
+    fam = fide.family_of(name)
+    family = fam[0] if fam is not None else name
+    return RADIUS.get(family)
+
+
+class _Crosstable(Crosstable):
+    """A crosstable whose `games` are in `game_sort_key` order and whose entries name every
+    game: the games between a group are found from the members' entries, not a scan."""
+
+    def games_between(self, group: Any) -> list[Game]:
+        members = set(group)
+        found: dict[str, Game] = {}
+        for p in members:
+            for e in self.entries.get(p, ()):
+                g = e.game
+                if g is not None and g.white in members and g.black in members:
+                    found[g.game_id] = g
+        return sorted(found.values(), key=game_sort_key)
+
+
+def _copy(ct: Crosstable, **changes: Any) -> _Crosstable:
+    fields = {f.name: getattr(ct, f.name) for f in dataclasses.fields(ct) if f.name != "_memo"}
+    fields.update(changes)
+    return _Crosstable(**fields)
+
+
+@dataclass
+class _Stats:
+    points: int
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    forfeit_wins: int
+    forfeit_losses: int
+    byes: int
+
+
+def _stats(es: Sequence[Entry]) -> _Stats:
+    played = [e for e in es if e.kind == "played"]
+    return _Stats(
+        points=sum(e.points for e in es),
+        played=len(played),
+        wins=sum(e.outcome == "win" for e in played),
+        draws=sum(e.outcome == "draw" for e in played),
+        losses=sum(e.outcome == "loss" for e in played),
+        forfeit_wins=sum(e.kind == "forfeit_win" for e in es),
+        forfeit_losses=sum(e.kind == "forfeit_loss" for e in es),
+        byes=sum(e.kind in ("bye", "half_bye", "zero_bye") for e in es),
+    )
+
+
+@dataclass
+class Counters:
+    """What was recomputed: full recomputes, incremental updates, and per update the players
+    whose criterion values were recomputed (summed over criteria) and the groups re-ranked."""
+
+    full: int = 0
+    incremental: int = 0
+    values: int = 0  # player values recomputed, summed over the criteria
+    groups: int = 0  # points groups re-ranked
+    last_values: dict[str, int] = field(default_factory=dict)  # column -> players, last update
+    last_players: frozenset[str] = frozenset()  # players whose rounds changed, last update
+
+
+class IncrementalStandings:
+    """The standings of one stage, advanced record by record (see the module docstring)."""
+
+    def __init__(self, stage: str = "main", state: StandingsState | None = None) -> None:
+        self.stage = stage
+        self.state = state if state is not None else StandingsState()
+        self.counters = Counters()
+        self._full_pending = True
+        self._changed: set[str] = set()  # game ids whose result in force may have changed
+        self._table: Table | None = None
+        self._ct: _Crosstable | None = None
+
+    # --- advancing ---------------------------------------------------------------------------
+
+    def apply(self, rec: Recorded) -> None:
+        """Advance by one record, as `evolve` advances the fold."""
+        state = self.state
+        if rec.envelope.seq <= state.seq:
+            return
+        event = rec.event
+        gid = self._result_game(event)
+        if gid is None and isinstance(event, _GAME_PROGRESS):
+            game = state.games.get(event.game_id)
+            if game is not None and not game.results:
+                evolve(state, rec)  # a game without a result: not in the crosstable
+                return
+        if gid is None and isinstance(event, ev.EventRetracted):
+            target = event.retracted_event_id
+            if target not in state.result_game and self._harmless_target(target):
+                evolve(state, rec)
+                return
+        evolve(state, rec)
+        if gid is None:
+            self._full_pending = True
+        else:
+            self._changed.add(gid)
+
+    def _result_game(self, event: ev.Event | Any) -> str | None:
+        """The game whose result in force the event changes, when that is all it changes."""
+        if isinstance(event, ev.GameEnded | ev.ResultCorrected):
+            gid = event.game_id
+        elif isinstance(event, ev.EventRetracted):
+            found = self.state.result_game.get(event.retracted_event_id)
+            if found is None:
+                return None
+            gid = found
+        else:
+            return None
+        game = self.state.games.get(gid)
+        if game is None:
+            return None
+        return gid
+
+    def _harmless_target(self, target: Any) -> bool:
+        """Retracting `target` changes nothing the table reads: a move or a start of a game
+        without a result, or an id the fold does not hold."""
+        state = self.state
+        for index in (state.move_game, state.start_game):
+            if target in index:
+                game = state.games.get(index[target])
+                return game is None or not game.results
+        held = (
+            state.withdrawals,
+            state.rulings,
+            state.lots,
+            state.skipped,
+            state.unreadable,
+            state.rounds,
+            state.registrations,
+        )
+        return not any(target in h for h in held)
+
+    # --- the table ---------------------------------------------------------------------------
+
+    def table(self) -> Table:
+        """Equal to `standings(self.state, self.stage)`."""
+        if self._full_pending or (self._changed and not self._update(sorted(self._changed))):
+            self._full()
+        self._changed.clear()
+        assert self._table is not None
+        if self._table.seq != self.state.seq:
+            self._table = dataclasses.replace(self._table, seq=self.state.seq)
+        return self._table
+
+    def _full(self) -> None:
+        self.counters.full += 1
+        self._full_pending = False
+        self._changed.clear()
+        state = self.state
+        if mcmahon.mcmahon_ranked(state.created):
+            self._table = standings(state, self.stage)
+            self._ct = None
+            return
+        ct = _copy(build(state, self.stage))
+        self._ct = ct
+        self._chain = dataclasses.replace(tournament_chain(state), edition=ct.edition.edition)
+        self._criteria = self._chain.criteria()
+        self._keys = column_keys(self._chain)
+        self._chain_names = dict(zip(self._keys, (s.name for s in self._chain.specs), strict=True))
+        self._cycle_of = cycle_of_round(state.created)
+        self._game_pos = {gid: i for i, gid in enumerate(state.games)}
+        self._games = list(ct.games)
+        self._round_count: Counter[int] = Counter(e.round for es in ct.entries.values() for e in es)
+        self._values: dict[int, dict[str, Value]] = {}
+        for i, (crit, params) in enumerate(self._criteria):
+            if not crit.terminal and not crit.group_relative:
+                values = crit.compute(ct, tuple(ct.players), params)
+                ct._memo[field_key(crit, params)] = values
+                self._values[i] = values
+        self._stats = {pid: _stats(es) for pid, es in ct.entries.items()}
+        self._group_rank: dict[tuple[str, ...], GroupRanking] = {}
+        self._group_cells: dict[tuple[int, tuple[str, ...]], dict[str, Cell]] = {}
+        self._cells: dict[int, dict[str, tuple[Value, Cell]]] = {}
+        self._rows: dict[str, Row] = {}
+        self._cell_cache: dict[tuple[str, Value], Cell] = {}
+        self._table = self._assemble(ct, None, None)
+
+    def _update(self, gids: Sequence[str]) -> bool:
+        """Apply changed results; False when a full recompute is needed."""
+        old = self._ct
+        if old is None:
+            return False
+        state = self.state
+        entries = dict(old.entries)
+        points = dict(old.points)
+        changed: set[str] = set()
+        games = self._games
+        round_count = self._round_count
+        for gid in gids:
+            rec = state.games.get(gid)
+            if rec is None or gid not in self._game_pos:
+                return False
+            if rec.stage != self.stage or rec.white not in entries or rec.black not in entries:
+                continue
+            if rec.white == rec.black:
+                return False
+            new = game_of(rec, old.scoring, self._cycle_of(rec.round, rec.cycle))
+            previous: Game | None = None
+            for e in entries[rec.white]:
+                if e.game is not None and e.game.game_id == gid:
+                    previous = e.game
+            if previous is not None:
+                i = bisect.bisect_left(games, game_sort_key(previous), key=game_sort_key)
+                assert games[i] is previous
+                del games[i]
+            if new is not None:
+                bisect.insort(games, new, key=game_sort_key)
+            added = dict(game_entries(new)) if new is not None else {}
+            for pid in (rec.white, rec.black):
+                es = []
+                for e in entries[pid]:
+                    if e.game is not None and e.game.game_id == gid:
+                        round_count[e.round] -= 1
+                    else:
+                        es.append(e)
+                if pid in added:
+                    es.append(added[pid])
+                    round_count[added[pid].round] += 1
+                    es.sort(key=self._entry_key)
+                entries[pid] = tuple(es)
+                points[pid] = sum(e.points for e in es)
+                changed.add(pid)
+        last = max((r for r, n in round_count.items() if n > 0), default=0)
+        if last != old.last_round:
+            return False
+        if not changed:
+            return True
+        self.counters.incremental += 1
+        ct = _copy(old, games=tuple(games), entries=entries)
+        ct.__dict__["points"] = points
+        ct.__dict__["last_round"] = last
+        memo = ct._memo
+        for k, v in old._memo.items():
+            if k[0] in _PER_PLAYER_MEMO and k[1] not in changed:
+                memo[k] = v
+        for pid in changed:
+            self._stats[pid] = _stats(entries[pid])
+        rings = self._rings(ct, changed)
+        self._seed_buchholz(old, ct, rings)
+        affected = set(changed)
+        self.counters.last_values = {}
+        for i, (crit, params) in enumerate(self._criteria):
+            if i not in self._values:
+                continue
+            r = radius(crit.name)
+            dirty = rings[r] if r is not None else list(ct.players)
+            values = dict(self._values[i])
+            fresh = crit.compute(ct, dirty, params) if dirty else {}
+            for p, v in fresh.items():
+                if values.get(p) != v:
+                    affected.add(p)
+                values[p] = v
+            self._values[i] = values
+            memo[field_key(crit, params)] = values
+            self.counters.values += len(dirty)
+            self.counters.last_values[self._keys[i]] = len(dirty)
+        self.counters.last_players = frozenset(changed)
+        self._ct = ct
+        self._table = self._assemble(ct, changed, affected)
+        return True
+
+    def _entry_key(self, e: Entry) -> tuple[int, int, int]:
+        if e.game is not None:
+            return (e.round, 0, self._game_pos[e.game.game_id])
+        return (e.round, 1, 0)
+
+    @staticmethod
+    def _rings(ct: Crosstable, changed: set[str]) -> dict[int, list[str]]:
+        """The players within 0, 1 and 2 opponents of the changed players, sorted."""
+        out: dict[int, list[str]] = {}
+        ring = set(changed)
+        for r in range(3):
+            out[r] = sorted(ring)
+            if r < 2:
+                ring = ring | {
+                    e.opponent for p in ring for e in ct.entries.get(p, ()) if e.opponent
+                }
+        return out
+
+    def _seed_buchholz(self, old: Crosstable, ct: Crosstable, rings: dict[int, list[str]]) -> None:
+        """The field's Buchholz that AOB averages (`fide.field_buchholz`), for radius 1."""
+        for family in ("buchholz", "fide-fore-buchholz"):
+            key = fide.field_buchholz_key(family)
+            if key in old._memo:
+                values = dict(old._memo[key])
+                for p in rings[1]:
+                    values[p] = fide.buchholz_of(ct, family, p)
+                ct._memo[key] = values
+
+    # --- ranking, columns, rows --------------------------------------------------------------
+
+    def _assemble(
+        self, ct: Crosstable, changed: set[str] | None, affected: set[str] | None
+    ) -> Table:
+        """The table; `changed`: the players whose rounds changed, `affected`: and those whose
+        values changed (None: everyone)."""
+        chain = self._chain
+        points = ct.points
+        by_points: dict[int, list[str]] = {}
+        for p in ct.players:
+            by_points.setdefault(points.get(p, 0), []).append(p)
+        group_local = all(
+            c.name in _GROUP_LOCAL for c, _ in self._criteria if c.group_relative
+        ) and not any(c.name == "organisers-decide" for c, _ in self._criteria)
+        ranks: dict[tuple[str, ...], GroupRanking] = {}
+        blocks: list[list[str]] = []
+        bounds: list[Boundary] = []
+        trace: list[Step] = []
+        unresolved: set[str] = set()
+        ruled: dict[str, str] = {}
+        fresh_groups: set[tuple[str, ...]] = set()
+        for pts in sorted(by_points, reverse=True):
+            group = tuple(sorted(by_points[pts]))
+            cached = self._group_rank.get(group)
+            if (
+                cached is None
+                or affected is None
+                or not group_local
+                or any(p in affected for p in group)
+            ):
+                cached = rank_group(ct, chain, group)
+                fresh_groups.add(group)
+                self.counters.groups += 1
+            ranks[group] = cached
+            if blocks:
+                upper = points.get(blocks[-1][0], 0)
+                bounds.append(Boundary("points", "points", half_points(upper), half_points(pts)))
+            blocks += [list(b) for b in cached.blocks]
+            bounds += cached.boundaries
+            trace += cached.trace
+            unresolved |= cached.unresolved
+            ruled.update(cached.ruled)
+        self._group_rank = ranks
+        ranking = Ranking(blocks, bounds, unresolved, trace, ruled)
+        cols, fresh_players = self._columns(ct, by_points, changed, group_local)
+        rows: list[Row] = []
+        place = 1
+        new_rows: dict[str, Row] = {}
+        for b, block in enumerate(ranking.blocks):
+            reason = ranking.boundaries[b - 1].text() if b else ""
+            for i, pid in enumerate(block):
+                decided = (
+                    ("unresolved: organisers decide" if pid in ranking.unresolved else "shared")
+                    if i
+                    else reason
+                )
+                prev = self._rows.get(pid)
+                if (
+                    prev is not None
+                    and pid not in fresh_players
+                    and prev.place == place
+                    and prev.shared == (len(block) > 1)
+                    and prev.unresolved == (pid in ranking.unresolved)
+                    and prev.decided_by == decided
+                ):
+                    row = prev
+                else:
+                    row = self._row(
+                        ct, cols, pid, place, len(block) > 1, pid in unresolved, decided
+                    )
+                new_rows[pid] = row
+                rows.append(row)
+            place += len(block)
+        self._rows = new_rows
+        return Table(
+            self.state.seq,
+            chain,
+            tuple(rows),
+            ranking,
+            chain_edition(ct, chain),
+            ct,
+            by_chain=False,
+        )
+
+    def _columns(
+        self,
+        ct: Crosstable,
+        by_points: Mapping[int, list[str]],
+        changed: set[str] | None,
+        group_local: bool,
+    ) -> tuple[dict[str, dict[str, Cell]], set[str]]:
+        """Each column's cells (as `table.columns`), recomputed where a value changed; and
+        the players whose cells changed."""
+        out: dict[str, dict[str, Cell]] = {}
+        fresh: set[str] = set()
+        group_cells: dict[tuple[int, tuple[str, ...]], dict[str, Cell]] = {}
+        for i, (key, (crit, params)) in enumerate(zip(self._keys, self._criteria, strict=True)):
+            if crit.terminal:
+                continue
+            shown: dict[str, Cell] = {}
+            if crit.group_relative:
+                for members in by_points.values():
+                    group = tuple(sorted(members))
+                    cached = self._group_cells.get((i, group))
+                    if (
+                        cached is None
+                        or changed is None
+                        or not group_local
+                        or any(p in changed for p in group)
+                    ):
+                        computed = crit.compute(ct, members, params)
+                        cached = {p: self._cell(crit.name, v) for p, v in computed.items()}
+                        previous = self._group_cells.get((i, group))
+                        fresh.update(
+                            p for p in group if previous is None or previous.get(p) != cached.get(p)
+                        )
+                    group_cells[(i, group)] = cached
+                    # as `table.columns`: in the order of the group's members
+                    for p in members:
+                        if p in cached:
+                            shown[p] = cached[p]
+            else:
+                values = self._values[i]
+                cache = self._cells.setdefault(i, {})
+                for p, v in values.items():
+                    hit = cache.get(p)
+                    if hit is None or hit[0] != v:
+                        hit = (v, self._cell(crit.name, v))
+                        cache[p] = hit
+                        fresh.add(p)
+                    shown[p] = hit[1]
+            out[key] = shown
+        self._group_cells = group_cells
+        if changed is not None:
+            fresh |= changed
+        return out, fresh
+
+    def _cell(self, name: str, v: Value) -> Cell:
+        """`table.cell`, once per criterion and value."""
+        key = (name, v)
+        found = self._cell_cache.get(key)
+        if found is None:
+            found = self._cell_cache[key] = cell(name, v)
+        return found
+
+    def _row(
+        self,
+        ct: Crosstable,
+        cols: Mapping[str, Mapping[str, Cell]],
+        pid: str,
+        place: int,
+        shared: bool,
+        unresolved: bool,
+        decided_by: str,
+    ) -> Row:
+        s = self._stats[pid]
+        info = ct.players[pid]
+        return Row(
+            place=place,
+            shared=shared,
+            unresolved=unresolved,
+            player_id=pid,
+            name=info.name,
+            points=s.points,
+            played=s.played,
+            wins=s.wins,
+            draws=s.draws,
+            losses=s.losses,
+            forfeit_wins=s.forfeit_wins,
+            forfeit_losses=s.forfeit_losses,
+            byes=s.byes,
+            withdrawn=pid in ct.withdrawn,
+            tiebreaks=tuple(
+                (name, vals[pid].display if pid in vals else "–") for name, vals in cols.items()
+            ),
+            cells=tuple(
+                (name, vals[pid] if pid in vals else no_cell(self._chain_names[name]))
+                for name, vals in cols.items()
+            ),
+            kind=info.kind,
+            rating=info.rating,
+            federation=info.federation,
+            title=info.title,
+            fide_id=info.fide_id,
+            decided_by=decided_by,
+        )
+
+
+def incremental(records: Sequence[Recorded], stage: str = "main") -> IncrementalStandings:
+    """An incremental standings advanced by `records`."""
+    inc = IncrementalStandings(stage)
+    for rec in records:
+        inc.apply(rec)
+    return inc
+
+
+__all__ = ["RADIUS", "Counters", "IncrementalStandings", "incremental", "radius"]

@@ -1,0 +1,204 @@
+"""Incremental standings (`projections.standings.incremental`) equal a full `standings()` after
+every event, and recompute only the players each criterion's dependency radius names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builders import created, eid, player, recorded, result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from events_schema import Event
+from events_schema import events as ev
+from projections.standings import standings
+from projections.standings.incremental import IncrementalStandings
+from projections.standings.state import StandingsState, evolve
+
+SWISS_CHAINS = [
+    ["buchholz-cut1", "buchholz", "fide-direct-encounter", "fide-sonneborn-berger", "fide-wins"],
+    ["fide-aob", "fide-fore-buchholz", "fide-apro", "fide-progressive", "fide-aro-cut1"],
+    ["fide-tpr", "fide-koya", "sonneborn-berger", "direct-encounter", "organisers-decide"],
+]
+RR_PRESETS = ["fide-round-robin", "czech-single", "tcec-league", None]
+RESULTS = ["1-0", "0-1", "1/2-1/2"]
+
+
+def _view(table: Any) -> Any:
+    return (table.as_dict(), [r.as_dict() for r in table.rows], table.ranking, table.edition)
+
+
+@st.composite
+def tournaments(draw: st.DrawFn) -> list[Event]:
+    """A Swiss or round robin with byes, forfeits, double forfeits, withdrawals, late entries,
+    corrections and retractions of results; results arrive in any order within a round."""
+    swiss = draw(st.booleans())
+    n = draw(st.integers(3, 8))
+    rounds = draw(st.integers(1, 5))
+    ids = [f"p{i}" for i in range(n)]
+    if swiss:
+        chain = draw(st.sampled_from(SWISS_CHAINS))
+        head: list[Event] = [
+            created(
+                fmt="swiss",
+                rounds=rounds,
+                tiebreaks=[ev.TiebreakSpec(name=c) for c in chain],
+            )
+        ]
+    else:
+        preset = draw(st.sampled_from(RR_PRESETS))
+        head = [created(fmt="round_robin", rounds=rounds, rules_preset=preset)]
+    rated = draw(st.booleans())
+    evs: list[Event] = [*head]
+    late = draw(st.integers(0, min(2, n - 2)))
+    for p in ids[: n - late]:
+        evs.append(player(p, 2000 + 10 * int(p[1:]) if rated else None))
+    active = ids[: n - late]
+    withdrawn: set[str] = set()
+    results: list[tuple[int, str]] = []  # (index in evs, game id)
+    for r in range(1, rounds + 1):
+        if r > 1 and late and draw(st.booleans()):
+            p = ids[n - late]
+            late -= 1
+            evs.append(player(p, 2100 if rated else None))
+            active.append(p)
+        if draw(st.integers(0, 5)) == 0 and len(active) - len(withdrawn) > 2:
+            w = draw(st.sampled_from([p for p in active if p not in withdrawn]))
+            withdrawn.add(w)
+            evs.append(ev.PlayerWithdrew(player_id=w, from_round=draw(st.sampled_from([None, r]))))
+        here = draw(st.permutations([p for p in active if p not in withdrawn]))
+        byes = []
+        if len(here) % 2:
+            kind = draw(st.sampled_from(["pairing_allocated", "half", "zero"]))
+            byes.append(ev.Bye(player_id=here[-1], kind=kind))
+            here = here[:-1]
+        pairs = [
+            ev.Pairing(game_id=f"r{r}g{i}", white=here[2 * i], black=here[2 * i + 1])
+            for i in range(len(here) // 2)
+        ]
+        evs.append(ev.RoundScheduled(round=r, pairings=pairs, byes=byes))
+        order = draw(st.permutations(range(len(pairs))))
+        for i in order:
+            if draw(st.integers(0, 6)) == 0:
+                continue  # not played yet
+            kind = draw(st.integers(0, 9))
+            gid = pairs[i].game_id
+            if kind == 0:
+                res = draw(st.sampled_from(["1-0", "0-1"]))
+                evs.append(result(gid, res, "forfeit"))
+            elif kind == 1:
+                evs.append(result(gid, "0-0", "forfeit"))  # double forfeit
+            else:
+                evs.append(result(gid, draw(st.sampled_from(RESULTS)), "resignation"))
+            results.append((len(evs), gid))
+        for _ in range(draw(st.integers(0, 2))):
+            if not results:
+                break
+            seq, gid = draw(st.sampled_from(results))
+            if draw(st.booleans()):
+                evs.append(
+                    ev.ResultCorrected(
+                        corrects_event_id=eid(seq),
+                        game_id=gid,
+                        result=draw(st.sampled_from(RESULTS)),
+                        termination="adjudication",
+                        reason="scoresheet",
+                    )
+                )
+                results.append((len(evs), gid))
+            else:
+                evs.append(ev.EventRetracted(retracted_event_id=eid(seq), reason="wrong board"))
+    return evs
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(tournaments())
+def test_incremental_equals_full_after_every_event(evs: list[Event]) -> None:
+    recs = recorded("inc", evs)
+    inc = IncrementalStandings()
+    state = StandingsState()
+    for rec in recs:
+        evolve(state, rec)
+        inc.apply(rec)
+        got, want = inc.table(), standings(state)
+        assert got == want
+        assert _view(got) == _view(want)
+        assert got.crosstable is not None and want.crosstable is not None
+        assert got.crosstable.games == want.crosstable.games
+        assert got.crosstable.entries == want.crosstable.entries
+        assert got.crosstable.points == want.crosstable.points
+    # a redelivery changes nothing
+    inc.apply(recs[-1])
+    assert inc.table() == standings(state)
+
+
+def _swiss(chain: list[str]) -> list[Event]:
+    """8 players, two rounds: round 1 a1-a2, a3-a4, a5-a6, a7-a8; round 2 a1-a3, a2-a5, a4-a7,
+    a6-a8, with a1-a3 reported last."""
+    evs: list[Event] = [
+        created(fmt="swiss", rounds=2, tiebreaks=[ev.TiebreakSpec(name=c) for c in chain]),
+        *[player(f"a{i}", 2000 + i) for i in range(1, 9)],
+    ]
+    r1 = [("a1", "a2"), ("a3", "a4"), ("a5", "a6"), ("a7", "a8")]
+    r2 = [("a2", "a5"), ("a4", "a7"), ("a6", "a8"), ("a1", "a3")]
+    for rnd, pairs in ((1, r1), (2, r2)):
+        evs.append(
+            ev.RoundScheduled(
+                round=rnd,
+                pairings=[ev.Pairing(game_id=f"r{rnd}-{w}", white=w, black=b) for w, b in pairs],
+            )
+        )
+        evs += [result(f"r{rnd}-{w}", "1-0", "resignation") for w, _b in pairs]
+    return evs
+
+
+def _last_update(chain: list[str]) -> IncrementalStandings:
+    recs = recorded("inc", _swiss(chain))
+    inc = IncrementalStandings()
+    for rec in recs[:-1]:
+        inc.apply(rec)
+        inc.table()
+    full = inc.counters.full
+    inc.apply(recs[-1])
+    state = StandingsState()
+    for rec in recs:
+        evolve(state, rec)
+    assert inc.table() == standings(state)
+    assert inc.counters.full == full  # the last result was an incremental update
+    return inc
+
+
+def test_radius_of_each_criterion() -> None:
+    """a1-a3 in round 2: a1 met a2, a3 met a4; a2 met a5, a4 met a7. Wins read a1 and a3,
+    Buchholz and SB also their opponents a2 and a4, AOB also a5 and a7."""
+    inc = _last_update(["fide-wins", "buchholz", "fide-sonneborn-berger", "fide-aob"])
+    c = inc.counters
+    assert c.last_players == {"a1", "a3"}
+    assert c.last_values == {
+        "fide-wins": 2,
+        "buchholz": 4,
+        "fide-sonneborn-berger": 4,
+        "fide-aob": 6,
+    }
+
+
+def test_unbounded_criterion_recomputes_the_field() -> None:
+    inc = _last_update(["fide-koya"])
+    assert inc.counters.last_values == {"fide-koya": 8}
+
+
+def test_new_round_and_withdrawal_are_full_recomputes() -> None:
+    recs = recorded("inc", _swiss(["buchholz"]))
+    inc = IncrementalStandings()
+    for rec in recs:
+        inc.apply(rec)
+        inc.table()
+    full = inc.counters.full
+    withdrawal = recorded("inc", [*_swiss(["buchholz"]), ev.PlayerWithdrew(player_id="a8")])
+    inc.apply(withdrawal[-1])
+    inc.table()
+    assert inc.counters.full == full + 1
