@@ -145,10 +145,15 @@ def _prizes_doc(state: StandingsState, table: Table, winner: str | None) -> dict
     return {"defined": True, **split.as_dict()}
 
 
-def documents(state: StandingsState, tournament_id: str) -> dict[str, dict[str, Any]]:
+def documents(
+    state: StandingsState, tournament_id: str, table: Table | None = None
+) -> dict[str, dict[str, Any]]:
     """{projection name: message} for the tournament as folded up to `state.seq`. The main
-    stage's table is ranked once and shared by the playoff and prize documents."""
-    table = standings(state)
+    stage's table is ranked once and shared by the playoff and prize documents; `table`, when
+    given, is that table already ranked (`IncrementalStandings.table()`, equal to
+    `standings(state)`)."""
+    if table is None:
+        table = standings(state)
     playoff = playoff_view(state, table)
     bodies = {
         "standings": _standings_doc(table, state),

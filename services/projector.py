@@ -17,7 +17,8 @@ from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
 from projections.documents import PROJECTIONS, documents
-from projections.standings.state import StandingsState, evolve
+from projections.standings.incremental import IncrementalStandings
+from projections.standings.state import StandingsState
 
 log = logging.getLogger("arbiter.projector")
 
@@ -54,12 +55,25 @@ class Projector:
     # Ids of unreadable records whose seq the bytes did not say (Kafka poison), folded at
     # their stream's next seq: a redelivery of one is recognised by its id.
     _positioned: set[tuple[str, UUID]] = field(default_factory=set)
+    # Per tournament, the main stage's standings advanced result by result (issue 11 item 4):
+    # it folds `states[tid]` itself and ranks only what a result can change.
+    _incremental: dict[str, IncrementalStandings] = field(default_factory=dict)
+
+    def _standings(self, tournament_id: str) -> IncrementalStandings:
+        """The tournament's incremental standings over `states[tournament_id]` (a new one, from
+        a full ranking, if that state was replaced from outside)."""
+        state = self.states.setdefault(tournament_id, StandingsState())
+        inc = self._incremental.get(tournament_id)
+        if inc is None or inc.state is not state:
+            inc = self._incremental[tournament_id] = IncrementalStandings("main", state)
+        return inc
 
     def apply(self, env: Envelope) -> bool:
         """Fold one event. False for a redelivery (seq already folded); raises GapDetected for
         a seq beyond the next one. An unreadable event is folded as `Unreadable`: it holds
         its tournament (see `held`), never the others."""
-        state = self.states.setdefault(env.tournament_id, StandingsState())
+        inc = self._standings(env.tournament_id)
+        state = inc.state
         if isinstance(env, UnreadableEnvelope) and env.seq == 0:
             # A record whose bytes do not even say its seq stands at its stream's next seq
             # (a stream's records are its seqs in log order).
@@ -84,7 +98,7 @@ class Projector:
                 env.event_id,
                 getattr(rec.event, "reason", ""),
             )
-        evolve(state, rec)
+        inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
         return True
 
     def held(self) -> dict[str, dict[str, Any]]:
@@ -114,7 +128,8 @@ class Projector:
         if state is None or state.created is None or state.unreadable:
             return []
         out = []
-        for name, doc in documents(state, tournament_id).items():
+        table = self._standings(tournament_id).table()
+        for name, doc in documents(state, tournament_id, table).items():
             if name not in self.projections:
                 continue
             data = dumps(doc["data"])
@@ -156,7 +171,8 @@ class Projector:
         state = self.states.get(tournament_id)
         if state is None or state.created is None or state.unreadable:
             return {}
-        return {name: dumps(doc) for name, doc in documents(state, tournament_id).items()}
+        table = self._standings(tournament_id).table()
+        return {name: dumps(doc) for name, doc in documents(state, tournament_id, table).items()}
 
     def fail(self, tournament_id: str, error: str) -> None:
         self.failed[tournament_id] = error[:500]
