@@ -53,7 +53,8 @@ from projections.standings.table import (
     cell,
     chain_edition,
     column_keys,
-    no_cell,
+    entry_stats,
+    make_row,
     standings,
     tournament_chain,
 )
@@ -125,32 +126,6 @@ def _copy(ct: Crosstable, **changes: Any) -> _Crosstable:
     fields = {f.name: getattr(ct, f.name) for f in dataclasses.fields(ct) if f.name != "_memo"}
     fields.update(changes)
     return _Crosstable(**fields)
-
-
-@dataclass
-class _Stats:
-    points: int
-    played: int
-    wins: int
-    draws: int
-    losses: int
-    forfeit_wins: int
-    forfeit_losses: int
-    byes: int
-
-
-def _stats(es: Sequence[Entry]) -> _Stats:
-    played = [e for e in es if e.kind == "played"]
-    return _Stats(
-        points=sum(e.points for e in es),
-        played=len(played),
-        wins=sum(e.outcome == "win" for e in played),
-        draws=sum(e.outcome == "draw" for e in played),
-        losses=sum(e.outcome == "loss" for e in played),
-        forfeit_wins=sum(e.kind == "forfeit_win" for e in es),
-        forfeit_losses=sum(e.kind == "forfeit_loss" for e in es),
-        byes=sum(e.kind in ("bye", "half_bye", "zero_bye") for e in es),
-    )
 
 
 @dataclass
@@ -275,7 +250,7 @@ class IncrementalStandings:
                 values = crit.compute(ct, tuple(ct.players), params)
                 ct._memo[field_key(crit, params)] = values
                 self._values[i] = values
-        self._stats = {pid: _stats(es) for pid, es in ct.entries.items()}
+        self._stats = {pid: entry_stats(es) for pid, es in ct.entries.items()}
         self._group_rank: dict[tuple[str, ...], GroupRanking] = {}
         self._group_cells: dict[tuple[int, tuple[str, ...]], dict[str, Cell]] = {}
         self._cells: dict[int, dict[str, tuple[Value, Cell]]] = {}
@@ -342,7 +317,7 @@ class IncrementalStandings:
             if k[0] in _PER_PLAYER_MEMO and k[1] not in changed:
                 memo[k] = v
         for pid in changed:
-            self._stats[pid] = _stats(entries[pid])
+            self._stats[pid] = entry_stats(entries[pid])
         rings = self._rings(ct, changed)
         self._seed_buchholz(old, ct, rings)
         affected = set(changed)
@@ -551,35 +526,15 @@ class IncrementalStandings:
         unresolved: bool,
         decided_by: str,
     ) -> Row:
-        s = self._stats[pid]
-        info = ct.players[pid]
-        return Row(
+        return make_row(
+            ct,
+            cols,
+            self._chain_names,
+            pid,
+            self._stats[pid],
             place=place,
             shared=shared,
             unresolved=unresolved,
-            player_id=pid,
-            name=info.name,
-            points=s.points,
-            played=s.played,
-            wins=s.wins,
-            draws=s.draws,
-            losses=s.losses,
-            forfeit_wins=s.forfeit_wins,
-            forfeit_losses=s.forfeit_losses,
-            byes=s.byes,
-            withdrawn=pid in ct.withdrawn,
-            tiebreaks=tuple(
-                (name, vals[pid].display if pid in vals else "–") for name, vals in cols.items()
-            ),
-            cells=tuple(
-                (name, vals[pid] if pid in vals else no_cell(self._chain_names[name]))
-                for name, vals in cols.items()
-            ),
-            kind=info.kind,
-            rating=info.rating,
-            federation=info.federation,
-            title=info.title,
-            fide_id=info.fide_id,
             decided_by=decided_by,
         )
 

@@ -14,14 +14,14 @@ grouping by game points (OpenGotha); without explicit tiebreaks its chain is its
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from events_schema.documents import exact, exact_str
 from events_schema.go import GoSettings
-from projections.standings.crosstable import Crosstable, go_settings
+from projections.standings.crosstable import Crosstable, Entry, go_settings
 from projections.standings.crosstable import build as build_crosstable
 from projections.standings.state import StandingsState
 from projections.tiebreaks import mcmahon
@@ -287,6 +287,79 @@ def column_keys(chain: Chain) -> list[str]:
     return keys
 
 
+@dataclass(frozen=True)
+class EntryStats:
+    """A player's counts from their crosstable entries: what a row shows beside the place."""
+
+    points: int
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    forfeit_wins: int
+    forfeit_losses: int
+    byes: int
+
+
+def entry_stats(es: Sequence[Entry]) -> EntryStats:
+    played = [e for e in es if e.kind == "played"]
+    return EntryStats(
+        points=sum(e.points for e in es),
+        played=len(played),
+        wins=sum(e.outcome == "win" for e in played),
+        draws=sum(e.outcome == "draw" for e in played),
+        losses=sum(e.outcome == "loss" for e in played),
+        forfeit_wins=sum(e.kind == "forfeit_win" for e in es),
+        forfeit_losses=sum(e.kind == "forfeit_loss" for e in es),
+        byes=sum(e.kind in ("bye", "half_bye", "zero_bye") for e in es),
+    )
+
+
+def make_row(
+    ct: Crosstable,
+    cols: Mapping[str, Mapping[str, Cell]],
+    chain_names: Mapping[str, str],
+    pid: str,
+    s: EntryStats,
+    *,
+    place: int,
+    shared: bool,
+    unresolved: bool,
+    decided_by: str,
+) -> Row:
+    """One row of the table (`standings` and `IncrementalStandings` build them alike)."""
+    info = ct.players[pid]
+    return Row(
+        place=place,
+        shared=shared,
+        unresolved=unresolved,
+        player_id=pid,
+        name=info.name,
+        points=s.points,
+        played=s.played,
+        wins=s.wins,
+        draws=s.draws,
+        losses=s.losses,
+        forfeit_wins=s.forfeit_wins,
+        forfeit_losses=s.forfeit_losses,
+        byes=s.byes,
+        withdrawn=pid in ct.withdrawn,
+        tiebreaks=tuple(
+            (name, vals[pid].display if pid in vals else "–") for name, vals in cols.items()
+        ),
+        cells=tuple(
+            (name, vals[pid] if pid in vals else no_cell(chain_names[name]))
+            for name, vals in cols.items()
+        ),
+        kind=info.kind,
+        rating=info.rating,
+        federation=info.federation,
+        title=info.title,
+        fide_id=info.fide_id,
+        decided_by=decided_by,
+    )
+
+
 def standings(state: StandingsState, stage: str = "main") -> Table:
     ct = build_crosstable(state, stage)
     # Shown cited in the tournament's C.07 edition: labels and sources name it (Chain.edition).
@@ -300,38 +373,16 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
     for b, block in enumerate(ranking.blocks):
         reason = ranking.boundaries[b - 1].text() if b else ""
         for i, pid in enumerate(block):
-            es = ct.entries.get(pid, ())
-            played = [e for e in es if e.kind == "played"]
-            info = ct.players[pid]
             rows.append(
-                Row(
+                make_row(
+                    ct,
+                    cols,
+                    chain_names,
+                    pid,
+                    entry_stats(ct.entries.get(pid, ())),
                     place=place,
                     shared=len(block) > 1,
                     unresolved=pid in ranking.unresolved,
-                    player_id=pid,
-                    name=info.name,
-                    points=sum(e.points for e in es),
-                    played=len(played),
-                    wins=sum(e.outcome == "win" for e in played),
-                    draws=sum(e.outcome == "draw" for e in played),
-                    losses=sum(e.outcome == "loss" for e in played),
-                    forfeit_wins=sum(e.kind == "forfeit_win" for e in es),
-                    forfeit_losses=sum(e.kind == "forfeit_loss" for e in es),
-                    byes=sum(e.kind in ("bye", "half_bye", "zero_bye") for e in es),
-                    withdrawn=pid in ct.withdrawn,
-                    tiebreaks=tuple(
-                        (name, vals[pid].display if pid in vals else "–")
-                        for name, vals in cols.items()
-                    ),
-                    cells=tuple(
-                        (name, vals.get(pid, no_cell(chain_names[name])))
-                        for name, vals in cols.items()
-                    ),
-                    kind=info.kind,
-                    rating=info.rating,
-                    federation=info.federation,
-                    title=info.title,
-                    fide_id=info.fide_id,
                     decided_by=(
                         ("unresolved: organisers decide" if pid in ranking.unresolved else "shared")
                         if i
