@@ -62,6 +62,7 @@ from projections.tiebreaks import fide, mcmahon
 from projections.tiebreaks.chain import (
     Boundary,
     GroupRanking,
+    GroupValues,
     Ranking,
     Step,
     field_key,
@@ -253,10 +254,13 @@ class IncrementalStandings:
         self._stats = {pid: entry_stats(es) for pid, es in ct.entries.items()}
         self._group_rank: dict[tuple[str, ...], GroupRanking] = {}
         self._group_cells: dict[tuple[int, tuple[str, ...]], dict[str, Cell]] = {}
-        self._cells: dict[int, dict[str, tuple[Value, Cell]]] = {}
+        self._cells: dict[int, dict[str, Cell]] = {}  # column -> player -> cell (kept current)
+        self._relative: dict[tuple[int, tuple[str, ...]], dict[str, Value]] = {}
+        self._relative_of: dict[str, set[tuple[int, tuple[str, ...]]]] = {}
         self._rows: dict[str, Row] = {}
+        self._group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
         self._cell_cache: dict[tuple[str, Value], Cell] = {}
-        self._table = self._assemble(ct, None, None)
+        self._table = self._assemble(ct, None, None, None)
 
     def _update(self, gids: Sequence[str]) -> bool:
         """Apply changed results; False when a full recompute is needed."""
@@ -303,6 +307,7 @@ class IncrementalStandings:
                 entries[pid] = tuple(es)
                 points[pid] = sum(e.points for e in es)
                 changed.add(pid)
+            self._forget_relative(rec.white, rec.black)
         last = max((r for r, n in round_count.items() if n > 0), default=0)
         if last != old.last_round:
             return False
@@ -321,6 +326,7 @@ class IncrementalStandings:
         rings = self._rings(ct, changed)
         self._seed_buchholz(old, ct, rings)
         affected = set(changed)
+        moved: dict[int, set[str]] = {}  # column -> players whose value changed
         self.counters.last_values = {}
         for i, (crit, params) in enumerate(self._criteria):
             if i not in self._values:
@@ -329,18 +335,56 @@ class IncrementalStandings:
             dirty = rings[r] if r is not None else list(ct.players)
             values = dict(self._values[i])
             fresh = crit.compute(ct, dirty, params) if dirty else {}
+            moved_i = moved[i] = set()
             for p, v in fresh.items():
                 if values.get(p) != v:
-                    affected.add(p)
+                    moved_i.add(p)
                 values[p] = v
+            affected |= moved_i
             self._values[i] = values
             memo[field_key(crit, params)] = values
             self.counters.values += len(dirty)
             self.counters.last_values[self._keys[i]] = len(dirty)
         self.counters.last_players = frozenset(changed)
         self._ct = ct
-        self._table = self._assemble(ct, changed, affected)
+        self._table = self._assemble(ct, changed, affected, moved)
         return True
+
+    def _forget_relative(self, a: str, b: str) -> None:
+        """Drop the cached group-relative values of the groups holding both `a` and `b`: the
+        only ones a game between them can change (they read the games between the members)."""
+        of_a, of_b = self._relative_of.get(a), self._relative_of.get(b)
+        if not of_a or not of_b:
+            return
+        for key in of_a & of_b:
+            self._relative.pop(key, None)
+        for members in (of_a, of_b):
+            members.difference_update([k for k in members if k not in self._relative])
+
+    def _group_values(self, ct: Crosstable) -> GroupValues:
+        """The chain's group-relative values per group, cached (keyed by the criterion and the
+        group, in its order) for the criteria that read only the games between the group's
+        members (`_GROUP_LOCAL`); a cached entry is dropped when a game between two of its
+        members changes (`_forget_relative`)."""
+        cache, of = self._relative, self._relative_of
+        criteria = self._criteria
+        if len(cache) > 8 * len(ct.players) + 1024:  # bound the memory: start again
+            cache.clear()
+            of.clear()
+
+        def values(i: int, group: Sequence[str]) -> dict[str, Value]:
+            crit, params = criteria[i]
+            if crit.name not in _GROUP_LOCAL:
+                return crit.compute(ct, group, params)
+            key = (i, tuple(group))
+            found = cache.get(key)
+            if found is None:
+                found = cache[key] = crit.compute(ct, group, params)
+                for p in key[1]:
+                    of.setdefault(p, set()).add(key)
+            return found
+
+        return values
 
     def _entry_key(self, e: Entry) -> tuple[int, int, int]:
         if e.game is not None:
@@ -373,11 +417,17 @@ class IncrementalStandings:
     # --- ranking, columns, rows --------------------------------------------------------------
 
     def _assemble(
-        self, ct: Crosstable, changed: set[str] | None, affected: set[str] | None
+        self,
+        ct: Crosstable,
+        changed: set[str] | None,
+        affected: set[str] | None,
+        moved: Mapping[int, set[str]] | None,
     ) -> Table:
         """The table; `changed`: the players whose rounds changed, `affected`: and those whose
-        values changed (None: everyone)."""
+        values changed, `moved`: per column, the players whose value changed (None:
+        everyone)."""
         chain = self._chain
+        relative = self._group_values(ct)
         points = ct.points
         by_points: dict[int, list[str]] = {}
         for p in ct.players:
@@ -392,6 +442,7 @@ class IncrementalStandings:
         unresolved: set[str] = set()
         ruled: dict[str, str] = {}
         fresh_groups: set[tuple[str, ...]] = set()
+        group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
         for pts in sorted(by_points, reverse=True):
             group = tuple(sorted(by_points[pts]))
             cached = self._group_rank.get(group)
@@ -401,46 +452,52 @@ class IncrementalStandings:
                 or not group_local
                 or any(p in affected for p in group)
             ):
-                cached = rank_group(ct, chain, group)
+                cached = rank_group(ct, chain, group, relative)
                 fresh_groups.add(group)
                 self.counters.groups += 1
             ranks[group] = cached
             if blocks:
                 upper = points.get(blocks[-1][0], 0)
                 bounds.append(Boundary("points", "points", half_points(upper), half_points(pts)))
-            blocks += [list(b) for b in cached.blocks]
+            lists = self._group_blocks.get(group) if group not in fresh_groups else None
+            if lists is None:
+                lists = [list(b) for b in cached.blocks]
+            group_blocks[group] = lists
+            blocks += lists  # shared with the previous table: never mutated
             bounds += cached.boundaries
             trace += cached.trace
             unresolved |= cached.unresolved
             ruled.update(cached.ruled)
         self._group_rank = ranks
+        self._group_blocks = group_blocks
         ranking = Ranking(blocks, bounds, unresolved, trace, ruled)
-        cols, fresh_players = self._columns(ct, by_points, changed, group_local)
+        cols, fresh_players = self._columns(by_points, changed, moved, group_local, relative)
         rows: list[Row] = []
         place = 1
         new_rows: dict[str, Row] = {}
+        old_rows = self._rows
         for b, block in enumerate(ranking.blocks):
             reason = ranking.boundaries[b - 1].text() if b else ""
+            shared = len(block) > 1
             for i, pid in enumerate(block):
+                is_unresolved = pid in unresolved
                 decided = (
-                    ("unresolved: organisers decide" if pid in ranking.unresolved else "shared")
+                    ("unresolved: organisers decide" if is_unresolved else "shared")
                     if i
                     else reason
                 )
-                prev = self._rows.get(pid)
-                if (
-                    prev is not None
-                    and pid not in fresh_players
-                    and prev.place == place
-                    and prev.shared == (len(block) > 1)
-                    and prev.unresolved == (pid in ranking.unresolved)
+                prev = old_rows.get(pid)
+                if prev is None or pid in fresh_players:
+                    row = self._row(ct, cols, pid, place, shared, is_unresolved, decided)
+                elif (
+                    prev.place == place
+                    and prev.shared == shared
+                    and prev.unresolved == is_unresolved
                     and prev.decided_by == decided
                 ):
                     row = prev
-                else:
-                    row = self._row(
-                        ct, cols, pid, place, len(block) > 1, pid in unresolved, decided
-                    )
+                else:  # only its place or how it was decided changed
+                    row = _placed(prev, place, shared, is_unresolved, decided)
                 new_rows[pid] = row
                 rows.append(row)
             place += len(block)
@@ -457,51 +514,52 @@ class IncrementalStandings:
 
     def _columns(
         self,
-        ct: Crosstable,
         by_points: Mapping[int, list[str]],
         changed: set[str] | None,
+        moved: Mapping[int, set[str]] | None,
         group_local: bool,
+        relative: GroupValues,
     ) -> tuple[dict[str, dict[str, Cell]], set[str]]:
-        """Each column's cells (as `table.columns`), recomputed where a value changed; and
-        the players whose cells changed."""
+        """Each column's cells (as `table.columns`), kept current: updated where a value
+        changed (`moved`; None: everyone); and the players whose cells changed. The columns
+        are read only while the rows are built (a table does not hold them)."""
         out: dict[str, dict[str, Cell]] = {}
         fresh: set[str] = set()
         group_cells: dict[tuple[int, tuple[str, ...]], dict[str, Cell]] = {}
-        for i, (key, (crit, params)) in enumerate(zip(self._keys, self._criteria, strict=True)):
+        for i, (key, (crit, _params)) in enumerate(zip(self._keys, self._criteria, strict=True)):
             if crit.terminal:
                 continue
-            shown: dict[str, Cell] = {}
+            shown = self._cells.get(i)
+            if shown is None or moved is None:
+                shown = self._cells[i] = {}
             if crit.group_relative:
                 for members in by_points.values():
                     group = tuple(sorted(members))
-                    cached = self._group_cells.get((i, group))
+                    previous = self._group_cells.get((i, group))
+                    cached = previous
                     if (
                         cached is None
                         or changed is None
                         or not group_local
                         or any(p in changed for p in group)
                     ):
-                        computed = crit.compute(ct, members, params)
+                        computed = relative(i, members)
                         cached = {p: self._cell(crit.name, v) for p, v in computed.items()}
-                        previous = self._group_cells.get((i, group))
-                        fresh.update(
-                            p for p in group if previous is None or previous.get(p) != cached.get(p)
-                        )
+                        for p in members:
+                            c = cached.get(p)
+                            if previous is None or previous.get(p) != c:
+                                fresh.add(p)
+                            if c is None:
+                                shown.pop(p, None)
+                            else:
+                                shown[p] = c
                     group_cells[(i, group)] = cached
-                    # as `table.columns`: in the order of the group's members
-                    for p in members:
-                        if p in cached:
-                            shown[p] = cached[p]
             else:
                 values = self._values[i]
-                cache = self._cells.setdefault(i, {})
-                for p, v in values.items():
-                    hit = cache.get(p)
-                    if hit is None or hit[0] != v:
-                        hit = (v, self._cell(crit.name, v))
-                        cache[p] = hit
-                        fresh.add(p)
-                    shown[p] = hit[1]
+                who = values if moved is None else moved.get(i, ())
+                for p in who:
+                    shown[p] = self._cell(crit.name, values[p])
+                    fresh.add(p)
             out[key] = shown
         self._group_cells = group_cells
         if changed is not None:
@@ -537,6 +595,16 @@ class IncrementalStandings:
             unresolved=unresolved,
             decided_by=decided_by,
         )
+
+
+def _placed(prev: Row, place: int, shared: bool, unresolved: bool, decided_by: str) -> Row:
+    """`prev` at another place: as `make_row` would build it again (its other fields read
+    what did not change), without reading the columns again."""
+    row: Row = object.__new__(Row)
+    fields = row.__dict__
+    fields.update(prev.__dict__)
+    fields.update(place=place, shared=shared, unresolved=unresolved, decided_by=decided_by)
+    return row
 
 
 def incremental(records: Sequence[Recorded], stage: str = "main") -> IncrementalStandings:

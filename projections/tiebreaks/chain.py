@@ -12,7 +12,7 @@ or, after "organisers-decide", stays unresolved until a ruling orders it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,10 @@ from projections.tiebreaks.editions import Edition
 from projections.tiebreaks.registry import REGISTRY, Criterion, Value, half_points, resolve_params
 
 PAIR_H2H = "head-to-head (pair)"
+
+# A group-relative criterion's values for a group: (the criterion's index in the chain, the
+# group) -> what `crit.compute(ct, group, params)` returns (e.g. a cache of them).
+GroupValues = Callable[[int, Sequence[str]], dict[str, "Value"]]
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -100,8 +104,9 @@ def validate(specs: Sequence[TiebreakSpec]) -> list[tuple[int, str, str]]:
 
 
 class _Ranker:
-    def __init__(self, ct: Crosstable, chain: Chain) -> None:
+    def __init__(self, ct: Crosstable, chain: Chain, relative: GroupValues | None = None) -> None:
         self.ct = ct
+        self.relative = relative
         self.criteria = chain.criteria(cited=False)
         self.pairwise = chain.options.pairwise_head_to_head
         self.trace: list[Step] = []
@@ -115,6 +120,8 @@ class _Ranker:
     def values(self, i: int, group: Sequence[str]) -> dict[str, Value]:
         crit, params = self.criteria[i]
         if crit.group_relative:
+            if self.relative is not None:
+                return self.relative(i, group)
             return crit.compute(self.ct, group, params)
         if i not in self._absolute:  # computed once for the whole field
             self._absolute[i] = field_values(self.ct, crit, params)
@@ -213,10 +220,14 @@ class GroupRanking:
     ruled: tuple[tuple[str, str], ...]
 
 
-def rank_group(ct: Crosstable, chain: Chain, group: Sequence[str]) -> GroupRanking:
+def rank_group(
+    ct: Crosstable, chain: Chain, group: Sequence[str], relative: GroupValues | None = None
+) -> GroupRanking:
     """One points group (`group`, sorted) ordered as `rank` orders it: a group's order reads
-    only its members' values, the games between them and the rulings."""
-    ranker = _Ranker(ct, chain)
+    only its members' values, the games between them and the rulings. `relative`, when given,
+    gives the group-relative criteria's values in place of computing them (it must return what
+    `crit.compute` would: a cache of them)."""
+    ranker = _Ranker(ct, chain, relative)
     blocks, bounds = ranker.order(list(group), 0)
     return GroupRanking(
         tuple(tuple(b) for b in blocks),

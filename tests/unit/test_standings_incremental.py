@@ -202,3 +202,65 @@ def test_new_round_and_withdrawal_are_full_recomputes() -> None:
     inc.apply(withdrawal[-1])
     inc.table()
     assert inc.counters.full == full + 1
+
+
+def test_group_relative_values_follow_a_game_between_members() -> None:
+    """The cached direct encounter of a points group is dropped when a game between two of its
+    members changes, though the group keeps its members: a1-a2 (a forfeit, not counted) is
+    corrected to a game played (counted) and back; every table equals the full one."""
+    chain = ["fide-direct-encounter", "buchholz"]
+    evs: list[Event] = [
+        created(fmt="swiss", rounds=2, tiebreaks=[ev.TiebreakSpec(name=c) for c in chain]),
+        *[player(f"a{i}", 2000 + i) for i in range(1, 5)],
+        ev.RoundScheduled(
+            round=1,
+            pairings=[
+                ev.Pairing(game_id="r1-a1", white="a1", black="a2"),
+                ev.Pairing(game_id="r1-a3", white="a3", black="a4"),
+            ],
+        ),
+        result("r1-a1", "1-0", "forfeit"),
+        result("r1-a3", "1-0", "resignation"),
+        ev.RoundScheduled(
+            round=2,
+            pairings=[
+                ev.Pairing(game_id="r2-a2", white="a2", black="a3"),
+                ev.Pairing(game_id="r2-a4", white="a4", black="a1"),
+            ],
+        ),
+        result("r2-a2", "1-0", "resignation"),
+        result("r2-a4", "1-0", "resignation"),
+    ]
+    forfeit = 1 + next(i for i, e in enumerate(evs) if getattr(e, "game_id", "") == "r1-a1")
+    evs.append(
+        ev.ResultCorrected(
+            corrects_event_id=eid(forfeit),
+            game_id="r1-a1",
+            result="1-0",
+            termination="adjudication",
+            reason="played after all",
+        )
+    )
+    evs.append(ev.EventRetracted(retracted_event_id=eid(len(evs)), reason="it was a forfeit"))
+    recs = recorded("inc", evs)
+    inc = IncrementalStandings()
+    state = StandingsState()
+    shown: list[str] = []
+    full = 0
+    for k, rec in enumerate(recs):
+        if k == len(recs) - 2:
+            full = inc.counters.full  # before the correction
+        evolve(state, rec)
+        inc.apply(rec)
+        got = inc.table()
+        assert got == standings(state)
+        assert _view(got) == _view(standings(state))
+        if len(got.rows) == 4 and all(r.points == 2 for r in got.rows):  # one points group
+            shown.append(
+                dict(got.rows[[r.player_id for r in got.rows].index("a1")].tiebreaks)[
+                    "fide-direct-encounter"
+                ]
+            )
+    assert inc.counters.full == full  # the correction and its retraction are incremental
+    assert inc.counters.last_players == {"a1", "a2"}
+    assert len(shown) == 3 and shown[0] != shown[1] and shown[2] == shown[0]
