@@ -144,3 +144,21 @@ def test_player_registered_v3_is_upcast_to_v4_without_a_fide_id() -> None:
     v3 = {"player_id": "p1", "name": "A", "kind": "human", "go_rank": None}
     assert upcast("PlayerRegistered", 3, v3, 4)["fide_id"] is None
     assert upcast("PlayerRegistered", 1, {"player_id": "p", "name": "A"}, 4)["fide_id"] is None
+
+
+def test_every_criterion_that_can_be_a_column_has_a_unit():
+    """A tiebreak column carries its criterion's unit and exact value
+    (projections/standings/table.py `_KEY_KINDS`): a criterion registered without one would
+    fail at publish time, so every non-terminal criterion must have one."""
+    from projections.standings.table import _key_kind
+    from projections.tiebreaks.registry import REGISTRY
+
+    missing = []
+    for name, crit in REGISTRY.items():
+        if crit.terminal:
+            continue
+        try:
+            _key_kind(name)
+        except KeyError:
+            missing.append(name)
+    assert missing == []
