@@ -252,9 +252,14 @@ class Contribution:
 
     round: int
     score: int  # the (adjusted or dummy) opponent's score, half-points
-    value: Fraction  # what it adds, in points
+    quarters: int  # what it adds, in quarter-points (exact integers: no Fraction arithmetic)
     vur: bool
     dummy: Dummy | None = None  # an unplayed round of the player's own (Art. 16.4)
+
+    @property
+    def value(self) -> Fraction:
+        """What it adds, in points."""
+        return Fraction(self.quarters, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,17 +336,19 @@ def apply_modifier(contribs: Sequence[Contribution], low: int, high: int) -> lis
     rest = list(contribs)
     low = min(low, len(rest))
     high = min(high, len(rest) - low)
+    # Within one list every value is on one scale (quarter-points), so comparing `quarters`
+    # orders as comparing the values in points.
     for _ in range(low):
-        lsv = min(rest, key=lambda c: (c.score, c.value))
+        lsv = min(rest, key=lambda c: (c.score, c.quarters))
         vurs = [c for c in rest if c.vur]
         cut = lsv
         if vurs:
-            smallest_vur = min(vurs, key=lambda c: (c.value, c.score))
-            if not lsv.value > smallest_vur.value:
+            smallest_vur = min(vurs, key=lambda c: (c.quarters, c.score))
+            if not lsv.quarters > smallest_vur.quarters:
                 cut = smallest_vur
         rest.remove(cut)
     for _ in range(high):
-        rest.remove(max(rest, key=lambda c: (c.score, c.value)))
+        rest.remove(max(rest, key=lambda c: (c.score, c.quarters)))
     return rest
 
 
@@ -366,7 +373,28 @@ def dummy(
 
 def _contributions(
     ct: Crosstable, pid: str, sonneborn: bool, predetermined: bool
-) -> list[Contribution]:
+) -> tuple[Contribution, ...]:
+    """What each of the player's rounds adds to Buchholz (or Sonneborn-Berger), computed once
+    per player and crosstable (`Crosstable.memo`): every modifier of the family (plain, Cut-n,
+    Median-n) and the explanations derive from the same contributions."""
+    return ct.memo(
+        ("fide.contributions", pid, sonneborn, predetermined),
+        lambda: _compute_contributions(ct, pid, sonneborn, predetermined),
+    )
+
+
+def _compute_contributions(
+    ct: Crosstable, pid: str, sonneborn: bool, predetermined: bool
+) -> tuple[Contribution, ...]:
+    if sonneborn:  # the same rounds, scores and dummies as Buchholz; only the value differs
+        return tuple(
+            Contribution(c.round, c.score, c.score * p, c.vur, c.dummy)
+            for c, p in zip(
+                _contributions(ct, pid, False, predetermined),
+                _opponent_points(ct, pid, predetermined),
+                strict=True,
+            )
+        )
     rounds = rounds_counted(ct)
     points = ct.points
 
@@ -385,9 +413,14 @@ def _contributions(
         else:
             d = dummy(ct, pid, s, own, adjusted)  # Art. 16.4
             score, vur = d.score, s.vur
-        value = Fraction(score * s.points, 4) if sonneborn else Fraction(score, 2)
-        out.append(Contribution(s.round, score, value, vur, d))
-    return out
+        out.append(Contribution(s.round, score, 2 * score, vur, d))
+    return tuple(out)
+
+
+def _opponent_points(ct: Crosstable, pid: str, predetermined: bool) -> list[int]:
+    """The player's points (half-points) in each round `_compute_contributions` counts."""
+    record = slots(ct, pid, rounds_counted(ct))
+    return [s.points for s in record if not predetermined or s.opponent is not None]
 
 
 _PREDETERMINED = Param(
@@ -438,7 +471,7 @@ def _sonneborn_berger(
     for p in group:
         contribs = _contributions(ct, p, True, params["predetermined"])
         kept = apply_modifier(contribs, mod.low, mod.high)
-        total = sum((c.value for c in kept), Fraction(0))
+        total = Fraction(sum(c.quarters for c in kept), 4)
         out[p] = Value(total, fraction_shown(total))
     return out
 
@@ -486,7 +519,12 @@ def _fore_scores(ct: Crosstable, pid: str) -> tuple[int, int]:
     return ct.memo(("fide.fore", pid), compute)
 
 
-def _fore_contributions(ct: Crosstable, pid: str) -> list[Contribution]:
+def _fore_contributions(ct: Crosstable, pid: str) -> tuple[Contribution, ...]:
+    """What each round adds to fore-Buchholz, once per player and crosstable (`_contributions`)."""
+    return ct.memo(("fide.fore-contributions", pid), lambda: _compute_fore(ct, pid))
+
+
+def _compute_fore(ct: Crosstable, pid: str) -> tuple[Contribution, ...]:
     rounds = rounds_counted(ct)
 
     def adjusted(opponent: str) -> int:
@@ -502,8 +540,8 @@ def _fore_contributions(ct: Crosstable, pid: str) -> list[Contribution]:
         else:
             d = dummy(ct, pid, s, own, adjusted)  # Art. 16.4, with the fore scores
             score, vur = d.score, s.vur
-        out.append(Contribution(s.round, score, Fraction(score, 2), vur, d))
-    return out
+        out.append(Contribution(s.round, score, 2 * score, vur, d))
+    return tuple(out)
 
 
 def _fore_buchholz(
@@ -598,7 +636,7 @@ def buchholz_of(ct: Crosstable, family: str, pid: str) -> int:
     return sum(c.score for c in contribs(ct, pid))
 
 
-def _bh_contributions(ct: Crosstable, pid: str) -> list[Contribution]:
+def _bh_contributions(ct: Crosstable, pid: str) -> tuple[Contribution, ...]:
     return _contributions(ct, pid, False, False)
 
 
@@ -710,14 +748,15 @@ def fide_direct_encounter(
     for g in games:
         for p in (g.white, g.black):
             per_pair.setdefault((p, g.opponent_of(p)), []).append(g.points_of(p))
-    score = dict.fromkeys(members, Fraction(0))
+    # Half-points: integers, unless two players met more than once (then the average, exact).
+    score: dict[str, int | Fraction] = dict.fromkeys(members, 0)
     met = dict.fromkeys(members, 0)
     for (p, _q), pts in per_pair.items():
-        score[p] += Fraction(sum(pts), len(pts))
+        score[p] += pts[0] if len(pts) == 1 else Fraction(sum(pts), len(pts))
         met[p] += 1
     others = len(members) - 1
     if params["predetermined"] or all(met[p] == others for p in members):
-        return {p: Value(score[p], half_points(score[p])) for p in members}
+        return {p: Value(Fraction(score[p]), _half_points(score[p])) for p in members}
     best = {p: score[p] + (others - met[p]) * ct.scoring.win for p in members}
     ordered = sorted(members, key=lambda p: (-score[p], -best[p], p))
     key = dict.fromkeys(members, 0)
@@ -726,8 +765,15 @@ def fide_direct_encounter(
             break
         key[p] = len(members) - i
     return {
-        p: Value(key[p], f"{half_points(score[p])} (max {half_points(best[p])})") for p in members
+        p: Value(key[p], f"{_half_points(score[p])} (max {_half_points(best[p])})") for p in members
     }
+
+
+def _half_points(value: int | Fraction) -> str:
+    """`half_points` of an exact score as it shows a Fraction (a negative whole number too)."""
+    if isinstance(value, int) and value >= 0:
+        return half_points(value)  # the same text as for Fraction(value), without Fractions
+    return half_points(Fraction(value))
 
 
 # --- the player's own results (Art. 7) ----------------------------------------------------------
