@@ -18,6 +18,7 @@ from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.limits import Limits
 from services.commands import CommandRejected, CommandService
+from services.eventlog.base import EventLog
 from services.eventlog.sqlite import SQLiteEventLog
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -127,6 +128,56 @@ class Report(Protocol):
     duplicate: bool
     last_seq: int
     batches: int
+
+
+class GameRow(Protocol):
+    """What an importer's per-game report says for the summary (`summary`)."""
+
+    @property
+    def plies(self) -> int: ...
+
+    @property
+    def disagrees(self) -> bool: ...
+
+
+def summary(
+    games: Sequence[GameRow], disagreements: list[dict[str, Any]], report: Report
+) -> dict[str, Any]:
+    """The part of an import report's JSON the importers share: counts, the disagreements
+    (each importer names its own places), and what the append did."""
+    return {
+        "games": len(games),
+        "moves": sum(g.plies for g in games),
+        "matched": sum(1 for g in games if not g.disagrees),
+        "disagreements": disagreements,
+        "appended": report.appended,
+        "duplicate": report.duplicate,
+        "last_seq": report.last_seq,
+        "batches": report.batches,
+    }
+
+
+def decide_then_append(
+    log: EventLog,
+    tournament_id: str,
+    namespace: str,
+    actor: Actor,
+    id_namespace: uuid.UUID,
+    report: Report,
+    decide: Callable[[DryRun], None],
+    progress: Progress | None,
+) -> None:
+    """Decide every command of an import in a dry run (`decide` records them; a refusal
+    raises before anything is stored), then append them all to `log` (`append_steps`)."""
+    limits = log.limits
+    dry = DryRun(tournament_id, namespace, limits, actor, id_namespace)
+    try:
+        decide(dry)
+        steps = dry.steps
+    finally:
+        dry.close()
+    service = CommandService(log, limits=limits)
+    append_steps(service, tournament_id, steps, limits, actor, report, progress)
 
 
 def append_steps(

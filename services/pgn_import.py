@@ -83,15 +83,15 @@ from projections.endings.interruptions import crash_ending
 from projections.endings.pgn_comments import MoveComment, parse_comment
 from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import BY_MOVES, SourceEnding, disagreement, read_source, rule_text
-from services.commands import CommandService
 from services.eventlog.base import EventLog
 from services.import_steps import (
     DryRun,
     ImportRefused,
     Progress,
-    append_steps,
     chunks,
+    decide_then_append,
     ended_payload,
+    summary,
 )
 
 Colour = Literal["white", "black"]
@@ -631,17 +631,14 @@ class ImportReport:
             "adjudicate": self.adjudicate,
             "players": self.players,
             "rounds": self.rounds,
-            "games": len(self.games),
-            "moves": sum(g.plies for g in self.games),
-            "matched": sum(1 for g in self.games if not g.disagrees),
-            "disagreements": [
-                {"game_id": g.game_id, "index": g.index, "line": g.line, "why": g.why}
-                for g in self.disagreements
-            ],
-            "appended": self.appended,
-            "duplicate": self.duplicate,
-            "last_seq": self.last_seq,
-            "batches": self.batches,
+            **summary(
+                self.games,
+                [
+                    {"game_id": g.game_id, "index": g.index, "line": g.line, "why": g.why}
+                    for g in self.disagreements
+                ],
+                self,
+            ),
             "game_rows": [g.as_dict() for g in self.games],
         }
 
@@ -680,15 +677,15 @@ def import_pgn(
         len(the_plan.rounds),
         [],
     )
-    limits = log.limits
-    dry = DryRun(tournament_id, namespace, limits, actor, _NAMESPACE)
-    try:
-        _decide_all(dry, the_plan, report, file_name, progress)
-        steps = dry.steps
-    finally:
-        dry.close()
-    append_steps(
-        CommandService(log, limits=limits), tournament_id, steps, limits, actor, report, progress
+    decide_then_append(
+        log,
+        tournament_id,
+        namespace,
+        actor,
+        _NAMESPACE,
+        report,
+        lambda dry: _decide_all(dry, the_plan, report, file_name, progress),
+        progress,
     )
     return report
 

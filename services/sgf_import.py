@@ -94,16 +94,16 @@ from projections.games import disagreement, read_source, rule_text
 from projections.go.board import GoBoard, Point, format_point
 from projections.go.handicap import handicap_points
 from projections.go.scoring import komi_for
-from services.commands import CommandService
 from services.eventlog.base import EventLog
 from services.import_steps import (
     DryRun,
     ImportRefused,
     Progress,
     Step,
-    append_steps,
     chunks,
+    decide_then_append,
     ended_payload,
+    summary,
 )
 
 Colour = Literal["black", "white"]
@@ -666,17 +666,14 @@ class SgfImportReport:
             "komi": str(self.komi),
             "players": self.players,
             "rounds": self.rounds,
-            "games": len(self.games),
-            "moves": sum(g.plies for g in self.games),
-            "matched": sum(1 for g in self.games if not g.disagrees),
-            "disagreements": [
-                {"game_id": g.game_id, "file": g.file, "index": g.index, "why": g.why}
-                for g in self.disagreements
-            ],
-            "appended": self.appended,
-            "duplicate": self.duplicate,
-            "last_seq": self.last_seq,
-            "batches": self.batches,
+            **summary(
+                self.games,
+                [
+                    {"game_id": g.game_id, "file": g.file, "index": g.index, "why": g.why}
+                    for g in self.disagreements
+                ],
+                self,
+            ),
             "game_rows": [g.as_dict() for g in self.games],
         }
 
@@ -730,20 +727,14 @@ def import_sgf(
         len(the_plan.rounds),
         [],
     )
-    limits = log.limits
-    dry = DryRun(tournament_id, namespace, limits, actor, _NAMESPACE)
-    try:
-        _decide_all(dry, the_plan, report, progress)
-        steps = dry.steps
-    finally:
-        dry.close()
-    append_steps(
-        CommandService(log, limits=limits),
-        report.tournament_id,
-        steps,
-        limits,
+    decide_then_append(
+        log,
+        tournament_id,
+        namespace,
         actor,
+        _NAMESPACE,
         report,
+        lambda dry: _decide_all(dry, the_plan, report, progress),
         progress,
     )
     return report
