@@ -14,7 +14,7 @@ import typer
 from services.cli.render import err
 
 if TYPE_CHECKING:
-    from events_schema import Actor
+    from events_schema import Actor, Recorded
     from events_schema import events as ev
     from projections.standings import StandingsState
     from projections.standings import Table as StandingsTable
@@ -103,6 +103,17 @@ def local_log(
 
     with refusals(), open_log(using if using is not None else settings(backend, db)) as log:
         yield log
+
+
+def records_of(log: EventLog, tournament: str, what: str, at: int | None = None) -> list[Recorded]:
+    """The tournament's decoded events up to `at`; refused (`<what>.unknown_tournament`) when
+    it has none."""
+    from events_schema import Recorded
+
+    records = [Recorded.of(e) for e in log.read(tournament, 1, at)]
+    if not records:
+        fail(f"{what}.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    return records
 
 
 def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:

@@ -34,7 +34,16 @@ from typing import Annotated, Any, get_args
 import typer
 from rich.table import Table
 
-from services.cli.common import AsJson, At, Backend, Db, fail, local_actor, local_log
+from services.cli.common import (
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    local_actor,
+    local_log,
+    records_of,
+)
 from services.cli.render import err, out
 
 LARGE_FILE = 1024 * 1024  # bytes: a progress bar from here on
@@ -263,13 +272,10 @@ def export_sgf_cmd(
     """Write one Go game as an SGF file."""
     import sys
 
-    from events_schema import Recorded
     from services.sgf_export import ExportRefused, export_sgf
 
     with local_log(backend, db) as log:
-        records = [Recorded.of(e) for e in log.read(tournament, 1)]
-    if not records:
-        fail("sgf.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        records = records_of(log, tournament, "sgf")
     try:
         data = export_sgf(records, game)
     except ExportRefused as exc:
@@ -292,13 +298,10 @@ def games(
     db: Db = None,
 ) -> None:
     """One row per game: players, result, the rule that ended it, plies, its source."""
-    from events_schema import Recorded
     from projections.games import game_rows
 
     with local_log(backend, db) as log:
-        records = [Recorded.of(e) for e in log.read(tournament, 1, at)]
-    if not records:
-        fail("games.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        records = records_of(log, tournament, "games", at)
     rows = game_rows(records)
     seq = records[-1].envelope.seq
     if as_json:

@@ -27,6 +27,7 @@ from services.cli.common import (
     fold_known,
     local_actor,
     local_log,
+    records_of,
     settings,
     standings_of,
 )
@@ -710,13 +711,10 @@ def export_trf_cmd(
     db: Db = None,
 ) -> None:
     """Write a tournament as a FIDE TRF-16 file."""
-    from events_schema import Recorded
     from services.trf import export_trf
 
     with local_log(backend, db) as log:
-        records = [Recorded.of(e) for e in log.read(tournament, 1)]
-    if not records:
-        fail("standings.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+        records = records_of(log, tournament, "standings")
     try:
         text = export_trf(records, order=order)
     except ValueError as exc:
