@@ -5,14 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from builders import created, player, result, round_
-from tests_support import append_events
+from tests_support import append_events, cli_db
 from typer.testing import CliRunner
 
 from events_schema import events as ev
 from services.cli.main import app
 
 runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return cli_db(tmp_path, monkeypatch)
 
 
 def _append(db: Path, tid: str, *events: ev.Event) -> None:

@@ -8,12 +8,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from builders import created, result
-from tests_support import append_events, cli_ok, cli_words
+from tests_support import append_events, cli_db, cli_ok, cli_words
 
 from events_schema import events as ev
 
 TID = "cup"
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return cli_db(tmp_path, monkeypatch)
 
 
 _run, _text = cli_ok, cli_words

@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from builders import created, player, result
-from tests_support import append_events, cli_ok, cli_words
+from tests_support import append_events, cli_db, cli_ok, cli_words
 
 from events_schema import Recorded
 from events_schema import events as ev
@@ -28,6 +29,11 @@ SECTIONS = {
     "C": ["p09", "p10", "p11", "p12"],
     "D": ["p13", "p14", "p15", "p16"],
 }
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return cli_db(tmp_path, monkeypatch)
 
 
 _run, _text = cli_ok, cli_words
