@@ -25,20 +25,27 @@ One convention for numbers, in every document:
 
 Rows name the registered player: ``player_id``, ``name``, ``kind``, ``rating``,
 ``federation``, ``title``, ``fide_id`` (null when unknown).
+
+Live games (``games``, `projections/live.py`): clocks are integer milliseconds, engine
+evaluations integer centipawns or a mate distance (White's point of view, as `MovePlayed`
+records them), never a float.
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The exact numbers every document carries; the projections import them from there without
+# loading these models.
+from events_schema.numbers import EXACT_PATTERN, Exact, exact, exact_str  # noqa: F401
+
 #: The version of every published document (`projections.documents.PROJECTION_VERSION` is
 #: this value); the exported schemas are named after it.
-DOCUMENT_VERSION = 4
+DOCUMENT_VERSION = 5
 
-ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes"]
+ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes", "games"]
 
 #: Units of tiebreak values: points (a score, a sum or an average of scores, in points),
 #: count (games, wins), rating (Elo), moves (an average game length), placings (a sum of
@@ -46,37 +53,7 @@ ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes"]
 TiebreakUnit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
 TIEBREAK_UNITS: tuple[str, ...] = ("points", "count", "rating", "moves", "placings", "outcome")
 
-EXACT_PATTERN = r"^-?[0-9]+(\.[0-9]+)?$|^-?[0-9]+/[0-9]+$"
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2}$"
-
-Exact = int | str  # a JSON integer or an exact decimal / "p/q" string (EXACT_PATTERN)
-
-
-def exact(value: Fraction | int) -> Exact:
-    """An exact number as the documents carry it: an int, an exact decimal string ("8.5",
-    "56.75") when the fraction's decimal expansion is finite, else "p/q" ("31/3")."""
-    if isinstance(value, int):
-        return value
-    q = Fraction(value)
-    if q.denominator == 1:
-        return int(q.numerator)
-    den, twos, fives = q.denominator, 0, 0
-    while den % 2 == 0:
-        den, twos = den // 2, twos + 1
-    while den % 5 == 0:
-        den, fives = den // 5, fives + 1
-    if den != 1:
-        return f"{q.numerator}/{q.denominator}"
-    places = max(twos, fives)
-    scaled = abs(q.numerator) * 10**places // q.denominator
-    whole, frac = divmod(scaled, 10**places)
-    sign = "-" if q < 0 else ""
-    return f"{sign}{whole}.{frac:0{places}d}"
-
-
-def exact_str(value: Fraction | int) -> str:
-    """`exact` as a string always ("8.5", "8", "31/3"): points in a quantity object."""
-    return str(exact(value))
 
 
 class _Strict(BaseModel):
@@ -180,9 +157,35 @@ class Sections(_Strict):
     sections: list[Section]
 
 
+class CrosstableRound(_Strict):
+    """One round from one player's side."""
+
+    round: int
+    opponent: str | None
+    colour: Literal["white", "black"] | None
+    kind: Literal["played", "forfeit_win", "forfeit_loss", "bye", "half_bye", "zero_bye", "advance"]
+    outcome: Literal["win", "draw", "loss"]
+    half_points: int = Field(description="the round's points, in half-points")
+    display: str = Field(description='"1", "½", "0"; "+" / "−" forfeits; a bye\'s points')
+    game_id: str | None
+
+
+class CrosstablePlayer(_Strict):
+    player_id: str
+    rounds: list[CrosstableRound]
+
+
+class Crosstable(_Strict):
+    """The main stage's crosstable, players in standings order."""
+
+    rounds: int = Field(description="rounds scheduled in the stage")
+    players: list[CrosstablePlayer]
+
+
 class StandingsData(_Strict):
     rows: list[StandingsRow]
     flags: list[CorrectionFlag]
+    crosstable: Crosstable | None
     sections: Sections | None = Field(default=None, description="Galway tournaments only")
 
 
@@ -335,9 +338,89 @@ class PrizesData(BaseModel):
     totals: PrizeTotals | None = None
 
 
+class LivePlayer(_Strict):
+    player_id: str
+    name: str
+    kind: Literal["human", "engine"] | None
+    rating: int | None
+    title: str | None
+    federation: str | None = None
+
+
+class LiveBye(_Strict):
+    player: LivePlayer
+    kind: str = Field(description="the bye's kind, as RoundScheduled gave it")
+
+
+class LastMove(_Strict):
+    ply: int = Field(ge=1)
+    colour: Literal["white", "black"]
+    uci: str | None
+    san: str | None
+    point: str | None = Field(description="Go: a GTP vertex or 'pass'")
+    move_time_ms: int | None
+
+
+class Clocks(_Strict):
+    white_ms: int | None = Field(description="White's clock, integer milliseconds")
+    black_ms: int | None
+
+
+class Evaluation(_Strict):
+    """The last engine evaluation recorded, White's point of view."""
+
+    ply: int = Field(ge=1)
+    cp: int | None = Field(description="centipawns")
+    mate_in: int | None
+    depth: int | None
+
+
+class LiveGame(_Strict):
+    board: int = Field(ge=1, description="board number: the order of RoundScheduled.pairings")
+    game_id: str
+    white: LivePlayer
+    black: LivePlayer
+    status: Literal["scheduled", "in_progress", "ended"]
+    result: Literal["1-0", "0-1", "1/2-1/2", "0-0"] | None
+    termination: str | None
+    corrected: bool = Field(description="the result in force corrects an earlier one")
+    plies: int = Field(ge=0, description="moves in force")
+    last_move: LastMove | None
+    position_plies: int = Field(ge=0, description="plies the position shows")
+    to_move: Literal["white", "black"]
+    fen: str | None = Field(description="chess: the position after the moves in force")
+    stones: dict[Literal["black", "white"], list[str]] | None = Field(
+        description="Go: the stones on the board (GTP vertices)"
+    )
+    prisoners: dict[Literal["black", "white"], int] | None = Field(
+        description="Go: stones captured by each colour"
+    )
+    clocks: Clocks
+    evaluation: Evaluation | None
+    handicap: int | None = Field(default=None, description="Go only")
+
+
+class LiveRound(_Strict):
+    stage: str
+    round: int
+    cycle: int | None
+    games: int
+    ended: int
+    in_progress: int
+
+
+class GamesData(_Strict):
+    game: Literal["chess", "go"]
+    board_size: int | None = Field(description="Go only")
+    engine_event: bool = Field(description="every registered player is an engine")
+    round: LiveRound | None = Field(description="the latest round scheduled; null before any")
+    pairings: list[LiveGame]
+    byes: list[LiveBye]
+
+
 class _Document(_Strict):
     tournament_id: str
-    version: Literal[4]
+    version: Literal[5]
     as_of_seq: int = Field(ge=0)
 
 
@@ -361,14 +444,20 @@ class PrizesDocument(_Document):
     data: PrizesData
 
 
+class GamesDocument(_Document):
+    projection: Literal["games"]
+    data: GamesData
+
+
 DOCUMENT_MODELS: dict[str, type[_Document]] = {
     "standings": StandingsDocument,
     "tiebreaks": TiebreaksDocument,
     "playoff": PlayoffDocument,
     "prizes": PrizesDocument,
+    "games": GamesDocument,
 }
 
-Document = StandingsDocument | TiebreaksDocument | PlayoffDocument | PrizesDocument
+Document = StandingsDocument | TiebreaksDocument | PlayoffDocument | PrizesDocument | GamesDocument
 
 
 class SseProjectionMessage(_Strict):

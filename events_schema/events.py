@@ -5,8 +5,6 @@
 to date by the upcasters in `events_schema.upcasters` when an event is decoded.
 """
 
-from __future__ import annotations
-
 from datetime import date
 from decimal import Decimal
 from typing import Any, ClassVar, Literal
@@ -152,7 +150,7 @@ class SeriesCreated(Event):
 
 class TournamentCreated(Event):
     """v2 adds `pairing`: the pairing system `arbiter pair` runs (None: the format's own,
-    `projections/pairing/systems.py` SYSTEM_OF_FORMAT); `adjudication`: whether the command
+    `projections/pairing/names.py` SYSTEM_OF_FORMAT); `adjudication`: whether the command
     path ends games by the rules of the preset (v1 tournaments: "manual"); `starts_on`,
     `ends_on` and `tiebreak_edition` (v1 tournaments: "fide-2024", the text they were ranked
     by). v3 adds `go`: the Go settings (McMahon, late arrival) where the LGC rules leave them

@@ -1,4 +1,4 @@
-"""The four published projections of a tournament, as plain documents.
+"""The five published projections of a tournament, as plain documents.
 
 Every consumer — the Kafka processors, the embedded runner, the HTTP feed, `arbiter replay` —
 builds them with this one function from the same fold, so what the live feed showed at a seq
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from events_schema.documents import DOCUMENT_VERSION
+from projections.live import crosstable, games_document
 from projections.pairing import galway
 from projections.pairing.base import context
 from projections.pairing.systems import system_name
@@ -34,8 +35,11 @@ from projections.standings.table import Table, column_keys, score_dict
 #:    stage scores); tiebreak values are ``{"criterion", "unit", "value", "display"}``; rows
 #:    carry the registered identity (kind, rating, federation, title, fide_id). JSON Schemas
 #:    in events_schema/json/projections/.
+#: 5: a fifth document, "games" (`projections/live.py`: the current round's pairings, results,
+#:    positions, clocks and evaluations); the standings document carries the main stage's
+#:    `crosstable` (per player, per round: opponent, colour, result).
 PROJECTION_VERSION = DOCUMENT_VERSION
-PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes")
+PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes", "games")
 
 
 def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
@@ -97,7 +101,11 @@ def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
         row.pop("tiebreaks")
         row.pop("decided_by")
         rows.append(row)
-    body: dict[str, Any] = {"rows": rows, "flags": corrections_after_pairing(state)}
+    body: dict[str, Any] = {
+        "rows": rows,
+        "flags": corrections_after_pairing(state),
+        "crosstable": crosstable(state, table),
+    }
     sections = galway_sections(state, table)
     if sections is not None:
         body["sections"] = sections
@@ -160,6 +168,7 @@ def documents(
         "tiebreaks": _tiebreaks_doc(table),
         "playoff": _playoff_doc(playoff),
         "prizes": _prizes_doc(state, table, playoff.winner if playoff is not None else None),
+        "games": games_document(state),
     }
     return {
         name: {

@@ -213,7 +213,7 @@ def _stream(envelopes: Iterable[Envelope], tournament_id: str) -> Iterator[Envel
 # --------------------------------------------------------------------------------------------
 
 # Per projection: the list in the document keyed by player, and the player key.
-_ROWS = {"standings": "rows", "tiebreaks": "rows", "prizes": "lines"}
+_ROWS = {"standings": "rows", "tiebreaks": "rows", "prizes": "lines", "games": "pairings"}
 # Events that only feed game records (moves, clocks): counted, not listed one by one.
 _QUIET = frozenset({"MovePlayed", "ClockReported"})
 
@@ -234,7 +234,7 @@ def _changes(before: Any, after: Any) -> dict[str, list[Any]]:
 
 
 def _row_key(row: dict[str, Any]) -> str:
-    return str(row.get("player_id", row.get("places", "?")))
+    return str(row.get("player_id", row.get("game_id", row.get("places", "?"))))
 
 
 def diff_document(name: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -304,7 +304,7 @@ def diff(
     b: int,
     on_event: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """The four projections at seqs a and b (a <= b), what changed, and the events between."""
+    """The projections at seqs a and b (a <= b), what changed, and the events between."""
     if a > b:
         raise ValueError(f"--from (seq {a}) is after --to (seq {b})")
     at_a, at_b = _fold(envelopes, tournament_id, [a, b], on_event)

@@ -1,7 +1,7 @@
 """Which pairing system a tournament runs, and the one entry point `propose`.
 
 A tournament names its system in `TournamentCreated.pairing`; without one, its format (and,
-for a TCEC Swiss, its rules preset) chooses: see `SYSTEM_OF_FORMAT`."""
+for a TCEC Swiss, its rules preset) chooses: see `projections.pairing.names.SYSTEM_OF_FORMAT`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from events_schema import events as ev
 from projections.pairing import dutch, galway, knockout, mcmahon, monrad, round_robin
 from projections.pairing.base import PairingContext, PairingRefused, Proposal, context
+from projections.pairing.names import system_name as system_name  # re-exported
 from projections.standings.state import StandingsState
 
 System = Callable[[PairingContext], Proposal]
@@ -23,26 +24,6 @@ SYSTEMS: dict[str, System] = {
     "monrad": monrad.propose,  # tcec-rules Swiss 2
     "tcec-cup": knockout.propose,  # tcec-rules Cup 1-3
 }
-
-SYSTEM_OF_FORMAT: dict[str, str] = {
-    "round_robin": "berger",
-    "league": "berger",
-    "swiss": "dutch",
-    "porous_swiss": "galway",
-    "cup": "tcec-cup",
-    "knockout": "tcec-cup",
-    "mcmahon": "mcmahon",
-}
-
-
-def system_name(created: ev.TournamentCreated) -> str | None:
-    """The system `arbiter pair` runs for this tournament (None: pairings are entered by
-    hand, e.g. a match or a playoff, whose machines prescribe their own games)."""
-    if created.pairing is not None:
-        return None if created.pairing == "manual" else created.pairing
-    if created.format == "swiss" and (created.rules_preset or "").startswith("tcec-swiss"):
-        return "monrad"  # tcec-rules Swiss 2: "Monrad pairing system"
-    return SYSTEM_OF_FORMAT.get(created.format)
 
 
 def propose(ctx: PairingContext) -> Proposal:

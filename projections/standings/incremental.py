@@ -16,7 +16,7 @@ values, places, reasons, ranking trace and crosstable. Per event it recomputes:
   order reads only its members' values, the games between them and the rulings:
   `rank_group`); rows are rebuilt only where something they show changed.
 - an event that changes nothing the table reads (a start or a move of a game without a
-  result, a redelivery): nothing but `seq`.
+  result, a clock reading, a redelivery): nothing but `seq`.
 - anything else, or a result that changes the number of rounds R (every unplayed-round slot
   and the 16.4.2 cap read it): a full recompute, counted in `full_recomputes`.
 
@@ -65,6 +65,7 @@ from projections.tiebreaks.chain import (
     GroupValues,
     Ranking,
     Step,
+    SubOrders,
     field_key,
     rank_group,
 )
@@ -100,6 +101,9 @@ _GAME_PROGRESS = (
     ev.ColourErrorNoticed,
     ev.PositionDisturbed,
 )
+# Events the table never reads, whatever the game's state: the clocks (the live games document
+# shows them; no standings value or ranking reads a clock).
+_CLOCKS = (ev.ClockReported, ev.ClockSet, ev.ClockPaused, ev.ClockResumed, ev.ClockStarted)
 
 
 def radius(name: str) -> int | None:
@@ -162,6 +166,9 @@ class IncrementalStandings:
         if rec.envelope.seq <= state.seq:
             return
         event = rec.event
+        if isinstance(event, _CLOCKS):
+            evolve(state, rec)
+            return
         gid = self._result_game(event)
         if gid is None and isinstance(event, _GAME_PROGRESS):
             game = state.games.get(event.game_id)
@@ -260,6 +267,9 @@ class IncrementalStandings:
         self._rows: dict[str, Row] = {}
         self._group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
         self._cell_cache: dict[tuple[str, Value], Cell] = {}
+        # Sub-groups' orders kept across updates (`chain.SubOrders`), for a group re-ranked
+        # because a few of its members changed: the ties among the others are not redone.
+        self._sub_orders = SubOrders(limit=16 * len(ct.players) + 4096)
         self._table = self._assemble(ct, None, None, None)
 
     def _update(self, gids: Sequence[str]) -> bool:
@@ -443,6 +453,13 @@ class IncrementalStandings:
         ruled: dict[str, str] = {}
         fresh_groups: set[tuple[str, ...]] = set()
         group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
+        memo: SubOrders | None = None
+        if group_local:
+            memo = self._sub_orders
+            if affected is not None:
+                memo.forget(affected)
+            else:
+                memo.clear()
         for pts in sorted(by_points, reverse=True):
             group = tuple(sorted(by_points[pts]))
             cached = self._group_rank.get(group)
@@ -452,7 +469,7 @@ class IncrementalStandings:
                 or not group_local
                 or any(p in affected for p in group)
             ):
-                cached = rank_group(ct, chain, group, relative)
+                cached = rank_group(ct, chain, group, relative, memo)
                 fresh_groups.add(group)
                 self.counters.groups += 1
             ranks[group] = cached

@@ -16,6 +16,11 @@ each game's handicap stones from its `GameStarted` (the SOS correction), and the
 players skip (`RoundSkipped`, "Top groups" / "Other players"; retractable like any event), as
 the decider keeps them: the first notice for a (player, round) is the one in force, a repeat
 has no effect.
+
+For the live games document (`projections/live.py`) each game also keeps, beside each move in
+force, its `MovePlayed` (clock, engine evaluation, san: a reference, no copy), and the clock
+readings in force (`ClockReported`, `ClockSet`). Nothing else is computed here: the board
+itself is built lazily by the document builder, off this fold's path.
 """
 
 from __future__ import annotations
@@ -58,8 +63,14 @@ class GameRecord:
     results: list[tuple[UUID, int, ev.Result, ev.Termination]] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     move_ids: list[UUID] = field(default_factory=list)
+    # The MovePlayed of each move in force (parallel to `moves`): clocks, evals, san.
+    move_events: list[ev.MovePlayed] = field(default_factory=list)
+    # Clock readings in force (ClockReported / ClockSet): (event id, moves in force when
+    # read, white ms, black ms), oldest first.
+    clock_readings: list[tuple[UUID, int, int, int]] = field(default_factory=list)
     handicap: int = 0  # Go handicap stones: the GameStarted's in force, else the pairing's
     paired_handicap: int = 0  # the RoundScheduled's (Pairing.handicap)
+    board: int | None = None  # the board number the pairing gives (Pairing.board)
 
 
 @dataclass
@@ -91,6 +102,10 @@ class StandingsState:
     # LGC: rounds skipped, RoundSkipped event id -> (player id, round), the first notice for a
     # (player, round) in force (the decider refuses a repeat).
     skipped: dict[UUID, tuple[str, int]] = field(default_factory=dict)
+    clock_game: dict[UUID, str] = field(default_factory=dict)  # ClockReported/ClockSet -> game
+    # The live games document's cache of boards (`projections.live.BoardCache`), owned by this
+    # fold and created on first use; not a fact of the fold (never compared nor folded).
+    live: object = field(default=None, compare=False, repr=False)
 
     def lot(self, subject: str, purpose: str | None = None) -> ev.LotDrawn | None:
         """The lot in force for a subject (the latest, if one was redrawn after a retraction)."""
@@ -184,6 +199,7 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
             scheduled_seq=seq,
             handicap=p.handicap,
             paired_handicap=p.handicap,
+            board=p.board,
         )
         ids.append(p.game_id)
     byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]
@@ -207,7 +223,26 @@ def _(event: ev.MovePlayed, state: StandingsState, event_id: UUID, seq: int) -> 
         game.started = True  # a move implies the game started
         game.moves.append(event.uci or event.point or "?")
         game.move_ids.append(event_id)
+        game.move_events.append(event)
         state.move_game[event_id] = event.game_id
+
+
+def _clock(state: StandingsState, eid: UUID, gid: str, white_ms: int, black_ms: int) -> None:
+    game = state.games.get(gid)
+    if game is not None:
+        game.clock_readings.append((eid, len(game.moves), white_ms, black_ms))
+        state.clock_game[eid] = gid
+
+
+@_apply.register
+def _(event: ev.ClockReported, state: StandingsState, event_id: UUID, seq: int) -> None:
+    _clock(state, event_id, event.game_id, event.white_ms, event.black_ms)
+
+
+@_apply.register
+def _(event: ev.ClockSet, state: StandingsState, event_id: UUID, seq: int) -> None:
+    # LGC Irregularities "Timing error" / "Faulty clock": the clocks set to these times.
+    _clock(state, event_id, event.game_id, event.white_ms, event.black_ms)
 
 
 def _truncate(state: StandingsState, game: GameRecord, keep: int) -> None:
@@ -216,6 +251,7 @@ def _truncate(state: StandingsState, game: GameRecord, keep: int) -> None:
         state.move_game.pop(mid, None)
     del game.moves[keep:]
     del game.move_ids[keep:]
+    del game.move_events[keep:]
 
 
 @_apply.register
@@ -305,6 +341,9 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
     state.rulings.pop(target, None)
     state.lots.pop(target, None)
     state.skipped.pop(target, None)
+    if (gid := state.clock_game.pop(target, None)) is not None and gid in state.games:
+        game = state.games[gid]
+        game.clock_readings = [c for c in game.clock_readings if c[0] != target]
     # A game may be gone (its round retracted, in a log the decider would not have accepted):
     # the fold never fails on history, so each game is looked up, not assumed.
     if (gid := state.result_game.pop(target, None)) is not None and gid in state.games:
@@ -315,6 +354,7 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
         if game.move_ids and game.move_ids[-1] == target:
             game.move_ids.pop()
             game.moves.pop()
+            game.move_events.pop()
     if (gid := state.start_game.pop(target, None)) is not None and gid in state.games:
         game = state.games[gid]
         if not game.moves:  # the decider's retraction.game_has_moves: no effect

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from events_schema.documents import exact, exact_str
 from events_schema.go import GoSettings
+from events_schema.numbers import exact, exact_str
 from projections.standings.crosstable import Crosstable, Entry, go_settings
 from projections.standings.crosstable import build as build_crosstable
 from projections.standings.state import StandingsState
@@ -163,94 +163,30 @@ def tournament_chain(state: StandingsState) -> Chain:
     return chain_for(c.rules_preset, list(c.tiebreaks), c.tiebreak_options)
 
 
-# How each registered criterion's `Value.key` gives its exact value (`cell`): "half" keys are
-# half-points (shown in points), "points" keys are points, "count"/"rating" keys are the value,
-# "negated" keys are the value negated (lower is better), "placings" keys are
-# `czech.cycle_placings_key` (the sum negated first), "moves-" keys are negated averages.
-_KEY_KINDS: dict[str, tuple[str, str]] = {
-    "direct-encounter": ("points", "half"),
-    "fide-direct-encounter": ("points", "half"),
-    "czech-mini-table": ("points", "half"),
-    "czech-sonneborn": ("points", "half"),
-    "czech-beaten-placings": ("placings", "negated"),
-    "czech-beaten-placings-per-cycle": ("placings", "negated"),
-    "czech-cycle-placings": ("placings", "placings"),
-    "czech-last-game-winner": ("outcome", "count"),
-    "sonneborn-berger": ("points", "points"),
-    "fide-sonneborn-berger": ("points", "points"),
-    "fide-aob": ("points", "points"),
-    "fide-koya": ("points", "half"),
-    "fide-progressive": ("points", "half"),
-    "buchholz": ("points", "half"),
-    "fide-fore-buchholz": ("points", "half"),
-    "fide-aro": ("rating", "count"),
-    "fide-tpr": ("rating", "count"),
-    "fide-apro": ("rating", "count"),
-    "fide-wins": ("count", "count"),
-    "fide-games-won": ("count", "count"),
-    "fide-black-games": ("count", "count"),
-    "fide-black-wins": ("count", "count"),
-    "wins": ("count", "count"),
-    "double-wins": ("count", "count"),
-    "r-mobility": ("points", "points"),
-    "avg-moves-won": ("moves", "negated"),
-    "avg-moves-lost": ("moves", "points"),
-    "mms": ("points", "points"),
-    "sos": ("points", "points"),
-    "sosos": ("points", "points"),
-    "sodos": ("points", "points"),
-}
-_MODIFIERS = ("-cut1", "-cut2", "-median1", "-median2")
-
-
-def _key_kind(name: str) -> tuple[str, str]:
-    if name in _KEY_KINDS:
-        return _KEY_KINDS[name]
-    for suffix in _MODIFIERS:
-        if name.endswith(suffix) and name[: -len(suffix)] in _KEY_KINDS:
-            return _KEY_KINDS[name[: -len(suffix)]]
-    raise KeyError(f"tiebreak {name!r} has no unit in projections/standings/table.py")
-
-
-def _shown_points(text: str) -> Fraction:
-    """Points as `half_points` shows them ("2½", "½", "-1½", "3") back to exact."""
-    sign = -1 if text.startswith("-") else 1
-    text = text.lstrip("-")
-    half = text.endswith("½")
-    whole = text[:-1] if half else text
-    return sign * (Fraction(whole or 0) + (Fraction(1, 2) if half else 0))
-
-
 def cell(name: str, v: Value) -> Cell:
-    """The criterion's value `v` with its id, unit and exact value."""
-    unit, kind = _key_kind(name)
-    key = v.key
-    if name == "fide-direct-encounter" and " (max " in v.shown:
-        # Not everyone has met (Art. 6.2): the key ranks, the score and the best reachable are
-        # what is shown ("2½ (max 3½)").
-        score, best = v.shown.removesuffix(")").split(" (max ")
-        return Cell(
-            name, unit, exact_str(_shown_points(score)), v.shown, exact_str(_shown_points(best))
-        )
-    if key is None:
-        value: int | str | None = None
-    elif kind == "half":
-        value = exact_str(Fraction(key) / 2)
-    elif kind == "points":
-        value = exact_str(Fraction(key)) if unit == "points" else exact(Fraction(key))
-    elif kind == "negated":
-        value = exact(-Fraction(key))
-    elif kind == "placings":
-        value = -int(key[0])
-    else:
-        value = int(key)
-    if unit == "moves" and isinstance(value, int):
-        value = str(value)
-    return Cell(name, unit, value, v.shown)
+    """The criterion's value `v` with its id, unit and exact value: the criterion's own
+    `unit`, and its key (or `Value.number` when the key only ranks) read as the criterion
+    registered it (`Criterion.reading`). Points are exact strings, moves (averages) decimal
+    strings, the rest integers (`events_schema.documents.TiebreakValue`)."""
+    crit = REGISTRY[name]
+    assert crit.unit is not None and crit.reading is not None, f"{name} has no unit"
+    raw = v.key if v.number is None else v.number
+    value = None if raw is None else _number(crit.unit, crit.reading(raw))
+    best = None if v.best is None else _number(crit.unit, crit.reading(v.best))
+    return Cell(name, crit.unit, value, v.shown, None if best is None else str(best))
+
+
+def _number(unit: str, q: Fraction | int) -> int | str:
+    if unit == "points":
+        return exact_str(q)
+    value = exact(q)
+    return str(value) if unit == "moves" else value
 
 
 def no_cell(name: str) -> Cell:
-    return Cell(name, _key_kind(name)[0], None, "–")
+    unit = REGISTRY[name].unit
+    assert unit is not None, f"{name} has no unit"
+    return Cell(name, unit, None, "–")
 
 
 def columns(ct: Crosstable, chain: Chain, ranking: Ranking) -> dict[str, dict[str, Cell]]:

@@ -6,7 +6,14 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from projections.tiebreaks.registry import Param, Value, criterion, half_points
+from projections.tiebreaks.registry import (
+    Param,
+    Value,
+    criterion,
+    half_points,
+    half_points_key,
+    points_key,
+)
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -32,6 +39,8 @@ def fraction_shown(value: Fraction) -> str:
             doc="only when every tied player has met every other (else no value)",
         )
     },
+    unit="points",
+    reading=half_points_key,
 )
 def direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -63,6 +72,8 @@ def direct_encounter(
     params={
         "count_forfeits": Param(bool, False, doc="count games won or lost by forfeit"),
     },
+    unit="points",
+    reading=points_key,
 )
 def sonneborn_berger(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

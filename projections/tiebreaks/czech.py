@@ -44,7 +44,16 @@ from typing import TYPE_CHECKING, Any
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
 from projections.tiebreaks.chain import Chain, Ranking, rank
-from projections.tiebreaks.registry import Param, Value, criterion, half_points
+from projections.tiebreaks.registry import (
+    Param,
+    Value,
+    count_key,
+    criterion,
+    half_points,
+    half_points_key,
+    negated_key,
+    placings_key,
+)
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -151,6 +160,8 @@ def cycle_placings_key(placings: Sequence[int]) -> tuple[int, tuple[int, ...], t
     "Czech club rules A2, B2",
     group_relative=True,
     reapply=True,
+    unit="points",
+    reading=half_points_key,
 )
 def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A2: "Vzájemný zápas, při shodě více hráčů se vytvoří tabulka jen jejich vzájemných
@@ -171,7 +182,13 @@ def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     return {p: Value(score[p], half_points(score[p])) for p in group}
 
 
-@criterion("czech-sonneborn", "Sonneborn (wins)", "Czech club rules A3, B3")
+@criterion(
+    "czech-sonneborn",
+    "Sonneborn (wins)",
+    "Czech club rules A3, B3",
+    unit="points",
+    reading=half_points_key,
+)
 def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A3: "se počítá sonnenborn (součet bodů, které získali ti, které hráč porazil)" — the sum
     of the final scores of the opponents the player beat. Draws add nothing (this is not the
@@ -186,7 +203,13 @@ def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     return out
 
 
-@criterion("czech-beaten-placings", "placings of beaten players", "Czech club rules A4, B5")
+@criterion(
+    "czech-beaten-placings",
+    "placings of beaten players",
+    "Czech club rules A4, B5",
+    unit="placings",
+    reading=negated_key,
+)
 def beaten_placings_sum(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -202,7 +225,13 @@ def beaten_placings_sum(
     return {p: Value(-sum(terms[p]), _sum_shown(terms[p])) for p in group}
 
 
-@criterion("czech-cycle-placings", "cycle placings", "Czech club rules B4 a–c")
+@criterion(
+    "czech-cycle-placings",
+    "cycle placings",
+    "Czech club rules B4 a–c",
+    unit="placings",
+    reading=placings_key,
+)
 def cycle_placings_rank(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -236,6 +265,8 @@ B6_PLACINGS = ("rules-a", "criteria-1-3")
             "'criteria-1-3' (points, head-to-head, Sonneborn only, as the A4/B5 placings)",
         )
     },
+    unit="placings",
+    reading=negated_key,
 )
 def beaten_placings_per_cycle(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -268,6 +299,8 @@ def beaten_placings_per_cycle(
     "last decisive mutual game",
     "Czech club rules, A and B: last game",
     group_relative=True,
+    unit="outcome",
+    reading=count_key,
 )
 def last_game_winner(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

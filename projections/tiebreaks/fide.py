@@ -64,7 +64,19 @@ from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
 from projections.tiebreaks.editions import Edition, citation
-from projections.tiebreaks.registry import Compute, Criterion, Param, Value, criterion, half_points
+from projections.tiebreaks.registry import (
+    Compute,
+    Criterion,
+    Param,
+    Reading,
+    Unit,
+    Value,
+    count_key,
+    criterion,
+    half_points,
+    half_points_key,
+    points_key,
+)
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable, Entry
@@ -292,6 +304,9 @@ def register_variants(
     impl: Impl,
     modifiers: Sequence[Modifier],
     params: Mapping[str, Param] | None = None,
+    *,
+    unit: Unit,
+    reading: Reading,
 ) -> None:
     """Register `name` and one criterion per modifier (`name-cut1`, ...), each documented and
     citing its article: FIDE names them as separate tie-breaks (BH, BH/C1, ...), and separate
@@ -321,7 +336,9 @@ def register_variants(
             )
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
-        c07_criterion(name + mod.suffix, full_label, full_source, params=params)(compute)
+        c07_criterion(
+            name + mod.suffix, full_label, full_source, params=params, unit=unit, reading=reading
+        )(compute)
         _VARIANTS[name + mod.suffix] = (name, mod)
 
 
@@ -461,6 +478,8 @@ register_variants(
     _buchholz,
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
     {"predetermined": _PREDETERMINED},
+    unit="points",
+    reading=half_points_key,
 )
 
 
@@ -494,6 +513,8 @@ register_variants(
     _sonneborn_berger,
     (PLAIN, CUT1, CUT2),
     {"predetermined": _PREDETERMINED},
+    unit="points",
+    reading=points_key,
 )
 
 
@@ -572,6 +593,8 @@ register_variants(
     modifiers. The final round is the last round with a result or a bye.""",
     _fore_buchholz,
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
+    unit="points",
+    reading=half_points_key,
 )
 
 
@@ -594,6 +617,8 @@ def decimal_shown(value: Fraction, places: int = 2) -> str:
             "names it)",
         )
     },
+    unit="points",
+    reading=points_key,
 )
 def fide_aob(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average of opponents' Buchholz, AOB (Art. 8.2): the mean Buchholz (Art. 8.1, with its
@@ -724,6 +749,8 @@ def aob_notes(ct: Crosstable, pid: str, fore: bool = False) -> list[str]:
     group_relative=True,
     reapply=True,
     params={"predetermined": _PREDETERMINED},
+    unit="points",
+    reading=half_points_key,
 )
 def fide_direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -765,7 +792,13 @@ def fide_direct_encounter(
             break
         key[p] = len(members) - i
     return {
-        p: Value(key[p], f"{_half_points(score[p])} (max {_half_points(best[p])})") for p in members
+        p: Value(
+            key[p],
+            f"{_half_points(score[p])} (max {_half_points(best[p])})",
+            number=score[p],  # the key only ranks: the score and the best reachable, Art. 6.2
+            best=best[p],
+        )
+        for p in members
     }
 
 
@@ -787,7 +820,7 @@ def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) 
     return out
 
 
-@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1")
+@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1", unit="count", reading=count_key)
 def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
     win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
@@ -795,7 +828,7 @@ def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     return _count(ct, group, lambda e: e.points == win)
 
 
-@c07_criterion("fide-games-won", "games won", f"{SOURCE}, 7.2")
+@c07_criterion("fide-games-won", "games won", f"{SOURCE}, 7.2", unit="count", reading=count_key)
 def fide_games_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -803,7 +836,9 @@ def fide_games_won(
     return _count(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
 
 
-@c07_criterion("fide-black-games", "games with Black", f"{SOURCE}, 7.3")
+@c07_criterion(
+    "fide-black-games", "games with Black", f"{SOURCE}, 7.3", unit="count", reading=count_key
+)
 def fide_black_games(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -812,7 +847,9 @@ def fide_black_games(
     return _count(ct, group, lambda e: e.kind == "played" and e.colour == "black")
 
 
-@c07_criterion("fide-black-wins", "wins with Black", f"{SOURCE}, 7.4")
+@c07_criterion(
+    "fide-black-wins", "wins with Black", f"{SOURCE}, 7.4", unit="count", reading=count_key
+)
 def fide_black_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -848,6 +885,8 @@ register_variants(
     1..n.""",
     _progressive,
     (PLAIN, CUT1, CUT2),
+    unit="points",
+    reading=half_points_key,
 )
 
 
@@ -866,6 +905,8 @@ register_variants(
             doc="opponents count when their score is at least this % of the maximum possible",
         )
     },
+    unit="points",
+    reading=half_points_key,
 )
 def fide_koya(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Koya system, KS (Art. 9.2), for round robins: the points scored against the opponents
@@ -985,6 +1026,8 @@ register_variants(
     _aro,
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
     {"unrated_rating": _UNRATED},
+    unit="rating",
+    reading=count_key,
 )
 
 
@@ -993,6 +1036,8 @@ register_variants(
     "performance rating",
     f"{SOURCE}, 10.2; FIDE B.02 8.1(a)",
     params={"unrated_rating": _UNRATED},
+    unit="rating",
+    reading=count_key,
 )
 def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Tournament performance rating, TPR (Art. 10.2): ARO + dp, where dp comes from the FIDE
@@ -1008,6 +1053,8 @@ def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) ->
     "average performance of opponents",
     f"{SOURCE}, 10.4",
     params={"unrated_rating": _UNRATED},
+    unit="rating",
+    reading=count_key,
 )
 def fide_apro(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average performance rating of opponents, APRO (Art. 10.4): the mean TPR (Art. 10.2) of

@@ -88,7 +88,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from events_schema import events as ev
 from events_schema.go import RANK_PATTERN, GoCriterion, GoSettings
 from projections.tiebreaks.chain import Chain, Ranking, _Ranker
-from projections.tiebreaks.registry import Value, criterion
+from projections.tiebreaks.registry import Value, criterion, points_key
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -363,7 +363,9 @@ def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Va
 # --- the criteria -------------------------------------------------------------------------------
 
 
-@criterion("mms", "MMS", f"{SOURCE} step 2; LGC Top groups (McMahon)")
+@criterion(
+    "mms", "MMS", f"{SOURCE} step 2; LGC Top groups (McMahon)", unit="points", reading=points_key
+)
 def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """McMahon score (OpenGotha MMS): the start score from the rank (floor, bar, supergroup)
     + 1 per win + ½ per jigo + the bye and absence points (their sum rounded down with
@@ -371,7 +373,7 @@ def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).mms, group)
 
 
-@criterion("sos", "SOS", f"{SOURCE} step 4.2 (SOSM)")
+@criterion("sos", "SOS", f"{SOURCE} step 4.2 (SOSM)", unit="points", reading=points_key)
 def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' McMahon scores (OpenGotha SOSM), each corrected by the handicap
     (+ stones when the player had White, - when Black); a round without a game (bye, absence,
@@ -379,14 +381,14 @@ def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).sos, group)
 
 
-@criterion("sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)")
+@criterion("sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)", unit="points", reading=points_key)
 def sosos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' SOS (OpenGotha SOSOSM); a round without a game counts the
     player's own start score times the rounds counted."""
     return _values(go_scores(ct).sosos, group)
 
 
-@criterion("sodos", "SODOS", f"{SOURCE} step 4.2 (SODOSM)")
+@criterion("sodos", "SODOS", f"{SOURCE} step 4.2 (SODOSM)", unit="points", reading=points_key)
 def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from projections.tiebreaks.editions import Edition
 
@@ -29,6 +29,41 @@ if TYPE_CHECKING:
 class Value:
     key: Any
     shown: str
+    # When the key only ranks (FIDE direct encounter when not everyone met, Art. 6.2): the
+    # number it stands for, and the best the player can still reach, in the criterion's
+    # reading (`Criterion.reading`). None: the key is the number.
+    number: Any = None
+    best: Any = None
+
+
+Unit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
+Reading = Callable[[Any], "Fraction | int"]
+
+
+# How a criterion's key (or `Value.number`) reads as the exact number the documents carry.
+def half_points_key(key: Any) -> Fraction:
+    """A key in half-points: the points."""
+    return Fraction(key) / 2
+
+
+def points_key(key: Any) -> Fraction:
+    """A key that is the number itself (points, an average)."""
+    return Fraction(key)
+
+
+def negated_key(key: Any) -> Fraction:
+    """A key negated because lower is better."""
+    return -Fraction(key)
+
+
+def count_key(key: Any) -> int:
+    """A whole number (a count, a rating, an outcome)."""
+    return int(key)
+
+
+def placings_key(key: Any) -> int:
+    """`czech.cycle_placings_key`: the sum of placings, negated, first."""
+    return -int(key[0])
 
 
 Compute = Callable[["Crosstable", Sequence[str], Mapping[str, Any]], dict[str, Value]]
@@ -65,6 +100,10 @@ class Criterion:
     terminal: bool = False
     # How the rulebook's edition is named when the criterion is shown (None: one text only).
     cite: Cite | None = None
+    # What its values are (the documents' `unit`) and how a key reads as the exact number
+    # (`half_points_key`, ...); terminal entries have none.
+    unit: Unit | None = None
+    reading: Reading | None = None
 
     def cited(self, params: Mapping[str, Any], edition: Edition | None) -> Criterion:
         """The criterion as shown for a tournament following `edition` of its rulebook: label
@@ -88,8 +127,11 @@ def criterion(
     reapply: bool = False,
     params: Mapping[str, Param] | None = None,
     cite: Cite | None = None,
+    unit: Unit,
+    reading: Reading,
 ) -> Callable[[Compute], Compute]:
-    """Register a criterion; its docstring is its documentation."""
+    """Register a criterion; its docstring is its documentation. `unit` and `reading` say what
+    its values are and how a key reads as the exact number (see `half_points_key`)."""
 
     def register(fn: Compute) -> Compute:
         if name in REGISTRY:
@@ -104,6 +146,8 @@ def criterion(
             reapply=reapply,
             params=dict(params or {}),
             cite=cite,
+            unit=unit,
+            reading=reading,
         )
         return fn
 

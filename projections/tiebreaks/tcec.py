@@ -60,7 +60,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
-from projections.tiebreaks.registry import Param, Value, criterion
+from projections.tiebreaks.registry import (
+    Param,
+    Value,
+    count_key,
+    criterion,
+    negated_key,
+    points_key,
+)
 
 if TYPE_CHECKING:
     import chess
@@ -247,7 +254,13 @@ def _average_moves(
 # Criteria
 
 
-@criterion("r-mobility", "r-mobility", "TCEC Leagues 11.1.3 / Swiss 3.2 / FRD 3.3; TCEC wiki")
+@criterion(
+    "r-mobility",
+    "r-mobility",
+    "TCEC Leagues 11.1.3 / Swiss 3.2 / FRD 3.3; TCEC wiki",
+    unit="points",
+    reading=points_key,
+)
 def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The sum of the player's r-mobility points over their games, most first (TCEC wiki
     "R-Mobility": "Winner of r-mobility tiebreak is player with most r-mobility points").
@@ -274,6 +287,8 @@ def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     "wins",
     "TCEC Swiss 3.3 / Leagues 11.2.3 / FRD 3.4",
     params={"count_forfeits": Param(bool, False, doc="count games won by forfeit")},
+    unit="count",
+    reading=count_key,
 )
 def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The number of games won, greatest first ("the greatest number of wins"). Games won over
@@ -286,7 +301,13 @@ def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dic
     return out
 
 
-@criterion("double-wins", "double wins", "TCEC Leagues 11.1.4 / 4k 3.1.4; rules/README")
+@criterion(
+    "double-wins",
+    "double wins",
+    "TCEC Leagues 11.1.4 / 4k 3.1.4; rules/README",
+    unit="count",
+    reading=count_key,
+)
 def double_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -302,7 +323,13 @@ def double_wins(
     return {p: Value(n, str(n)) for p, n in count.items()}
 
 
-@criterion("avg-moves-won", "average moves in won games", "TCEC Leagues 11.1.5 / 4k 3.1.5")
+@criterion(
+    "avg-moves-won",
+    "average moves in won games",
+    "TCEC Leagues 11.1.5 / 4k 3.1.5",
+    unit="moves",
+    reading=negated_key,
+)
 def avg_moves_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -312,7 +339,13 @@ def avg_moves_won(
     return _average_moves(ct, group, "win", -1)
 
 
-@criterion("avg-moves-lost", "average moves in lost games", "TCEC Leagues 11.1.6 / 4k 3.1.6")
+@criterion(
+    "avg-moves-lost",
+    "average moves in lost games",
+    "TCEC Leagues 11.1.6 / 4k 3.1.6",
+    unit="moves",
+    reading=points_key,
+)
 def avg_moves_lost(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:

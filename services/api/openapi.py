@@ -277,7 +277,7 @@ def _contract(doc: JsonSchema) -> None:
     if op is not None:
         op.setdefault("responses", {})["200"] = {
             "description": f"The projection document (version {DOCUMENT_VERSION}): one of "
-            "standings, tiebreaks, playoff, prizes, as published on the stream.",
+            "standings, tiebreaks, playoff, prizes, games, as published on the stream.",
             "content": {
                 "application/json": {"schema": {"$ref": template.format(model="Document")}}
             },

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from services.cli.common import (
     PROJECTION_NAMES,
@@ -28,9 +26,10 @@ from services.cli.common import (
     local_log,
     settings,
 )
-from services.cli.render import err, out
+from services.cli.render import err, escape, out
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
     from events_schema import Envelope
@@ -49,6 +48,7 @@ LONG_LOG = 100_000
 @contextlib.contextmanager
 def _progress(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on stderr when stderr is a terminal or the log is long."""
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -173,6 +173,31 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
         console.print(_rows_table(f"Prizes {head}", data.get("lines", [])))
         totals = data.get("totals", {})
         console.print(" ".join(f"{k}: {v}" for k, v in totals.items()))
+    elif name == "games":
+        rnd = data.get("round")
+        if rnd is None:
+            console.print(f"[bold]{head}[/bold]: no round scheduled")
+            return
+        title = (
+            f"Games (as of seq {message['as_of_seq']}): {rnd['stage']} round {rnd['round']},"
+            f" {rnd['ended']}/{rnd['games']} ended, {rnd['in_progress']} in progress"
+        )
+        rows = [
+            {
+                "board": g["board"],
+                "white": g["white"]["player_id"],
+                "black": g["black"]["player_id"],
+                "status": g["status"],
+                "result": g["result"] or "",
+                "plies": g["plies"],
+                "last move": (g["last_move"] or {}).get("san")
+                or (g["last_move"] or {}).get("uci")
+                or (g["last_move"] or {}).get("point")
+                or "",
+            }
+            for g in data["pairings"]
+        ]
+        console.print(_rows_table(title, rows))
 
 
 def register(app: typer.Typer) -> None:
@@ -446,7 +471,7 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
         console.print(f"[bold]{name}[/bold]: changed")
         if name == "playoff" and d["status"][0] != d["status"][1]:
             console.print(f"  status: {d['status'][0]} -> {d['status'][1]}")
-        for row in d.get("rows", d.get("lines", [])):
+        for row in d.get("rows", d.get("lines", d.get("pairings", []))):
             if row["change"] == "changed":
                 fields = ", ".join(
                     f"{k} {_cell(v[0])} -> {_cell(v[1])}" for k, v in row["fields"].items()

@@ -31,7 +31,7 @@ AsJson = Annotated[bool, typer.Option("--json")]
 
 #: The projections' names (projections.documents.PROJECTIONS, which imports every projection),
 #: for the help texts; tests/unit/test_cli_startup.py keeps the two equal.
-PROJECTION_NAMES: tuple[str, ...] = ("standings", "tiebreaks", "playoff", "prizes")
+PROJECTION_NAMES: tuple[str, ...] = ("standings", "tiebreaks", "playoff", "prizes", "games")
 
 #: The token roles (services.auth.ROLES, which imports hashlib and sqlite3), for the help text
 #: of `arbiter token create`; tests/unit/test_cli_startup.py keeps the two equal.

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Annotated, Any, get_args
 
 import typer
-from rich.table import Table
 
 from services.cli.common import (
     AsJson,
@@ -298,6 +297,8 @@ def games(
     db: Db = None,
 ) -> None:
     """One row per game: players, result, the rule that ended it, plies, its source."""
+    from rich.table import Table
+
     from projections.games import game_rows
 
     with local_log(backend, db) as log:

@@ -171,13 +171,18 @@ def standings(
     """Print the standings with tiebreak columns and why each row is below the one above (and,
     for a Galway tournament, its section winners)."""
     from events_schema.codec import dumps
-    from projections.documents import galway_sections
+    from projections.pairing.names import system_name
     from projections.standings import standings as standings_table
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, at, "standings")
     table = standings_table(state)
-    sections = galway_sections(state, table)
+    sections = None
+    if state.created is not None and system_name(state.created) == "galway":
+        # Only a Galway tournament has sections; the documents module loads every projection.
+        from projections.documents import galway_sections
+
+        sections = galway_sections(state, table)
     if as_json:
         body = table.as_dict()
         if sections is not None:
@@ -729,5 +734,35 @@ def export_trf_cmd(
 for _module in (audit, processors, feed, pairing, seasons, games):
     _module.register(app)
 
+
+def main() -> None:
+    """The `arbiter` console script. Typer converts every command's signature when it builds
+    the whole group (about 80 commands, tens of milliseconds), so a top-level command named
+    first on the command line is built alone, in a group of its own named `arbiter` (same
+    options, same help, same errors); anything else (`--help`, a sub-group such as
+    `arbiter token`, an unknown name) goes through the whole app."""
+    import os
+
+    # No pydantic plugins are used; looking for them scans every installed package's metadata.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    args = sys.argv[1:]
+    if args and not args[0].startswith("-"):
+        from typer.main import get_command, get_command_name
+
+        for info in app.registered_commands:
+            name = info.name or get_command_name(info.callback.__name__ if info.callback else "")
+            if name == args[0]:
+                solo = typer.Typer(rich_markup_mode=None, add_completion=False)
+                solo.registered_commands.append(info)
+                solo.callback()(_group)  # a group, so the command keeps its name
+                get_command(solo)(args, prog_name="arbiter")
+                return
+    app(prog_name="arbiter")
+
+
+def _group() -> None:
+    """Arbiter: an event-sourced tournament backend."""
+
+
 if __name__ == "__main__":
-    app()
+    main()

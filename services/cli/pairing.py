@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from services.cli.common import AsJson, Backend, Db, fail, fold_known, local_actor, local_log
 from services.cli.render import out, print_bracket
@@ -100,6 +99,8 @@ def pair(
             f"  lot #{lot['seq']} {lot['purpose']} {lot['subject']}: "
             f"{' '.join(lot['outcome'])} (seed {lot['seed']})"
         )
+    from rich.table import Table
+
     table = Table(show_edge=False)
     go = any(p.handicap for p in r.pairings)
     for col in ("board", "white", "black", "game", *(("handicap",) if go else ())):

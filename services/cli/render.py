@@ -9,14 +9,56 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from projections.standings import Table as StandingsTable
 
+
+class _Console:
+    """A rich Console made on first use: a command that prints JSON (or only fails) does not
+    load rich (CLI start-up, issue 12 item 5)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def _made(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._made(), name)
+
+    @property
+    def width(self) -> int:  # a data descriptor, so that pytest's monkeypatch can restore it
+        return self._made().width
+
+    @width.setter
+    def width(self, value: int) -> None:
+        self._made().width = value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("_options", "_console"):
+            object.__setattr__(self, name, value)
+        else:  # e.g. a test setting the width
+            setattr(self._made(), name, value)
+
+
+def escape(text: str) -> str:
+    """Rich markup escaped (`rich.markup.escape`), loading rich only when printing."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 # Wide enough for the standings' tiebreak columns when printing to a file or a pipe.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True)
+# No emoji codes (":smile:") in what the CLI prints: without them rich does not load its table.
+out: Console = _Console(width=None if sys.stdout.isatty() else 160, emoji=False)  # type: ignore[assignment]
+err: Console = _Console(stderr=True, emoji=False)  # type: ignore[assignment]
 
 
 def points(value: Fraction | Decimal | int | str) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log
 from services.cli.render import out
@@ -33,6 +32,8 @@ def _print_json(body: dict[str, Any]) -> None:
 
 
 def _print_view(body: dict[str, Any]) -> None:
+    from rich.table import Table
+
     out.print(f"[bold]{body['series_id']}[/bold]: {body.get('title') or '?'} ({body['format']})")
     for problem in body.get("problems", []):
         out.print(f"[red]problem[/red] {problem}")

@@ -591,7 +591,7 @@ def test_every_tournament_still_reads_back_and_projects(api: FuzzApi) -> None:
         assert not [e for e in r.json()["events"] if "unreadable" in e]
         r = api.call("GET", f"/tournaments/{path_segment(tid)}/feed-status")
         assert r.status_code == 200, r.text[:300]
-        for name in ("standings", "tiebreaks", "playoff", "prizes"):
+        for name in ("standings", "tiebreaks", "playoff", "prizes", "games"):
             r = api.call("GET", f"/tournaments/{path_segment(tid)}/projections/{name}")
             assert r.status_code in (200, 404, 409), r.text[:300]
 

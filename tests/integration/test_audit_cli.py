@@ -210,7 +210,7 @@ def test_replay_until_byte_equals_live_messages_at_each_seq(db: Path):
     for seq, published in at_seq.items():
         lines = _run("replay", TID, "--until", str(seq), "--json").stdout.encode().splitlines()
         replayed = {json.loads(b)["projection"]: b for b in lines}
-        assert set(replayed) == {"standings", "tiebreaks", "playoff", "prizes"}
+        assert set(replayed) == {"standings", "tiebreaks", "playoff", "prizes", "games"}
         for name, body in published.items():
             doc = json.loads(body)
             if doc["as_of_seq"] == seq:  # published at this seq: byte for byte the same
@@ -286,3 +286,20 @@ def test_verify_catches_a_rehashed_alteration_at_the_link(db: Path):
     v = _json("verify", TID, code=1)
     assert (v["broken"]["seq"], v["broken"]["kind"]) == (8, "altered")
     assert "prev_hash" in v["broken"]["detail"] and "seq 7" in v["broken"]["detail"]
+
+
+def test_replay_and_diff_show_the_current_round_of_the_games_document(db: Path):
+    """The fifth document (`games`): `replay` prints the current round's boards, `diff` names
+    each game that changed, keyed by its game id."""
+    _two_rounds(db)
+    text = _run("replay", TID, "--until", "8", "--projection", "games").stdout
+    assert "main round 1, 2/2 ended, 0 in progress" in text
+    assert "1-0" in text and "1/2-1/2" in text and "scheduled" not in text  # both ended
+    report = _json("diff", TID, "--from", "9", "--to", "10")
+    games = report["projections"]["games"]
+    changed = {row["key"]: row for row in games["pairings"]}
+    assert set(changed) == {"g3"}  # g4 did not change; the round is round 2 at both points
+    assert changed["g3"]["fields"]["result"] == [None, "1/2-1/2"]
+    assert changed["g3"]["fields"]["status"] == ["scheduled", "ended"]
+    text = _run("diff", TID, "--from", "9", "--to", "10").stdout
+    assert "g3: " in text and "status scheduled -> ended" in text

@@ -143,7 +143,7 @@ def test_sse_delivers_a_result_appended_through_the_api(server):
         assert reader.status == 200
         # The snapshot first: every projection, as of the current seq.
         first = reader.drain(quiet=1.0)
-        assert {e.event for e in first} >= {"standings", "tiebreaks", "playoff", "prizes"}
+        assert {e.event for e in first} >= {"standings", "tiebreaks", "playoff", "prizes", "games"}
         seen = max(e.data["as_of_seq"] for e in first)
         seq = post(srv, t["arbiter"], result("g2", "1/2-1/2"))["last_seq"]
         assert seq > seen

@@ -119,3 +119,54 @@ def test_one_publish_wakes_every_watcher_of_the_tournament() -> None:
         return list(woken)
 
     assert all(asyncio.run(main()))
+
+
+def _ids(chunk: bytes) -> list[int]:
+    """The SSE `id:` lines of a chunk, in order."""
+    return [int(line[4:]) for line in chunk.split(b"\n") if line.startswith(b"id: ")]
+
+
+def _stream_chunks(linger: float, publish_gap: float) -> list[bytes]:
+    """The live chunks one stream (`routes._events`) yields while versions 2-7 are published,
+    one every `publish_gap` seconds, the stream lingering `linger` seconds after each wake."""
+
+    async def main() -> list[bytes]:
+        hub = FeedHub()
+        hub.publish([_m(1)])
+        stream = routes._events(hub, "t", 0, keepalive=5.0, linger=lambda: linger)
+        assert _ids(await anext(stream)) == [1]  # the state transfer on connect
+
+        async def publish() -> None:
+            for seq in range(2, 8):
+                await asyncio.sleep(publish_gap)
+                hub.publish([_m(seq)])
+
+        task = asyncio.create_task(publish())
+        chunks: list[bytes] = []
+        while not chunks or _ids(chunks[-1])[-1:] != [7]:
+            chunks.append(await asyncio.wait_for(anext(stream), 5))
+        await task
+        await stream.aclose()
+        return chunks
+
+    return asyncio.run(main())
+
+
+def test_a_lingering_stream_sends_what_was_published_meanwhile_in_one_chunk() -> None:
+    """Coalescing (`Feed.linger`): versions published while a woken stream lingers go out
+    together, each once and in order; without a linger each goes out as it comes."""
+    lingering = _stream_chunks(linger=0.3, publish_gap=0.01)
+    assert [i for c in lingering for i in _ids(c)] == [2, 3, 4, 5, 6, 7]
+    assert len(lingering) <= 2  # 6 publications 10 ms apart: one or two chunks
+    eager = _stream_chunks(linger=0.0, publish_gap=0.05)
+    assert [_ids(c) for c in eager] == [[2], [3], [4], [5], [6], [7]]
+
+
+def test_the_linger_grows_with_the_open_streams_and_is_bounded(tmp_path: Path) -> None:
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    feed = routes.Feed(SQLiteEventLog(str(tmp_path / "log.sqlite3")))  # not started
+    feed.subscribers = 10
+    assert feed.linger() == pytest.approx(10 * routes.LINGER_PER_SUBSCRIBER)  # 0.5 ms
+    feed.subscribers = 1_000
+    assert feed.linger() == routes.LINGER_MAX == 0.05

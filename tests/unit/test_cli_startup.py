@@ -87,3 +87,82 @@ def test_help_text_names_match_their_source(copy: str, source: str) -> None:
 
     module, name = source.split(":")
     assert getattr(common, copy) == tuple(getattr(importlib.import_module(module), name))
+
+
+def _console_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """`arbiter ARGS` through the console script's entry point (`services.cli.main:main`)."""
+    return subprocess.run(
+        [sys.executable, "-c", "from services.cli.main import main; main()", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+
+
+def _whole_app(*args: str) -> subprocess.CompletedProcess[str]:
+    """`arbiter ARGS` through the whole typer app (every command built)."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from services.cli.main import app; app(prog_name='arbiter')",
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("cli") / "demo.sqlite3"
+    done = _console_script("demo", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("standings", "demo-open-2026", "--json"),
+        ("standings", "demo-open-2026"),
+        ("standings", "--help"),
+        ("standings", "no-such-tournament"),  # refused: same message, same exit code
+        ("standings",),  # a missing argument: same usage error
+        ("token", "--help"),  # a sub-group: through the whole app
+        ("no-such-command",),
+    ],
+)
+def test_a_command_built_alone_behaves_as_in_the_whole_app(
+    demo_db: Path, args: tuple[str, ...]
+) -> None:
+    """`main` builds a top-level command alone (start-up); what it prints and its exit code
+    are those of the whole app."""
+    reads_the_log = args[0] == "standings" and len(args) > 1 and "--help" not in args
+    full = (*args, "--db", str(demo_db)) if reads_the_log else args
+    solo, whole = _console_script(*full), _whole_app(*full)
+    assert (solo.returncode, solo.stdout, solo.stderr) == (
+        whole.returncode,
+        whole.stdout,
+        whole.stderr,
+    )
+    if args == ("standings", "demo-open-2026", "--json"):
+        assert solo.returncode == 0 and '"rows"' in solo.stdout
+
+
+def test_json_standings_loads_no_rich(demo_db: Path) -> None:
+    """A command that prints JSON does not load rich (the consoles are made on first use)."""
+    code = (
+        "import sys; from services.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "standings", "demo-open-2026", "--db", str(demo_db), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -31,7 +31,8 @@ def _view(table: Any) -> Any:
 @st.composite
 def tournaments(draw: st.DrawFn) -> list[Event]:
     """A Swiss or round robin with byes, forfeits, double forfeits, withdrawals, late entries,
-    corrections and retractions of results; results arrive in any order within a round."""
+    corrections and retractions of results, clock readings; results arrive in any order within
+    a round."""
     swiss = draw(st.booleans())
     n = draw(st.integers(3, 8))
     rounds = draw(st.integers(1, 5))
@@ -83,6 +84,8 @@ def tournaments(draw: st.DrawFn) -> list[Event]:
                 continue  # not played yet
             kind = draw(st.integers(0, 9))
             gid = pairs[i].game_id
+            if draw(st.integers(0, 3)) == 0:  # a clock reading: the table never reads it
+                evs.append(ev.ClockReported(game_id=gid, white_ms=60_000, black_ms=59_000))
             if kind == 0:
                 res = draw(st.sampled_from(["1-0", "0-1"]))
                 evs.append(result(gid, res, "forfeit"))
@@ -264,3 +267,22 @@ def test_group_relative_values_follow_a_game_between_members() -> None:
     assert inc.counters.full == full  # the correction and its retraction are incremental
     assert inc.counters.last_players == {"a1", "a2"}
     assert len(shown) == 3 and shown[0] != shown[1] and shown[2] == shown[0]
+
+
+def test_a_clock_reading_is_not_a_recompute() -> None:
+    """Clocks change nothing the table reads (the live games document shows them): a reading
+    of a finished game, and its retraction, neither recompute nor change the table."""
+    recs = recorded("inc", _swiss(["buchholz", "fide-sonneborn-berger"]))
+    inc = IncrementalStandings()
+    for rec in recs:
+        inc.apply(rec)
+    before = inc.table()
+    full = inc.counters.full
+    clock = ev.ClockReported(game_id="r1-a1", white_ms=1_000, black_ms=2_000)
+    more = recorded("inc", [*_swiss(["buchholz", "fide-sonneborn-berger"]), clock])
+    inc.apply(more[-1])
+    retract = ev.EventRetracted(retracted_event_id=more[-1].envelope.event_id, reason="misread")
+    inc.apply(recorded("inc", [*_swiss(["buchholz", "fide-sonneborn-berger"]), clock, retract])[-1])
+    after = inc.table()
+    assert inc.counters.full == full
+    assert after.rows == before.rows and after.seq == before.seq + 2
