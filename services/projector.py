@@ -62,7 +62,9 @@ class Projector:
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
         a full ranking, if that state was replaced from outside)."""
-        state = self.states.setdefault(tournament_id, StandingsState())
+        state = self.states.get(tournament_id)
+        if state is None:  # (not setdefault: that would build a state for every event)
+            state = self.states[tournament_id] = StandingsState()
         inc = self._incremental.get(tournament_id)
         if inc is None or inc.state is not state:
             inc = self._incremental[tournament_id] = IncrementalStandings("main", state)
@@ -165,8 +167,8 @@ class Projector:
         return out
 
     def snapshot(self, tournament_id: str) -> dict[str, bytes]:
-        """The four whole messages of a tournament as of what was folded (an auditor's
-        replay): the bytes the live feed published at that seq. Empty before its creation
+        """The whole messages (one per projection) of a tournament as of what was folded (an
+        auditor's replay): the bytes the live feed published at that seq. Empty before its creation
         and while it is held by an unreadable event (nothing was published then)."""
         state = self.states.get(tournament_id)
         if state is None or state.created is None or state.unreadable:
@@ -174,13 +176,31 @@ class Projector:
         table = self._standings(tournament_id).table()
         return {name: dumps(doc) for name, doc in documents(state, tournament_id, table).items()}
 
+    # -- snapshots (services/processors/snapshots.py: a processor's restart without replay) --
+
+    def export_tournament(self, tournament_id: str) -> tuple[StandingsState, list[UUID]]:
+        """What a snapshot of one tournament holds: its fold state and the ids of the
+        unreadable records placed at a seq (redeliveries of them are recognised by id)."""
+        ids = sorted(str(e) for t, e in self._positioned if t == tournament_id)
+        return self.states[tournament_id], [UUID(e) for e in ids]
+
+    def restore_tournament(
+        self, tournament_id: str, state: StandingsState, positioned: Iterable[UUID]
+    ) -> None:
+        """Install a tournament's state read back from a snapshot (its incremental standings
+        are rebuilt from it by a full ranking on first use)."""
+        self.states[tournament_id] = state
+        self._incremental.pop(tournament_id, None)
+        self._positioned.update((tournament_id, e) for e in positioned)
+
     def fail(self, tournament_id: str, error: str) -> None:
         self.failed[tournament_id] = error[:500]
         log.exception("%s held: %s", tournament_id, error)
 
 
 def replay(envelopes: Iterable[Envelope], tournament_id: str) -> dict[str, bytes]:
-    """The four messages for a tournament as of the last envelope given (auditor replay)."""
+    """The messages (one per projection) for a tournament as of the last envelope given
+    (auditor replay)."""
     projector = Projector()
     for env in envelopes:
         if env.tournament_id == tournament_id:

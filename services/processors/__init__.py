@@ -8,7 +8,7 @@ gap handling and the watchdog described here.) Each is a thin agent over
 `services.projector.Projector`:
 
     events topic (keyed by tournament, read_committed)
-      -> stream.take(BATCH, within=...)          (batching)
+      -> one batch per consumer fetch (transport.py's batch path, up to --batch records)
       -> envelope_from_bytes -> Projector.apply    (idempotent by (tournament, seq))
       -> Projector.messages -> output topic        (compacted, keyed by tournament id)
 
@@ -19,15 +19,37 @@ data changed (Projector's rule), with `as_of_seq` = the last seq folded in that 
 value is always byte-equal to `services.projector.replay` of the events up to its `as_of_seq`,
 and the latest value's data equals the replay of the whole stream.
 
-Restart recovery (no Faust table, nothing on disk): on start, before the worker joins its
-group, the processor folds every partition of the events topic from offset 0 to its current
-end (read_committed; the fold is fast, see tests/bench/processors.py), reads its output topic
-to learn what was last published per tournament, and publishes only what differs (e.g. a
-message lost in a kill -9 between fold and send). The Faust consumer then resumes at the
-group's committed offsets; everything it delivers up to the rebuild point is a duplicate that
-`Projector.apply` ignores, so a crash, a redelivery or a reset of the group's offsets
-publishes nothing twice and never republishes an older state. Committed offsets therefore
-only bound how much is re-read, never correctness.
+Throughput (issue 11 item 1): Faust's own path hands each record to the agent through a
+channel, a stream event, two tasks and an ack; profiled, that was ~85 % of the time and held
+a processor to ~5k events/s. The transport (`transport.py`) instead gives each fetch to the
+processor whole (`app.arbiter_batch_handler`) and commits, per partition, the offset after
+the last record of the last batch it returned from; Faust still runs the group, the
+rebalances, the commits (producer flushed first), the timers and the web server.
+`tests/bench/processors.py` prints the rate beside a raw aiokafka decode + fold loop.
+
+Restart (issue 11 item 2): every `ARBITER_SNAPSHOT_EVERY` seconds (30; 0: never) the
+processor checkpoints the tournaments that changed to its compacted snapshot topic
+`arbiter.snapshot.<name>` (keyed by tournament, plus one manifest per events partition
+saying up to which offset it is covered; format, fingerprint and checksum:
+`snapshots.py`). A compacted topic, not a Faust table: the snapshot must be read before
+the worker joins its group (the restore runs where the rebuild ran, outside Faust), must
+name the source offsets it covers, which a table's changelog does not, and Faust's table
+recovery has open problems (#651, #176); one record per tournament also keeps a
+checkpoint to what changed.
+
+On start, before the worker joins its group, the processor reads the snapshot topic; each
+partition whose manifest and tournaments are readable and fingerprinted by this code starts
+at the manifest's offset with those tournaments restored (unpickled only when first needed),
+every other partition from offset 0 (`status.json` `start`: `mode` restore, partial or
+rebuild, and why each rebuilt partition was). It then folds every partition from there to
+its current end (read_committed), reads its output topic to learn what was last published
+per tournament, and publishes only what differs (e.g. a message lost in a kill -9 between
+fold and send). The Faust consumer then resumes at the group's committed offsets; the
+records below the point the start-up read reached are counted as duplicates without being
+decoded, and anything else already folded is a duplicate that `Projector.apply` ignores by
+seq, so a crash, a redelivery, a reset of the group's offsets or a snapshot older than the
+committed offsets publishes nothing twice and never republishes an older state. Committed
+offsets therefore only bound how much is re-read, never correctness.
 
 Liveness: a watchdog (every 5 s) compares the events topic's end offsets with the last folded
 batch; when the topic grew and nothing was folded for `--stall-after` seconds (default 20; a
@@ -45,11 +67,13 @@ stays visible in status.json and the log (an operator matter: the writer protoco
 between two workers of one group; the same re-read repairs it.
 
 Faust settings for one node (see `app.build_app`): store `memory://` (no tables), one agent
-instance (concurrency 1) consuming every partition of the events topic, `topic_partitions=1`
-and `topic_replication_factor=1` (no internal topics are used), `table_standby_replicas=0`,
+instance (concurrency 1) subscribed to the events topic (the batch path folds its records),
+`topic_partitions=1` and `topic_replication_factor=1` (no internal topics are used),
+`table_standby_replicas=0`,
 web server disabled unless `--web-port` is given (then bound to 127.0.0.1),
-`processing_guarantee=at_least_once` (acks after the batch is folded and sent; offsets
-committed every second, never automatically by the client), `consumer_auto_offset_reset=
+`processing_guarantee=at_least_once` (a batch counts as processed once folded and sent;
+offsets committed every second and every 10,000 records, never automatically by the
+client), `producer_max_request_size` above the largest snapshot record, `consumer_auto_offset_reset=
 earliest`, and the consumer reads with isolation_level=read_committed (Faust only does that
 under exactly_once, so `transport.py` sets it: aborted transactional appends must not be
 folded).

@@ -10,17 +10,26 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 import faust
 from kafka.errors import KafkaError
 
 from services.processors import transport
-from services.processors.core import ProcessorConfig, ProcessorCore, TopicReader
+from services.processors.core import (
+    SNAPSHOT_MAX_BYTES,
+    ProcessorConfig,
+    ProcessorCore,
+    TopicReader,
+)
 from services.projector import Message
 
 log = logging.getLogger("arbiter.processor")
+
+#: A checkpoint whose records are not acknowledged in this time is abandoned (retried at the
+#: next one): it must never hold the status timer, and so the watchdog, for long.
+CHECKPOINT_SEND_TIMEOUT_S = 60.0
 
 
 def faust_app(cfg: ProcessorConfig) -> faust.App:
@@ -50,6 +59,7 @@ def faust_app(cfg: ProcessorConfig) -> faust.App:
         stream_buffer_maxsize=max(4096, 2 * cfg.batch),
         producer_acks=-1,
         producer_linger=0.005,
+        producer_max_request_size=SNAPSHOT_MAX_BYTES + 1024 * 1024,
         **web,
     )
 
@@ -113,9 +123,15 @@ def fold_agent(
     sink: Callable[[Any], Awaitable[None]],
     name: str,
 ) -> Callable[..., Awaitable[None]]:
-    """The agent every processor runs (decode → fold → `sink`, per `stream.take_events`
-    batch, under `lock`), and the recovery of held tournaments it triggers; returns
-    `recover` for the processor's timer. `name` is the agent's function name."""
+    """What every processor runs: decode → fold → `sink` once per fetch, under `lock`, and
+    the recovery of held tournaments it triggers; returns `recover` for the processor's
+    timer. `name` is the agent's function name.
+
+    The batches come from the transport's batch path (`app.arbiter_batch_handler`,
+    transport.py): one call per `getmany`, with each partition's records, no per-record
+    Faust event, task or ack. The agent stays subscribed to the events topic (that is what
+    makes Faust's consumer subscribe to it) and, should records ever reach it through
+    Faust's own per-record path, folds them the same way per `take_events` batch."""
 
     async def recover(touched_held: bool = False) -> None:
         tids = core.recovery_due(touched_held)
@@ -126,8 +142,25 @@ def fold_agent(
         async with lock:
             await sink(core.apply_recovered(tids, envs))
 
+    fold_partitions = getattr(core, "fold_partitions", None)
+
+    async def on_batch(batch: Mapping[Any, list[Any]]) -> None:
+        if core.stats.get("first_batch_at") is None:
+            core.stats["first_batch_at"] = time.time()
+        held_before = len(core.held)
+        async with lock:
+            if fold_partitions is not None:
+                msgs = fold_partitions({tp.partition: recs for tp, recs in batch.items()})
+            else:
+                msgs = core.fold([(r.key, r.value) for recs in batch.values() for r in recs])
+            await sink(msgs)
+        if core.held:
+            await recover(touched_held=len(core.held) > held_before)
+
+    app.arbiter_batch_handler = on_batch  # type: ignore[attr-defined]
+
     async def agent(stream: faust.StreamT[bytes]) -> None:
-        core.stats["agent_started_at"] = time.time()
+        core.stats["agent_started_at"] = core.stats.get("agent_started_at") or time.time()
         # take_events (not take): the record's key names the tournament of a record whose
         # bytes cannot be decoded (a poison record holds its own tournament only).
         batches = stream.take_events(cfg.batch, within=cfg.within)  # type: ignore[attr-defined]
@@ -149,6 +182,7 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     app = faust_app(cfg)
     events = events_topic(app, cfg)
     out = app.topic(cfg.out_topic, key_serializer="raw", value_serializer="raw")
+    snaps = app.topic(cfg.snapshot_topic, key_serializer="raw", value_serializer="raw")
     lock = asyncio.Lock()  # compute+send as one step: messages leave in fold order
 
     async def publish(msgs: list[Message]) -> None:
@@ -157,10 +191,42 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
 
     recover = fold_agent(app, events, cfg, core, lock, publish, "fold")
 
+    async def send_all(records: list[tuple[bytes, bytes]]) -> None:
+        futs = [await snaps.send(key=k, value=v) for k, v in records]
+        await asyncio.gather(*futs)
+
+    async def checkpoint() -> None:
+        """Snapshot the changed tournaments and their partitions' manifests (snapshots.py),
+        a partition at a time: pickled under the fold lock (in a thread), sent after it,
+        the partition's manifest once its tournaments' records are acknowledged."""
+        loop = asyncio.get_running_loop()
+        core.stats["checkpointing"] = True
+        try:
+            for p in core.checkpoint_partitions():
+                async with lock:
+                    tours, manifests, written = await loop.run_in_executor(
+                        None, core.checkpoint, [p]
+                    )
+                try:
+                    for records in (tours, manifests):
+                        await asyncio.wait_for(send_all(records), CHECKPOINT_SEND_TIMEOUT_S)
+                except Exception as exc:  # the broker is away: the next checkpoint retries
+                    core.checkpoint_failed(written)
+                    log.warning("checkpoint not written (%s); retrying later", exc)
+                    return
+                size = sum(len(v) for _, v in (*tours, *manifests))
+                core.checkpoint_done(manifests, written, size)
+            core.stats["snapshots"]["checkpoints"] += 1
+        finally:
+            core.stats["checkpointing"] = False
+            core.stats["checkpoint_ended_at"] = time.time()
+
     @app.timer(interval=0.5)  # type: ignore[untyped-decorator]
     async def status() -> None:
         core.write_status()
         await recover()
+        if core.checkpoint_due(time.monotonic()):
+            await checkpoint()
 
     add_watchdog(app, cfg, core)
     return app

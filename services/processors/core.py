@@ -10,7 +10,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from services.eventlog.kafka import (
     partition_for,
     replication_factor_for,
 )
+from services.processors import snapshots
+from services.processors.snapshots import SnapshotUnreadable
 from services.projector import GapDetected, Message, Projector
 
 log = logging.getLogger("arbiter.processor")
@@ -42,6 +45,12 @@ ADJUDICATOR = "adjudicator"
 PROCESSORS: tuple[str, ...] = (*PROJECTIONS, ADJUDICATOR)
 READ_TIMEOUT_S = 120.0
 GAP_RETRY_S = 2.0
+#: Largest snapshot record (the snapshot topic's max.message.bytes and the producers' limit).
+SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
+
+
+def _snapshot_every() -> float:
+    return float(os.environ.get("ARBITER_SNAPSHOT_EVERY", "30"))
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,9 @@ class ProcessorConfig:
     # (a Faust consumer that never resumes after a broker restart; faust #175/#640). The
     # rebuild on start makes the restart safe. 0 disables the watchdog.
     stall_after: float = 20.0
+    # Seconds between checkpoints of the fold to the snapshot topic (ARBITER_SNAPSHOT_EVERY,
+    # default 30; 0: write none, but still restore from what is there). Only with `rebuild`.
+    snapshot_every: float = field(default_factory=_snapshot_every)
 
     # The adjudicator only (`arbiter processor adjudicator --tablebases DIR`): where its
     # tablebases are; None: no tablebase adjudication (never implicitly).
@@ -88,6 +100,16 @@ class ProcessorConfig:
         if self.events_topic == DEFAULT_EVENTS_TOPIC:
             return f"arbiter-processor-{self.projection}"
         return f"arbiter-processor-{self.projection}-{self.events_topic}"
+
+    @property
+    def snapshot_topic(self) -> str:
+        """The compacted topic of this processor's checkpoints (snapshots.py), named after
+        its output topic (a fresh output topic starts without snapshots):
+        `arbiter.snapshot.<name>` beside `arbiter.projection.<name>`, outside the prefix the
+        feed readers may read."""
+        if ".projection." in self.out_topic:
+            return self.out_topic.replace(".projection.", ".snapshot.", 1)
+        return f"{self.out_topic}.snapshots"
 
     @property
     def workdir(self) -> Path:
@@ -159,7 +181,7 @@ class TopicReader:
                 time.sleep(0.1)
             return len(found)
         finally:
-            consumer.close()
+            self._release(consumer)
 
     # -- liveness ---------------------------------------------------------------------------
 
@@ -171,7 +193,7 @@ class TopicReader:
             tps = [TopicPartition(self.cfg.events_topic, p) for p in sorted(parts)]
             return sum(consumer.end_offsets(tps).values()) if tps else 0
         finally:
-            consumer.close()
+            self._release(consumer)
 
     def watch_from_here(self) -> None:
         """Take the watchdog's baseline before the rebuild: growth of the topic beyond this
@@ -200,12 +222,40 @@ class TopicReader:
             self.stats["watch_grew_at"] = now
             return False
         grew_at = float(self.stats.get("watch_grew_at") or 0.0)
-        folded_at = float(self.stats.get("last_fold_at") or 0.0)
+        # A checkpoint holds the fold lock while it pickles: busy, not stalled.
+        if self.stats.get("checkpointing"):
+            return False
+        folded_at = max(
+            float(self.stats.get("last_fold_at") or 0.0),
+            float(self.stats.get("checkpoint_ended_at") or 0.0),
+        )
         return bool(grew_at) and folded_at < grew_at and now - grew_at > self.cfg.stall_after
 
     # -- reading ---------------------------------------------------------------------------
 
+    _shared: KafkaConsumer | None = None
+
+    @contextmanager
+    def shared_consumer(self) -> Iterator[None]:
+        """One reader for every read inside the block (the start: each new client costs a
+        bootstrap and a metadata round trip, ~0.1 s here)."""
+        self._shared = self._new_consumer()
+        try:
+            yield
+        finally:
+            consumer, self._shared = self._shared, None
+            consumer.close()
+
     def _consumer(self) -> KafkaConsumer:
+        return self._shared if self._shared is not None else self._new_consumer()
+
+    def _release(self, consumer: KafkaConsumer) -> None:
+        if self._shared is not None and consumer is self._shared:
+            self._shared.unsubscribe()
+        else:
+            consumer.close()
+
+    def _new_consumer(self) -> KafkaConsumer:
         return KafkaConsumer(
             bootstrap_servers=self.cfg.bootstrap,
             client_id=f"{self.cfg.group_id}-reader",
@@ -217,9 +267,16 @@ class TopicReader:
             max_poll_records=10_000,
         )
 
-    def read(self, topic: str, upto: dict[int, int | None]) -> Iterator[Any]:
-        """The records of each partition from its beginning up to `upto[p]` (exclusive; None:
-        the current end), in offset order per partition."""
+    def read(
+        self,
+        topic: str,
+        upto: dict[int, int | None],
+        start: Mapping[int, int] | None = None,
+        reached: dict[int, int] | None = None,
+    ) -> Iterator[Any]:
+        """The records of each partition from `start[p]` (default: its beginning) up to
+        `upto[p]` (exclusive; None: the current end), in offset order per partition; the
+        offset each partition was read to goes into `reached`."""
         consumer = self._consumer()
         try:
             tps = {p: TopicPartition(topic, p) for p in upto}
@@ -232,6 +289,9 @@ class TopicReader:
                 for p, tp in tps.items()
             }
             consumer.seek_to_beginning(*tps.values())
+            for p, tp in tps.items():
+                if start and start.get(p):
+                    consumer.seek(tp, min(start[p], goal[tp]))
             pending = {tp for tp in goal if consumer.position(tp) < goal[tp]}
             deadline = time.monotonic() + READ_TIMEOUT_S
             while pending:
@@ -245,8 +305,10 @@ class TopicReader:
                 if done:
                     consumer.pause(*done)
                     pending -= done
+            if reached is not None:
+                reached.update({tp.partition: off for tp, off in goal.items()})
         finally:
-            consumer.close()
+            self._release(consumer)
 
     def read_tournaments(self, tids: list[str]) -> list[Envelope]:
         """Blocking I/O (run in an executor): the held tournaments' events, from their
@@ -274,6 +336,20 @@ class ProcessorCore(TopicReader):
     partitions: int = 0
     held: dict[str, GapDetected] = field(default_factory=dict)  # tournament -> first gap
     last_recovery: float = 0.0
+    # Per events partition: every record below this offset is folded into the state (set by
+    # the start-up read, advanced by each batch); what a checkpoint says it covers.
+    pos: dict[int, int] = field(default_factory=dict)
+    # Per events partition: records below this offset were folded before the worker started;
+    # the agent counts them as duplicates without decoding them.
+    skip_below: dict[int, int] = field(default_factory=dict)
+    part_of: dict[str, int] = field(default_factory=dict)  # tournament -> events partition
+    # Restored tournaments not needed yet: (snapshot header, state bytes), thawed on their
+    # first event (or when what was published differs from the snapshot's).
+    frozen: dict[str, tuple[dict[str, Any], bytes]] = field(default_factory=dict)
+    dirty: set[str] = field(default_factory=set)  # changed since their last snapshot
+    manifested: dict[int, int] = field(default_factory=dict)  # partition -> offset written
+    last_checkpoint: float = 0.0
+    restored: int = 0  # tournaments restored from snapshots on start
     stats: dict[str, Any] = field(
         default_factory=lambda: {
             "events": 0,  # envelopes seen by the agent (redeliveries included)
@@ -282,11 +358,18 @@ class ProcessorCore(TopicReader):
             "recovered": 0,
             "published": 0,
             "batches": 0,
-            "rebuild_events": 0,
+            "rebuild_events": 0,  # events read on start (only the tail after a restore)
             "rebuild_published": 0,
             "rebuild_s": 0.0,
             "agent_started_at": None,  # time.time() stamps, for the benchmark
+            "first_batch_at": None,
             "last_fold_at": None,
+            # How the start went: "mode" restore (every partition from its snapshot),
+            # partial (some rebuilt from offset 0: "rebuilt" says why) or rebuild.
+            "start": None,
+            # Tournament records written, their bytes, checkpoints completed (every partition
+            # due written), the time of the last record.
+            "snapshots": {"written": 0, "bytes": 0, "checkpoints": 0, "last_at": None},
         }
     )
 
@@ -298,25 +381,47 @@ class ProcessorCore(TopicReader):
     # -- topics ----------------------------------------------------------------------------
 
     def _more_topics(self, admin: KafkaAdminClient, existing: set[str], rf: int) -> None:
-        """The compacted output topic, as many partitions as the events topic."""
+        """The compacted output and snapshot topics, as many partitions as the events topic."""
+        compact = {"cleanup.policy": "compact", "retention.ms": "-1", **durability_configs(rf)}
         if self.cfg.out_topic not in existing:
+            create_topic(admin, self.cfg.out_topic, self.partitions, rf, compact)
+        if self.cfg.snapshot_topic not in existing:
             create_topic(
                 admin,
-                self.cfg.out_topic,
+                self.cfg.snapshot_topic,
                 self.partitions,
                 rf,
-                {"cleanup.policy": "compact", "retention.ms": "-1", **durability_configs(rf)},
+                {**compact, "max.message.bytes": str(SNAPSHOT_MAX_BYTES)},
             )
 
     # -- folding ---------------------------------------------------------------------------
 
-    def _apply(self, env: Envelope, touched: list[str]) -> None:
+    def _thaw(self, tid: str) -> bool:
+        """Install a restored tournament's state; False (and the tournament held as failed,
+        nothing published for it) if its bytes cannot be read back."""
+        header, blob = self.frozen.pop(tid)
+        try:
+            state, positioned = snapshots.thaw(blob)
+        except SnapshotUnreadable as exc:
+            self.projector.fail(tid, f"its snapshot at seq {header.get('seq')}: {exc}")
+            return False
+        self.projector.restore_tournament(tid, state, positioned)
+        return True
+
+    def _apply(self, env: Envelope, touched: list[str], partition: int | None = None) -> None:
         tid = env.tournament_id
+        if tid in self.frozen and not self._thaw(tid):
+            return
         if tid in self.projector.failed:
             return
+        if partition is not None:
+            self.part_of[tid] = partition
+        elif tid not in self.part_of and self.partitions:
+            self.part_of[tid] = partition_for(tid, self.partitions)
         try:
             if self.projector.apply(env):
                 self.stats["folded"] += 1
+                self.dirty.add(tid)
                 if tid not in touched:
                     touched.append(tid)
         except GapDetected as gap:
@@ -328,13 +433,36 @@ class ProcessorCore(TopicReader):
             self.projector.fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
 
     def fold(self, records: Iterable[tuple[bytes | None, bytes]]) -> list[Message]:
-        """One batch from the agent, as (key, value) records: decode, fold, the messages to
-        publish. A record that cannot be decoded holds its own tournament (the projector
-        reports it in `held`), never the batch."""
+        """One batch as (key, value) records: decode, fold, the messages to publish. A record
+        that cannot be decoded holds its own tournament (the projector reports it in `held`),
+        never the batch."""
         touched: list[str] = []
         for key, raw in records:
             self.stats["events"] += 1
             self._apply(decode_record(key, raw), touched)
+        self.stats["batches"] += 1
+        self.stats["last_fold_at"] = time.time()
+        return self._messages(touched)
+
+    def fold_partitions(self, parts: Mapping[int, list[Any]]) -> list[Message]:
+        """One fetch of the agent (transport.py's batch path): per events partition, its
+        records (`offset`, `key`, `value`) in offset order. Records below `skip_below` were
+        folded on start and are only counted; the partition's `pos` moves past the batch."""
+        touched: list[str] = []
+        skipped = 0
+        for p, recs in parts.items():
+            if not recs:
+                continue
+            skip = self.skip_below.get(p, 0)
+            self.stats["events"] += len(recs)
+            for rec in recs:
+                if rec.offset < skip:
+                    skipped += 1
+                    continue
+                self._apply(decode_record(rec.key, rec.value), touched, p)
+            if p in self.pos:
+                self.pos[p] = max(self.pos[p], recs[-1].offset + 1)
+        self.projector.duplicates += skipped
         self.stats["batches"] += 1
         self.stats["last_fold_at"] = time.time()
         return self._messages(touched)
@@ -351,16 +479,34 @@ class ProcessorCore(TopicReader):
         self.stats["published"] += len(out)
         return out
 
+    # -- start: restore from the snapshots, fold the tail (or everything) ------------------
+
     def rebuild(self) -> list[Message]:
-        """Before the worker starts: fold every partition to its current end, learn what the
-        output topic holds, and return what must be (re)published."""
+        """Before the worker starts: restore each partition from its snapshot where one is
+        usable (else from offset 0), fold every partition from there to its current end,
+        learn what the output topic holds, and return what must be (re)published."""
+        with self.shared_consumer():
+            return self._rebuild()
+
+    def _rebuild(self) -> list[Message]:
         t0 = time.perf_counter()
+        parts = range(self.partitions)
+        start: dict[int, int] = dict.fromkeys(parts, 0)
+        rebuilt: dict[int, str] = {}
+        if self.cfg.rebuild:
+            rebuilt = self._restore(start)
+        restored_s = round(time.perf_counter() - t0, 3)
         touched: list[str] = []
-        for rec in self.read(self.cfg.events_topic, dict.fromkeys(range(self.partitions))):
+        reached: dict[int, int] = {}
+        upto: dict[int, int | None] = dict.fromkeys(parts)
+        for rec in self.read(self.cfg.events_topic, upto, start, reached):
             self.stats["rebuild_events"] += 1
-            self._apply(decode_record(rec.key, rec.value), touched)
+            self._apply(decode_record(rec.key, rec.value), touched, rec.partition)
+        self.pos = {p: reached.get(p, start[p]) for p in parts}
+        self.skip_below = dict(self.pos)
         out_parts = self._partition_count(self.cfg.out_topic)
         name = self.cfg.projection
+        on_topic: dict[str, bytes] = {}
         for rec in self.read(self.cfg.out_topic, dict.fromkeys(range(out_parts))):
             if rec.key is None or rec.value is None:
                 continue
@@ -369,18 +515,185 @@ class ProcessorCore(TopicReader):
                 data = dumps(doc["data"])
             except (ValueError, KeyError, TypeError):
                 continue  # not ours to read: it is republished from the fold
-            self.projector.published[(rec.key.decode(), name)] = data
+            on_topic[rec.key.decode()] = data
+        for tid, data in on_topic.items():
+            self.projector.published[(tid, name)] = data
+        # A restored tournament whose publication differs from its snapshot's (a message
+        # lost in a kill -9, an output topic emptied) is thawed and compared in full.
+        for tid, (header, _blob) in list(self.frozen.items()):
+            if header.get("published", {}).get(name) != (
+                on_topic[tid].decode() if tid in on_topic else None
+            ):
+                self._thaw(tid)
         msgs = self._messages(list(self.projector.states))
+        self.dirty.update(m.tournament_id for m in msgs)
         self.stats["published"] -= len(msgs)  # counted as rebuild_published instead
         self.stats["rebuild_published"] = len(msgs)
         self.stats["rebuild_s"] = round(time.perf_counter() - t0, 3)
+        restored = [p for p in parts if p not in rebuilt] if self.cfg.rebuild else []
+        self.stats["start"] = {
+            "mode": "rebuild" if not restored else "partial" if rebuilt else "restore",
+            "restored_partitions": restored,
+            "rebuilt": {str(p): why for p, why in sorted(rebuilt.items())},
+            "restored_tournaments": self.restored,
+            "restore_s": restored_s,
+            "tail_events": self.stats["rebuild_events"],
+        }
+        if rebuilt and self.cfg.rebuild:
+            log.warning("partitions rebuilt from offset 0: %s", rebuilt)
         log.info(
-            "rebuilt %d events (to the end of the topic) in %.2fs; %d message(s) to republish",
+            "start: %s; %d events folded to the end of the topic in %.2fs; %d message(s) to "
+            "republish",
+            self.stats["start"]["mode"],
             self.stats["rebuild_events"],
             self.stats["rebuild_s"],
             len(msgs),
         )
         return msgs
+
+    def _restore(self, start: dict[int, int]) -> dict[int, str]:
+        """Read the snapshot topic; for each partition whose manifest and tournaments are
+        readable, set `start[p]` and keep its tournaments frozen. Returns the partitions to
+        rebuild from 0, with why."""
+        latest: dict[bytes, bytes | None] = {}
+        try:
+            parts = self._partition_count(self.cfg.snapshot_topic)
+            for rec in self.read(self.cfg.snapshot_topic, dict.fromkeys(range(parts))):
+                if rec.key is not None:
+                    latest[rec.key] = rec.value
+        except (KafkaError, RuntimeError, TimeoutError) as exc:
+            log.warning("snapshot topic unreadable (%s): rebuilding", exc)
+            return dict.fromkeys(start, f"snapshot topic unreadable: {exc}")
+        ends = self._end_offsets(self.cfg.events_topic)
+        rebuilt: dict[int, str] = {}
+        for p in start:
+            cand: dict[str, tuple[dict[str, Any], bytes]] = {}
+            try:
+                if snapshots.partition_key(p) not in latest:
+                    raise SnapshotUnreadable("no snapshot")
+                manifest, _ = snapshots.decode(latest[snapshots.partition_key(p)])
+                offset = int(manifest["offset"])
+                if offset > ends.get(p, 0):
+                    raise SnapshotUnreadable("beyond the end of the events partition")
+                for tid, seq in manifest["tournaments"].items():
+                    key = snapshots.tournament_key(tid)
+                    if key not in latest:
+                        raise SnapshotUnreadable(f"snapshot of {tid} missing")
+                    try:
+                        header, blob = snapshots.decode(latest[key])
+                    except SnapshotUnreadable as exc:
+                        raise SnapshotUnreadable(f"snapshot of {tid}: {exc}") from None
+                    if header.get("tournament") != tid or header.get("partition") != p:
+                        raise SnapshotUnreadable(f"snapshot of {tid}: another partition's")
+                    if int(header.get("seq", -1)) < int(seq):
+                        raise SnapshotUnreadable(f"snapshot of {tid} older than the manifest")
+                    cand[tid] = (header, blob)
+            except (SnapshotUnreadable, KeyError, TypeError, ValueError, AttributeError) as exc:
+                rebuilt[p] = str(exc) if isinstance(exc, SnapshotUnreadable) else f"bad: {exc}"
+                continue
+            start[p] = offset
+            self.manifested[p] = offset
+            self.restored += len(cand)
+            for tid, (header, blob) in cand.items():
+                self.frozen[tid] = (header, blob)
+                self.part_of[tid] = p
+                if header.get("unreadable"):  # held: reported in status from the start
+                    self._thaw(tid)
+        return rebuilt
+
+    def _end_offsets(self, topic: str) -> dict[int, int]:
+        consumer = self._consumer()
+        try:
+            tps = [TopicPartition(topic, p) for p in range(self.partitions)]
+            return {tp.partition: off for tp, off in consumer.end_offsets(tps).items()}
+        finally:
+            self._release(consumer)
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint_due(self, now: float) -> bool:
+        if self.cfg.snapshot_every <= 0 or not self.cfg.rebuild or not self.pos:
+            return False
+        if now - self.last_checkpoint < self.cfg.snapshot_every:
+            return False
+        return bool(self.dirty) or any(self.manifested.get(p) != o for p, o in self.pos.items())
+
+    def checkpoint_partitions(self) -> list[int]:
+        """The partitions a checkpoint starting now writes (one at a time: `checkpoint`)."""
+        self.last_checkpoint = time.monotonic()
+        dirty_parts = {self.part_of.get(t) for t in self.dirty}
+        return [
+            p
+            for p, offset in sorted(self.pos.items())
+            if p in dirty_parts or self.manifested.get(p) != offset
+        ]
+
+    def checkpoint(
+        self, only: Iterable[int] | None = None
+    ) -> tuple[list[tuple[bytes, bytes]], list[tuple[bytes, bytes]], set[str]]:
+        """The snapshot records of a checkpoint of the partitions `only` (default: all;
+        blocking: pickles, so run it in an executor under the fold lock, a partition at a
+        time to keep the lock short): the changed tournaments' records, then the manifests
+        of the partitions they cover (send those only once the first are acknowledged), and
+        the tournaments written. A partition with a held or failed tournament is skipped."""
+        wanted = set(self.pos) if only is None else set(only)
+        blocked = {self.part_of.get(t) for t in (*self.held, *self.projector.failed)}
+        by_part: dict[int, dict[str, int]] = {}
+        for tid, p in self.part_of.items():
+            by_part.setdefault(p, {})[tid] = self._seq(tid)
+        tours: list[tuple[bytes, bytes]] = []
+        manifests: list[tuple[bytes, bytes]] = []
+        written: set[str] = set()
+        name = self.cfg.projection
+        for p, offset in sorted(self.pos.items()):
+            if p in blocked or p not in wanted:
+                continue
+            tids = by_part.get(p, {})
+            changed = [t for t in tids if t in self.dirty and t not in self.frozen]
+            if not changed and self.manifested.get(p) == offset:
+                continue
+            for tid in changed:
+                state, positioned = self.projector.export_tournament(tid)
+                published = self.projector.published.get((tid, name))
+                header = {
+                    "tournament": tid,
+                    "partition": p,
+                    "offset": offset,
+                    "seq": state.seq,
+                    "published": {name: published.decode()} if published is not None else {},
+                    "unreadable": bool(state.unreadable),
+                }
+                blob = snapshots.encode(header, snapshots.freeze(state, positioned))
+                if len(blob) > SNAPSHOT_MAX_BYTES:
+                    log.warning(
+                        "snapshot of %s is %d bytes: partition %d not checkpointed",
+                        tid,
+                        len(blob),
+                        p,
+                    )
+                    break
+                tours.append((snapshots.tournament_key(tid), blob))
+                written.add(tid)
+            else:
+                manifest = {"partition": p, "offset": offset, "tournaments": tids}
+                manifests.append((snapshots.partition_key(p), snapshots.encode(manifest)))
+        self.dirty -= written  # put back by `checkpoint_failed`
+        return tours, manifests, written
+
+    def checkpoint_failed(self, written: set[str]) -> None:
+        self.dirty |= written
+
+    def checkpoint_done(
+        self, manifests: list[tuple[bytes, bytes]], written: set[str], size: int
+    ) -> None:
+        """After every record of a checkpoint was acknowledged."""
+        for _key, value in manifests:
+            header, _ = snapshots.decode(value)
+            self.manifested[int(header["partition"])] = int(header["offset"])
+        snap = self.stats["snapshots"]
+        snap["written"] += len(written)
+        snap["bytes"] += size
+        snap["last_at"] = time.time()
 
     def publish_sync(self, msgs: list[Message]) -> None:
         """Publish with a plain producer (used before the Faust worker starts)."""
@@ -410,36 +723,41 @@ class ProcessorCore(TopicReader):
 
     def apply_recovered(self, tids: list[str], envs: list[Envelope]) -> list[Message]:
         touched: list[str] = []
-        released = []
         for tid in tids:
             self.held.pop(tid, None)
         for env in envs:
             self._apply(env, touched)  # re-holds a tournament whose gap is still there
         for tid in tids:
             if tid not in self.held:
-                released.append(tid)
                 self.stats["recovered"] += 1
                 log.warning("gap recovered: %s folded to seq %d", tid, self._seq(tid))
         return self._messages(touched)
 
     def _seq(self, tid: str) -> int:
+        if tid in self.frozen:
+            return int(self.frozen[tid][0]["seq"])
         state = self.projector.states.get(tid)
         return state.seq if state else 0
 
     # -- status ----------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
+        tournaments = {t: s.seq for t, s in self.projector.states.items()}
+        tournaments.update({t: int(h["seq"]) for t, (h, _) in self.frozen.items()})
         return {
             "projection": self.cfg.projection,
             "pid": os.getpid(),
             "events_topic": self.cfg.events_topic,
             "output_topic": self.cfg.out_topic,
+            "snapshot_topic": self.cfg.snapshot_topic,
             "group": self.cfg.group_id,
             **self.stats,
+            # Per events partition, the offset its last manifest (written or restored) covers.
+            "snapshot_covers": {str(p): o for p, o in sorted(self.manifested.items())},
             "duplicates": self.projector.duplicates,
             "held": {t: {"expected": g.expected, "got": g.got} for t, g in self.held.items()},
             # Tournaments held by a stored event that cannot be read (seq, event id to
             # retract, reason) or by a failure of the projection code.
             "unreadable": self.projector.held(),
-            "tournaments": {t: s.seq for t, s in self.projector.states.items()},
+            "tournaments": tournaments,
         }

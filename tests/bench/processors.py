@@ -1,18 +1,27 @@
-"""Processor throughput (issue 5), as one JSON document on stdout.
+"""Processor throughput and restart (issue 5, issue 11 items 1-2), as one JSON document.
 
 Preloads N events (engine leagues with moves, several tournaments, 8 partitions) into a fresh
 topic, then, one processor at a time (`arbiter processor NAME` as a subprocess, one worker):
 
 - `faust_events_per_s`: a fresh group with `--no-rebuild`, so every event goes through the
-  Faust agent (take -> decode -> Projector.apply -> publish); from the agent's start to the
-  batch that folded the last event (stamps in status.json);
-- `rebuild_events_per_s`: the default start (fold the whole topic with a kafka-python reader
-  before the worker starts, what a restart after kill -9 does);
+  Faust worker (fetch -> decode -> Projector.apply -> publish, per fetched batch); from the
+  first batch to the batch that folded the last event (stamps in status.json);
+  `faust_from_agent_start_events_per_s` counts from the agent's start (group join included);
+- beside it, in the same run, the raw peer: an aiokafka consume loop over the same topic with
+  decode + fold of the same projection (`Projector(projections=(NAME,))`, messages built per
+  fetched batch of the same size, nothing sent), and `ratio` = faust / raw;
+- `rebuild_s`: the default start of a fresh processor (no snapshot: fold the whole topic with
+  a kafka-python reader before the worker starts); it then checkpoints its fold to its
+  snapshot topic; `tail` more events are appended, the processor is killed (-9) and started
+  again: `restore_s` is that start (read the snapshots, fold the tail, compare with the
+  output topic), `restart_ratio` = restore_s / rebuild_s (the aim: <= 0.10). Both are the
+  start-up phase as status.json reports it (`rebuild_s`), without the interpreter's start.
 
-and, as the ceiling, a raw aiokafka consume loop over the same topic (no decoding), and that
-loop with decode + Projector.apply (no publication).
+The raw peers over all projections (consume only; decode + fold of every projection) are
+kept as `raw_aiokafka_*` for comparison with earlier runs.
 
-Run: `KAFKA_BOOTSTRAP=127.0.0.1:19092 python -m tests.bench.processors [--events N]`.
+Run: `KAFKA_BOOTSTRAP=127.0.0.1:19092 python -m tests.bench.processors [--events N]
+[--only standings] [--tail N] [--batch N]`.
 """
 
 from __future__ import annotations
@@ -52,12 +61,14 @@ def _progress(msg: str) -> None:
     print(f"[bench.processors] {msg}", file=sys.stderr, flush=True)
 
 
-def _preload(bootstrap: str, topic: str, total: int) -> int:
+def _preload(
+    bootstrap: str, topic: str, total: int, prefix: str = "league", seed: int = 100
+) -> int:
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20)
     n = t = 0
     while n < total:
-        evs = league_events(8, 2, seed=100 + t, max_plies=120)[: total - n]
-        tid, prev = f"league-{t}", GENESIS_HASH
+        evs = league_events(8, 2, seed=seed + t, max_plies=120)[: total - n]
+        tid, prev = f"{prefix}-{t}", GENESIS_HASH
         for i, e in enumerate(evs, start=1):
             ne = new_event(e, i)
             env = ne.sealed(tid, i, prev, ne.occurred_at)
@@ -70,92 +81,182 @@ def _preload(bootstrap: str, topic: str, total: int) -> int:
     return t
 
 
-async def _raw(bootstrap: str, topic: str, total: int, fold: bool) -> float:
+async def _raw(
+    bootstrap: str,
+    topic: str,
+    total: int,
+    fold: bool,
+    projections: tuple[str, ...] = PROJECTIONS,
+    batch: int = 5000,
+) -> float:
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap,
         enable_auto_commit=False,
         isolation_level="read_committed",
-        max_poll_records=5000,
+        max_poll_records=batch,
     )
     await consumer.start()
     try:
         tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
-        projector = Projector()
+        projector = Projector(projections=projections)
         seen = 0
         t0 = time.perf_counter()
         while seen < total:
-            batches = await consumer.getmany(timeout_ms=500, max_records=5000)
-            for recs in batches.values():
-                seen += len(recs)
-                if fold:
-                    projector.run(envelope_from_bytes(r.value) for r in recs)
+            batches = await consumer.getmany(timeout_ms=500, max_records=batch)
+            if fold:  # one fold + messages per fetched batch, as the processor does
+                projector.run(
+                    envelope_from_bytes(r.value) for recs in batches.values() for r in recs
+                )
+            seen += sum(len(recs) for recs in batches.values())
         return seen / (time.perf_counter() - t0)
     finally:
         await consumer.stop()
 
 
-def _processor(bootstrap: str, topic: str, name: str, total: int, rebuild: bool) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        group = f"bench-{name}-{uuid.uuid4().hex[:8]}"
-        cmd = [
-            sys.executable,
-            "-c",
-            "from services.cli.main import app; app()",
-            "processor",
-            name,
-            "--bootstrap",
-            bootstrap,
-            "--topic",
-            topic,
-            "--group",
-            group,
-            "--output-topic",
-            f"{topic}.projection.{name}",
-            "--data-dir",
-            tmp,
-            "--loglevel",
-            "warning",
-            "--rebuild" if rebuild else "--no-rebuild",
-        ]
-        proc = subprocess.Popen(cmd, cwd=_repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        status_path = Path(tmp) / name / "status.json"
-        deadline = time.monotonic() + 300
+def _spawn(
+    bootstrap: str,
+    topic: str,
+    name: str,
+    tmp: str,
+    group: str,
+    out: str,
+    rebuild: bool,
+    batch: int,
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable,
+        "-c",
+        "from services.cli.main import app; app()",
+        "processor",
+        name,
+        "--bootstrap",
+        bootstrap,
+        "--topic",
+        topic,
+        "--group",
+        group,
+        "--output-topic",
+        out,
+        "--data-dir",
+        tmp,
+        "--batch",
+        str(batch),
+        "--loglevel",
+        "warning",
+        "--rebuild" if rebuild else "--no-rebuild",
+    ]
+    return subprocess.Popen(
+        cmd,
+        cwd=_repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], path: Path, pred: Any, timeout: float = 900
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "exited")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path}: not done")
         try:
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "exited")
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{name}: not done")
-                try:
-                    st = json.loads(status_path.read_text())
-                except (FileNotFoundError, json.JSONDecodeError):
-                    st = None
-                if st and st["pid"] == proc.pid:
-                    if rebuild and st["rebuild_events"] >= total:
-                        return {
-                            "rebuild_s": st["rebuild_s"],
-                            "rebuild_events_per_s": round(total / st["rebuild_s"]),
-                        }
-                    if not rebuild and st["events"] >= total and st["last_fold_at"]:
-                        secs = st["last_fold_at"] - st["agent_started_at"]
-                        return {
-                            "faust_s": round(secs, 3),
-                            "faust_events_per_s": round(total / secs),
-                            "batches": st["batches"],
-                            "published": st["published"],
-                        }
-                time.sleep(0.1)
+            st = json.loads(path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            st = None
+        if st and st["pid"] == proc.pid and pred(st):
+            return dict(st)
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen[bytes], kill: bool = False) -> None:
+    if kill:
+        proc.kill()
+    else:
+        proc.terminate()
+    proc.wait(timeout=60)
+
+
+def _throughput(bootstrap: str, topic: str, name: str, total: int, batch: int) -> dict[str, Any]:
+    """Every event through the Faust worker (fresh group and output topic, no rebuild)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = uuid.uuid4().hex[:8]
+        out = f"{topic}.projection.{name}.{run}"
+        proc = _spawn(bootstrap, topic, name, tmp, f"bench-{name}-{run}", out, False, batch)
+        try:
+            st = _wait(
+                proc,
+                Path(tmp) / name / "status.json",
+                lambda st: st["events"] >= total and st["last_fold_at"],
+            )
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            _stop(proc)
+    secs = st["last_fold_at"] - st["first_batch_at"]
+    from_start = st["last_fold_at"] - st["agent_started_at"]
+    return {
+        "faust_s": round(secs, 3),
+        "faust_events_per_s": round(total / secs),
+        "faust_from_agent_start_events_per_s": round(total / from_start),
+        "batches": st["batches"],
+        "published": st["published"],
+    }
+
+
+def _restart(
+    bootstrap: str, topic: str, name: str, total: int, tail: int, batch: int
+) -> dict[str, Any]:
+    """A fresh processor's full rebuild, its checkpoint, kill -9, `tail` more events, and
+    the restart (restore + tail)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = uuid.uuid4().hex[:8]
+        out, group = f"{topic}.projection.{name}.{run}", f"bench-{name}-{run}"
+        status = Path(tmp) / name / "status.json"
+        env = {"ARBITER_SNAPSHOT_EVERY": "1"}
+        proc = _spawn(bootstrap, topic, name, tmp, group, out, True, batch, env)
+        try:
+            first = _wait(proc, status, lambda st: st["start"] is not None)
+            t0 = time.perf_counter()
+            snap = _wait(proc, status, lambda st: st["snapshots"]["checkpoints"] >= 1)["snapshots"]
+            checkpoint_s = time.perf_counter() - t0
+        finally:
+            _stop(proc, kill=True)
+        _preload(bootstrap, topic, tail, prefix=f"tail-{run}", seed=900)
+        proc = _spawn(bootstrap, topic, name, tmp, group, out, True, batch, env)
+        try:
+            again = _wait(proc, status, lambda st: st["start"] is not None)
+        finally:
+            _stop(proc)
+    return {
+        "rebuild_s": first["rebuild_s"],
+        "rebuild_events": first["rebuild_events"],
+        "rebuild_events_per_s": round(first["rebuild_events"] / first["rebuild_s"]),
+        "checkpoint": {
+            "tournaments": snap["written"],
+            "bytes": snap["bytes"],
+            "s_after_rebuild": round(checkpoint_s, 2),
+        },
+        "restore_s": again["rebuild_s"],
+        "restore_mode": again["start"]["mode"],
+        "restore_snapshot_read_s": again["start"]["restore_s"],
+        "restore_tail_events": again["start"]["tail_events"],
+        "restore_published": again["rebuild_published"],
+        "restart_ratio": round(again["rebuild_s"] / first["rebuild_s"], 3),
+    }
 
 
 def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.processors")
     ap.add_argument("--events", type=int, default=50_000)
+    ap.add_argument("--tail", type=int, default=0, help="restart tail (default: events/100)")
+    ap.add_argument("--batch", type=int, default=2000, help="records per fetch and fold")
     ap.add_argument("--only", nargs="*", default=list(PROJECTIONS))
+    ap.add_argument("--no-restart", action="store_true")
     args = ap.parse_args(argv)
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092")
     topic = f"arbiter.bench.proc.{uuid.uuid4().hex[:10]}"
@@ -167,22 +268,34 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
         "events": args.events,
         "tournaments": tournaments,
         "partitions": PARTITIONS,
+        "batch": args.batch,
         "preload_s": round(time.perf_counter() - t0, 2),
     }
     _progress("raw aiokafka loops")
     doc["raw_aiokafka_consume_events_per_s"] = round(
         asyncio.run(_raw(bootstrap, topic, args.events, fold=False))
     )
-    doc["raw_aiokafka_decode_fold_all_four_events_per_s"] = round(
+    doc["raw_aiokafka_decode_fold_all_events_per_s"] = round(
         asyncio.run(_raw(bootstrap, topic, args.events, fold=True))
     )
     doc["processors"] = {}
     for name in args.only:
         _progress(f"processor {name}")
+        raw = round(asyncio.run(_raw(bootstrap, topic, args.events, True, (name,), args.batch)))
+        faust = _throughput(bootstrap, topic, name, args.events, args.batch)
         doc["processors"][name] = {
-            **_processor(bootstrap, topic, name, args.events, rebuild=False),
-            **_processor(bootstrap, topic, name, args.events, rebuild=True),
+            **faust,
+            "raw_aiokafka_decode_fold_events_per_s": raw,
+            "ratio": round(faust["faust_events_per_s"] / raw, 3),
         }
+    if not args.no_restart:
+        tail = args.tail or max(1, args.events // 100)
+        for name in args.only:
+            _progress(f"restart {name}: rebuild, checkpoint, kill -9, +{tail} events, restore")
+            doc["processors"][name]["restart"] = _restart(
+                bootstrap, topic, name, args.events, tail, args.batch
+            )
+            # Later processors read the tail too: their rebuild is over events + tail.
     if emit:
         print(json.dumps(doc, indent=2))
     return doc
