@@ -83,12 +83,6 @@ class _Watcher:
         self.event.clear()
         return changed
 
-    def rearm(self) -> None:
-        """Forget the wakes so far: the caller is about to read everything published up to
-        now (a wake after this call is kept, so nothing published later is missed)."""
-        self.changed = False
-        self.event.clear()
-
     def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()

@@ -58,15 +58,6 @@ REAUTH_EVERY = 10.0
 MAX_SUBSCRIBERS = 5_000  # open streams per process (`ARBITER_MAX_SUBSCRIBERS`)
 MAX_BACKLOG = 1 << 20  # bytes of messages a lagging stream is sent one by one (beyond: latest)
 RETRY_AFTER = 5  # seconds, on a 503 for too many subscribers
-# Coalescing (issue 11 item 7). Each publication costs one write per open stream, so N streams
-# at E publications/s make N x E writes/s: at 1,000 streams and 100 ev/s that is more than a
-# Python event loop can send, and latency grows without bound. A woken stream therefore waits
-# `LINGER_PER_SUBSCRIBER` per open stream (at most `ARBITER_FEED_LINGER_MAX` seconds, default
-# 0.05) before it reads what changed, and sends all of it as one chunk: writes/s stay near
-# N / linger whatever the rate, and delivery waits at most the linger. With few streams the
-# linger is a fraction of a millisecond (10 streams: 0.5 ms), so latency comes first there.
-LINGER_PER_SUBSCRIBER = 0.00005
-LINGER_MAX = 0.05
 
 
 class Feed:
@@ -78,7 +69,6 @@ class Feed:
         self.reauth = float(os.environ.get("ARBITER_FEED_REAUTH", str(REAUTH_EVERY)))
         self.max_subscribers = int(os.environ.get("ARBITER_MAX_SUBSCRIBERS", str(MAX_SUBSCRIBERS)))
         self.max_backlog = int(os.environ.get("ARBITER_FEED_MAX_BACKLOG", str(MAX_BACKLOG)))
-        self.linger_max = float(os.environ.get("ARBITER_FEED_LINGER_MAX", str(LINGER_MAX)))
         self.subscribers = 0  # open streams (touched on the event loop only)
         self.hub = FeedHub()
         self.source: Source | None = None
@@ -115,10 +105,6 @@ class Feed:
     def stop(self) -> None:
         if self.source is not None:
             self.source.stop()
-
-    def linger(self) -> float:
-        """How long a woken stream waits before it reads and sends (see LINGER_PER_SUBSCRIBER)."""
-        return min(self.linger_max, self.subscribers * LINGER_PER_SUBSCRIBER)
 
     def admit(self) -> Callable[[], None] | None:
         """A slot for one more stream and its release, or None when all are taken."""
@@ -234,14 +220,7 @@ def feed_router(app: FastAPI) -> APIRouter:
             resp.headers["Retry-After"] = str(RETRY_AFTER)
             return resp
         events = _events(
-            hub,
-            tid,
-            floor,
-            feed.keepalive,
-            still_allowed,
-            feed.reauth,
-            feed.max_backlog,
-            feed.linger,
+            hub, tid, floor, feed.keepalive, still_allowed, feed.reauth, feed.max_backlog
         )
         return _Stream(events, release)
 
@@ -276,7 +255,6 @@ async def _events(
     still_allowed: Callable[[], bool] = lambda: True,
     reauth: float = REAUTH_EVERY,
     max_backlog: int = MAX_BACKLOG,
-    linger: Callable[[], float] = lambda: 0.0,
 ) -> AsyncIterator[bytes]:
     with hub.watch(tid) as watcher:  # registered before the snapshot: no change slips between
         sent: dict[str, int] = {}
@@ -296,10 +274,6 @@ async def _events(
             if not changed:
                 yield sse.KEEPALIVE
                 continue
-            pause = linger()
-            if pause > 0:  # gather what else is published meanwhile into the same chunk
-                await asyncio.sleep(pause)
-                watcher.rearm()  # `since` below reads what woke it meanwhile
             now_held = hub.held(tid).get(tid)
             if now_held != held:
                 held = now_held
