@@ -19,7 +19,8 @@ if __name__ == "__main__":
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out) and the CLI start-up,
     # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
     # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
-    # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped).
+    # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped) and the Kafka
+    # writer's group commit and per-tournament read (beside raw producers, read_all).
     args = sys.argv[1:]
     everything = "--all" in args
     args = [a for a in args if a != "--all"]
@@ -82,5 +83,10 @@ if __name__ == "__main__":
             if os.environ.get("KAFKA_BOOTSTRAP")
             else {"skipped": "no KAFKA_BOOTSTRAP"}
         )
+    if everything or (only is not None and "kafka_append" in only):
+        from . import kafka_append
+
+        # The Kafka writer's group commit and per-tournament read (needs KAFKA_BOOTSTRAP).
+        doc["kafka_append"] = kafka_append.main(["--quick"] if quick else [], emit=False)
     print(json.dumps(doc, indent=2))
     raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)
