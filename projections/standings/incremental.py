@@ -65,7 +65,6 @@ from projections.tiebreaks.chain import (
     GroupValues,
     Ranking,
     Step,
-    SubOrders,
     field_key,
     rank_group,
 )
@@ -267,9 +266,6 @@ class IncrementalStandings:
         self._rows: dict[str, Row] = {}
         self._group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
         self._cell_cache: dict[tuple[str, Value], Cell] = {}
-        # Sub-groups' orders kept across updates (`chain.SubOrders`), for a group re-ranked
-        # because a few of its members changed: the ties among the others are not redone.
-        self._sub_orders = SubOrders(limit=16 * len(ct.players) + 4096)
         self._table = self._assemble(ct, None, None, None)
 
     def _update(self, gids: Sequence[str]) -> bool:
@@ -453,13 +449,6 @@ class IncrementalStandings:
         ruled: dict[str, str] = {}
         fresh_groups: set[tuple[str, ...]] = set()
         group_blocks: dict[tuple[str, ...], list[list[str]]] = {}
-        memo: SubOrders | None = None
-        if group_local:
-            memo = self._sub_orders
-            if affected is not None:
-                memo.forget(affected)
-            else:
-                memo.clear()
         for pts in sorted(by_points, reverse=True):
             group = tuple(sorted(by_points[pts]))
             cached = self._group_rank.get(group)
@@ -469,7 +458,7 @@ class IncrementalStandings:
                 or not group_local
                 or any(p in affected for p in group)
             ):
-                cached = rank_group(ct, chain, group, relative, memo)
+                cached = rank_group(ct, chain, group, relative)
                 fresh_groups.add(group)
                 self.counters.groups += 1
             ranks[group] = cached

@@ -12,7 +12,7 @@ or, after "organisers-decide", stays unresolved until a ruling orders it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -103,70 +103,12 @@ def validate(specs: Sequence[TiebreakSpec]) -> list[tuple[int, str, str]]:
     return problems
 
 
-SubKey = tuple[tuple[str, ...], int]  # a sub-group (sorted) and the criterion it starts from
-
-
-@dataclass(frozen=True)
-class SubOrder:
-    """What ordering one sub-group from one criterion on added to a ranking."""
-
-    blocks: tuple[tuple[str, ...], ...]
-    boundaries: tuple[Boundary, ...]
-    trace: tuple[Step, ...]
-    unresolved: frozenset[str]
-    ruled: tuple[tuple[str, str], ...]
-
-
-class SubOrders:
-    """Orders of sub-groups kept from one ranking to the next while a crosstable changes (the
-    incremental standings). Ordering a sub-group from criterion i on reads only its members'
-    values and the games between them (for a chain whose group-relative criteria read only
-    those games, and without the pairwise head-to-head, whose looked-at pairs are state of the
-    whole ranking), so an entry holds until a member's values or games change: `forget` them
-    first. Bounded: past `limit` entries it starts again."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._orders: dict[SubKey, SubOrder] = {}
-        self._of: dict[str, set[SubKey]] = {}
-
-    def get(self, key: SubKey) -> SubOrder | None:
-        return self._orders.get(key)
-
-    def put(self, key: SubKey, sub: SubOrder) -> None:
-        if len(self._orders) >= self.limit:
-            self.clear()
-        self._orders[key] = sub
-        for p in key[0]:
-            self._of.setdefault(p, set()).add(key)
-
-    def forget(self, players: Iterable[str]) -> None:
-        """Drop every entry with one of `players` in its sub-group."""
-        for p in players:
-            for key in self._of.pop(p, ()):
-                self._orders.pop(key, None)
-
-    def clear(self) -> None:
-        self._orders.clear()
-        self._of.clear()
-
-    def __len__(self) -> int:
-        return len(self._orders)
-
-
 class _Ranker:
-    def __init__(
-        self,
-        ct: Crosstable,
-        chain: Chain,
-        relative: GroupValues | None = None,
-        memo: SubOrders | None = None,
-    ) -> None:
+    def __init__(self, ct: Crosstable, chain: Chain, relative: GroupValues | None = None) -> None:
         self.ct = ct
         self.relative = relative
         self.criteria = chain.criteria(cited=False)
         self.pairwise = chain.options.pairwise_head_to_head
-        self.memo = None if self.pairwise else memo
         self.trace: list[Step] = []
         self.unresolved: set[str] = set()
         self.ruled: dict[str, str] = {}
@@ -188,29 +130,6 @@ class _Ranker:
     def order(self, group: list[str], i: int) -> tuple[list[list[str]], list[Boundary]]:
         if len(group) == 1:
             return [group], []
-        memo = self.memo
-        if memo is None:
-            return self._order(group, i)
-        key = (tuple(group), i)
-        found = memo.get(key)
-        if found is None:
-            mark = len(self.trace)
-            blocks, bounds = self._order(group, i)
-            found = SubOrder(
-                tuple(tuple(b) for b in blocks),
-                tuple(bounds),
-                tuple(self.trace[mark:]),
-                frozenset(p for p in group if p in self.unresolved),
-                tuple((p, self.ruled[p]) for p in group if p in self.ruled),
-            )
-            memo.put(key, found)
-            return blocks, bounds
-        self.trace += found.trace
-        self.unresolved |= found.unresolved
-        self.ruled.update(found.ruled)
-        return [list(b) for b in found.blocks], list(found.boundaries)
-
-    def _order(self, group: list[str], i: int) -> tuple[list[list[str]], list[Boundary]]:
         if self.pairwise and len(group) == 2 and tuple(sorted(group)) not in self._level_pairs:
             split = self._pair_head_to_head(group)
             if split is not None:
@@ -302,18 +221,13 @@ class GroupRanking:
 
 
 def rank_group(
-    ct: Crosstable,
-    chain: Chain,
-    group: Sequence[str],
-    relative: GroupValues | None = None,
-    memo: SubOrders | None = None,
+    ct: Crosstable, chain: Chain, group: Sequence[str], relative: GroupValues | None = None
 ) -> GroupRanking:
     """One points group (`group`, sorted) ordered as `rank` orders it: a group's order reads
     only its members' values, the games between them and the rulings. `relative`, when given,
     gives the group-relative criteria's values in place of computing them (it must return what
-    `crit.compute` would: a cache of them); `memo`, when given, the sub-groups' orders kept
-    from an earlier ranking (`SubOrders`: the caller forgets the changed players first)."""
-    ranker = _Ranker(ct, chain, relative, memo)
+    `crit.compute` would: a cache of them)."""
+    ranker = _Ranker(ct, chain, relative)
     blocks, bounds = ranker.order(list(group), 0)
     return GroupRanking(
         tuple(tuple(b) for b in blocks),
