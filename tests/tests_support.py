@@ -4,9 +4,20 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from events_schema import Actor
+from events_schema import GENESIS_HASH, Actor, Envelope
 
 ADMIN_ACTOR = Actor(id="admin-test", role="admin")
+
+
+def assert_chain(envs: list[Envelope]) -> None:
+    """`envs` are one whole stream: seqs 1..n, each linked to the previous hash, each hash the
+    hash of its own envelope."""
+    prev = GENESIS_HASH
+    for i, env in enumerate(envs, start=1):
+        assert env.seq == i
+        assert env.prev_hash == prev
+        assert env.computed_hash() == env.hash
+        prev = env.hash
 
 
 def terminate(proc: subprocess.Popen[bytes]) -> None:

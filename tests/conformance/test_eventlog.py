@@ -7,23 +7,15 @@ import uuid
 
 import pytest
 from builders import created, new_event, player, result, round_
+from tests_support import assert_chain
 
-from events_schema import GENESIS_HASH, Envelope
+from events_schema import Envelope
 from services.eventlog.base import AppendConflict, EventIdConflict, EventLog
 
 
 def _setup_events(n0: int = 1):
     evs = [created(), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
     return [new_event(e, n0 + i) for i, e in enumerate(evs)]
-
-
-def _assert_chain(envs: list[Envelope]) -> None:
-    prev = GENESIS_HASH
-    for i, env in enumerate(envs, start=1):
-        assert env.seq == i
-        assert env.prev_hash == prev
-        assert env.computed_hash() == env.hash
-        prev = env.hash
 
 
 def test_append_assigns_gapless_seq_and_a_hash_chain(log: EventLog):
@@ -33,7 +25,7 @@ def test_append_assigns_gapless_seq_and_a_hash_chain(log: EventLog):
     stored = list(log.read("t1"))
     assert stored == res.envelopes + res2.envelopes
     assert [e.to_bytes() for e in stored] == [e.to_bytes() for e in res.envelopes + res2.envelopes]
-    _assert_chain(stored)
+    assert_chain(stored)
     assert log.last_seq("t1") == 4
 
 
@@ -93,7 +85,7 @@ def test_streams_are_independent_and_read_all_keeps_each_in_order(log: EventLog)
     for tid in ("t1", "t2", "t3"):
         mine = [e for e in everything if e.tournament_id == tid]
         assert [e.seq for e in mine] == list(range(1, len(mine) + 1))
-        _assert_chain(mine)
+        assert_chain(mine)
 
 
 def test_read_range(log: EventLog):
@@ -169,7 +161,7 @@ def test_two_writers_racing_on_one_tournament(log_factory):
     stored = list(b.read("race"))
     assert [e.seq for e in stored] == list(range(1, rounds + 2))
     assert len({e.event_id for e in stored}) == len(stored)
-    _assert_chain(stored)
+    assert_chain(stored)
 
 
 def test_unconditional_writers_never_lose_or_duplicate(log_factory):
@@ -201,4 +193,4 @@ def test_unconditional_writers_never_lose_or_duplicate(log_factory):
     stored = list(a.read("t"))
     assert [e.seq for e in stored] == list(range(1, 41))
     assert {e.event_id for e in stored} == {e.event_id for e in mine["a"] + mine["b"]}
-    _assert_chain(stored)
+    assert_chain(stored)

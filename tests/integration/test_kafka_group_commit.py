@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from builders import created, new_event, player, result
 from conftest import kafka_bootstrap
+from tests_support import assert_chain
 
-from events_schema import GENESIS_HASH, Envelope
 from services.eventlog.base import AppendConflict, AppendResult, EventIdConflict, NewEvent
 from services.eventlog.kafka import KafkaEventLog, _spans, partition_for
 
@@ -43,15 +43,6 @@ def logs() -> Iterator[Callable[..., KafkaEventLog]]:
     yield make
     for log in opened:
         log.close()
-
-
-def _assert_chain(envs: list[Envelope]) -> None:
-    prev = GENESIS_HASH
-    for i, env in enumerate(envs, start=1):
-        assert env.seq == i
-        assert env.prev_hash == prev
-        assert env.computed_hash() == env.hash
-        prev = env.hash
 
 
 def _run_all(fns: list[Callable[[], None]], timeout: float = 120) -> list[BaseException]:
@@ -108,7 +99,7 @@ def test_fifty_appenders_to_fifty_tournaments_share_transactions(logs):
         assert [r.last_seq for r in got[tid]] == list(range(2, per_client + 2))
         assert not any(r.duplicate for r in got[tid])
         stored = list(log.read(tid))
-        _assert_chain(stored)
+        assert_chain(stored)
         assert [e.event_id for e in stored[1:]] == [e.event_id for e in mine[tid]]
         assert [e.hash for e in stored[1:]] == [r.envelopes[0].hash for r in got[tid]]
     appends = len(tids) * per_client
@@ -135,7 +126,7 @@ def test_fifty_appenders_to_one_tournament_each_get_their_own_seq(logs):
         (env,) = results[e.event_id].envelopes
         assert env.event_id == e.event_id
     stored = list(log.read("one"))
-    _assert_chain(stored)
+    assert_chain(stored)
     assert {s.event_id: s.seq for s in stored[1:]} == {
         e.event_id: results[e.event_id].last_seq for e in evs
     }
@@ -195,8 +186,8 @@ def test_a_refused_caller_in_the_middle_of_a_group_does_not_sink_the_others(logs
     assert isinstance(out["d"], AppendResult) and out["d"].last_seq == 4
     assert _transactions(log) - before == 1, "the group was not one transaction"
     xs, ys = list(log.read("x")), list(log.read("y"))
-    _assert_chain(xs)
-    _assert_chain(ys)
+    assert_chain(xs)
+    assert_chain(ys)
     assert [e.event_id for e in xs[1:]] == [a[0].event_id, a[1].event_id, d[0].event_id]
     assert [e.event_id for e in ys[1:]] == [c[0].event_id]
     # The same from another instance (another process): nothing of b or `reused` stored.
@@ -253,7 +244,7 @@ def test_two_writer_instances_with_many_clients_each_never_lose_or_duplicate(log
     reader = logs(topic, partitions=2)
     stored = {tid: list(reader.read(tid)) for tid in tids}
     for envs in stored.values():
-        _assert_chain(envs)
+        assert_chain(envs)
     ids = [e.event_id for envs in stored.values() for e in envs[1:]]
     assert len(ids) == len(set(ids)) == len(sent)
     assert set(ids) == {e.event_id for e in sent}
@@ -311,7 +302,7 @@ def test_reading_one_tournament_fetches_its_own_events_only(logs, monkeypatch):
             before = reader.fetched
             envs = list(reader.read(tid))
             assert [e.event_id for e in envs] == ids[tid]
-            _assert_chain(envs)
+            assert_chain(envs)
             assert reader.fetched - before == len(ids[tid]), "read() fetched other events"
             # A range: its own offsets only, too.
             before = reader.fetched
@@ -345,14 +336,14 @@ def test_a_stale_index_is_extended_with_another_writers_appends(logs):
     for t in tids:
         envs = list(b.read(t))
         assert [e.event_id for e in envs] == ids[t] + [e.event_id for e in more[t]]
-        _assert_chain(envs)
+        assert_chain(envs)
     assert b._parts[0].next_offset > indexed
     last = b.last_seq("m")
     res = b.append("m", [new_event(player("m-after"))], expected_seq=last)
     assert res.last_seq == last + 1
     envs = list(a.read("m"))  # and a, whose writer b fenced, sees it
     assert envs[-1].event_id == res.envelopes[0].event_id
-    _assert_chain(envs)
+    assert_chain(envs)
 
 
 @pytest.mark.kafka
@@ -370,7 +361,7 @@ def test_read_after_restart_and_partition_routing(logs):
         envs = list(fresh.read(t))
         assert [e.event_id for e in envs] == ids[t]
         assert fresh._part(t).number == partition_for(t, 3)
-        _assert_chain(envs)
+        assert_chain(envs)
     assert sum(1 for _ in fresh.read_all()) == sum(len(v) for v in ids.values())
 
 

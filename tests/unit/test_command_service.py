@@ -18,8 +18,9 @@ from builders import (
     round_,
     small_tournament,
 )
+from tests_support import assert_chain
 
-from events_schema import GENESIS_HASH, Command, CommandBatch, Envelope
+from events_schema import Command, CommandBatch
 from events_schema import events as ev
 from services.commands import CommandRejected, CommandService, derived_event_id
 from services.eventlog.base import AppendConflict, EventIdConflict
@@ -59,15 +60,6 @@ def started(svc: CommandService) -> CommandService:
     return svc
 
 
-def _assert_chain(envs: list[Envelope]) -> None:
-    prev = GENESIS_HASH
-    for i, env in enumerate(envs, start=1):
-        assert env.seq == i
-        assert env.prev_hash == prev
-        assert env.computed_hash() == env.hash
-        prev = env.hash
-
-
 def _rejected(svc: CommandService, b: CommandBatch, actor=ADMIN) -> CommandRejected:
     before = svc.log.last_seq(TID)
     with pytest.raises(CommandRejected) as info:
@@ -89,7 +81,7 @@ def test_valid_batch_appends_and_returns_envelopes_with_seq_1_to_n(svc: CommandS
     assert res.last_seq == 5 == svc.log.last_seq(TID)
     stored = list(svc.log.read(TID))
     assert stored == res.envelopes
-    _assert_chain(stored)
+    assert_chain(stored)
     assert svc.state(TID).seq == 5
     assert set(svc.state(TID).players) == {"alice", "bob", "carol"}
 
@@ -337,7 +329,7 @@ def test_two_services_on_one_file_see_each_others_appends(db: Path, logs: list[S
     with pytest.raises(CommandRejected) as info:
         a.handle(TID, batch(player("dave")), ADMIN)
     assert info.value.rule == "player.duplicate"
-    _assert_chain(list(a.log.read(TID)))
+    assert_chain(list(a.log.read(TID)))
     assert list(a.log.read(TID)) == list(b.log.read(TID))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pydantic
 import pytest
 from builders import ADMIN, T0, created, eid, new_event, player
+from tests_support import assert_chain
 
 from events_schema import (
     EVENT_CLASSES,
@@ -76,15 +77,6 @@ def _chain(*items: tuple[str, int, dict[str, Any]]) -> list[Envelope]:
     return out
 
 
-def _verify_chain(envs: list[Envelope]) -> None:
-    prev = GENESIS_HASH
-    for i, env in enumerate(envs, start=1):
-        assert env.seq == i
-        assert env.prev_hash == prev
-        assert env.computed_hash() == env.hash
-        prev = env.hash
-
-
 # --- upcasting ------------------------------------------------------------------------------------
 
 
@@ -111,7 +103,7 @@ def test_v1_engine_player_decodes_as_v2_and_the_stored_bytes_stay_unchanged():
     assert envs[1].payload == V1_ENGINE
     assert [env.to_bytes() for env in envs] == stored
     assert [env.hash for env in envs] == hashes
-    _verify_chain(envs)
+    assert_chain(envs)
     # And what folds consume is the current model.
     state = fold(recs)
     assert state.players["sf"].kind == "engine"
@@ -257,16 +249,16 @@ def test_altering_removing_or_reordering_breaks_the_chain():
     for i, e in enumerate([created(), player("a"), player("b"), player("c")], start=1):
         envs.append(new_event(e, i).sealed("t1", i, prev, T0 + timedelta(seconds=i)))
         prev = envs[-1].hash
-    _verify_chain(envs)
+    assert_chain(envs)
 
     altered = list(envs)
     altered[1] = envs[1].model_copy(update={"payload": {**envs[1].payload, "name": "Mallory"}})
     with pytest.raises(AssertionError):
-        _verify_chain(altered)
+        assert_chain(altered)
     with pytest.raises(AssertionError):
-        _verify_chain([envs[0], envs[2], envs[3]])
+        assert_chain([envs[0], envs[2], envs[3]])
     with pytest.raises(AssertionError):
-        _verify_chain([envs[0], envs[2], envs[1], envs[3]])
+        assert_chain([envs[0], envs[2], envs[1], envs[3]])
 
 
 def test_chain_hash_ignores_only_the_hash_field():
