@@ -8,7 +8,7 @@ replay to a seq reproduces, byte for byte, what was published at that seq.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -192,6 +192,18 @@ class Projector:
         self.states[tournament_id] = state
         self._incremental.pop(tournament_id, None)
         self._positioned.update((tournament_id, e) for e in positioned)
+
+    def forget(self, which: Callable[[str], bool]) -> None:
+        """Drop everything held for the tournaments `which` selects (a processor whose
+        partition moved to another worker of its group)."""
+        for tid in [t for t in self.states if which(t)]:
+            del self.states[tid]
+        for tid in [t for t in self._incremental if which(t)]:
+            del self._incremental[tid]
+        for tid in [t for t in self.failed if which(t)]:
+            del self.failed[tid]
+        self.published = {k: v for k, v in self.published.items() if not which(k[0])}
+        self._positioned = {k for k in self._positioned if not which(k[0])}
 
     def fail(self, tournament_id: str, error: str) -> None:
         self.failed[tournament_id] = error[:500]

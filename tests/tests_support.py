@@ -20,6 +20,31 @@ def assert_chain(envs: list[Envelope]) -> None:
         prev = env.hash
 
 
+def processor_args(
+    name: str, bootstrap: str, topic: str, data_dir: Path, *extra: str, batch: int | None = 500
+) -> list[str]:
+    """The interpreter arguments (after `sys.executable`) that run `arbiter processor NAME` on
+    a test broker: short session timeout, warnings only."""
+    return [
+        "-c",
+        "from services.cli.main import app; app()",
+        "processor",
+        name,
+        "--bootstrap",
+        bootstrap,
+        "--topic",
+        topic,
+        "--data-dir",
+        str(data_dir),
+        *(("--batch", str(batch)) if batch is not None else ()),
+        "--session-timeout",
+        "6",
+        "--loglevel",
+        "warning",
+        *extra,
+    ]
+
+
 def terminate(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM, then SIGKILL if it has not exited within 30 s."""
     if proc.poll() is None:

@@ -31,30 +31,61 @@ Restart (issue 11 item 2): every `ARBITER_SNAPSHOT_EVERY` seconds (30; 0: never)
 processor checkpoints the tournaments that changed to its compacted snapshot topic
 `arbiter.snapshot.<name>` (keyed by tournament, plus one manifest per events partition
 saying up to which offset it is covered; format, fingerprint and checksum:
-`snapshots.py`). A compacted topic, not a Faust table: the snapshot must be read before
-the worker joins its group (the restore runs where the rebuild ran, outside Faust), must
-name the source offsets it covers, which a table's changelog does not, and Faust's table
+`snapshots.py`). A compacted topic, not a Faust table: the snapshot is read by the
+worker's own reader for exactly the partitions it is assigned, must name the source
+offsets it covers, which a table's changelog does not, and Faust's table
 recovery has open problems (#651, #176); one record per tournament also keeps a
 checkpoint to what changed.
 
-On start, before the worker joins its group, the processor reads the snapshot topic; each
-partition whose manifest and tournaments are readable and fingerprinted by this code starts
-at the manifest's offset with those tournaments restored (unpickled only when first needed),
-every other partition from offset 0 (`status.json` `start`: `mode` restore, partial or
-rebuild, and why each rebuilt partition was). It then folds every partition from there to
-its current end (read_committed), reads its output topic to learn what was last published
-per tournament, and publishes only what differs (e.g. a message lost in a kill -9 between
-fold and send). The Faust consumer then resumes at the group's committed offsets; the
-records below the point the start-up read reached are counted as duplicates without being
-decoded, and anything else already folded is a duplicate that `Projector.apply` ignores by
-seq, so a crash, a redelivery, a reset of the group's offsets or a snapshot older than the
-committed offsets publishes nothing twice and never republishes an older state. Committed
-offsets therefore only bound how much is re-read, never correctness.
+On each assignment of partitions to the worker (Faust's `on_partitions_assigned` signal,
+sent inside the consumer's rebalance listener before any record of them is folded; see "Many
+workers" below), the processor reads the snapshot topic; each newly assigned partition whose
+manifest and tournaments are readable and fingerprinted by this code starts at the
+manifest's offset with those tournaments restored (unpickled only when first needed), every
+other partition from offset 0 (`status.json` `start`: `mode` restore, partial or rebuild,
+and why each rebuilt partition was). It then folds those partitions from there to their
+current end (read_committed), reads their partitions of the output topic to learn what was
+last published per tournament, and publishes only what differs (e.g. a message lost in a
+kill -9 between fold and send). The Faust consumer then resumes at the group's committed
+offsets; the records below the point the start-up read reached are counted as duplicates
+without being decoded, and anything else already folded is a duplicate that
+`Projector.apply` ignores by seq, so a crash, a redelivery, a reset of the group's offsets
+or a snapshot older than the committed offsets publishes nothing twice and never republishes
+an older state. Committed offsets therefore only bound how much is re-read, never correctness.
+
+Many workers (issue 11 item 3): several `arbiter processor NAME` processes (same events
+topic, hence the same group) split the events partitions. Faust's rebalance signals drive it
+(`app.build_app`): `on_partitions_revoked` (eager: a rebalance revokes everything first)
+suspends checkpoints, bumps the ownership epoch so that a checkpoint under way sends nothing
+more, and flushes the producer, so every document and snapshot record of this worker is on
+the broker before it rejoins; `on_partitions_assigned`, under the fold lock, forgets the
+partitions not in the new assignment (their tournaments' state, what was published for them,
+positions, manifests: `ProcessorCore.revoke`), keeps those it held in the previous
+generation (nobody else can have owned them in between; after a missed generation it keeps
+none), restores and folds the new ones (`ProcessorCore.assign`) and publishes what differs.
+A batch record of a partition not owned (fetched before a revocation, or not restored yet)
+is not folded: the partition's restore reads past it. Gap re-reads skip tournaments whose
+partition left meanwhile. The watchdog watches only the owned partitions (another worker's
+growth is not this worker's stall). `status.json` says `assigned`, `generation`, `worker`
+and, in `start`, the partitions the last assignment restored (`new_partitions`).
+
+Snapshots are written only for owned partitions (`checkpoint` prepares them under the fold
+lock and sends them only while the epoch is unchanged; the manifest only after its
+tournament records are acknowledged), and every record names its partition, its `owner`
+(host:pid) and the group `generation`. Two workers never lose data through each other's
+snapshots because a restore accepts a partition only when every tournament its manifest
+names has a record of that partition at the manifest's seq or later: such a record is the
+deterministic fold of that tournament to that seq whoever wrote it, and the events between
+the manifest's offset and that seq are re-folded as duplicates; any other mix (an old
+tournament record over a newer manifest) makes that partition rebuild from offset 0, with
+the reason in status.json. A late record of a worker that lost the partition is therefore
+at worst a rebuild, never a wrong state.
 
 Liveness: a watchdog (every 5 s) compares the events topic's end offsets with the last folded
 batch; when the topic grew and nothing was folded for `--stall-after` seconds (default 20; a
 Faust consumer that never resumes after a broker restart, faust #175/#640), the process
-re-executes itself with the same command line and rebuilds as on any start.
+re-executes itself with the same command line and rebuilds as on any start. With several
+workers it compares only the partitions this worker owns.
 
 Gaps: an event whose seq is beyond the next one raises `GapDetected`; it is logged, counted
 (`gaps` in `<data-dir>/status.json`) and not folded, the tournament is held at its last good

@@ -21,6 +21,7 @@ from services.processors.core import (
     SNAPSHOT_MAX_BYTES,
     ProcessorConfig,
     ProcessorCore,
+    Superseded,
     TopicReader,
 )
 from services.projector import Message
@@ -84,13 +85,16 @@ def add_watchdog(app: faust.App, cfg: ProcessorConfig, core: TopicReader) -> Non
     async def watchdog() -> None:
         if cfg.stall_after <= 0 or core.stats.get("restarting"):
             return
+        if core.stats.get("assigning"):  # a restore is folding (in a thread): busy
+            return
         loop = asyncio.get_running_loop()
+        scope = core.watched()  # the partitions this worker owns (None: all)
         try:
-            end_total = await loop.run_in_executor(None, core.events_end_total)
+            end_total = await loop.run_in_executor(None, core.events_end_total, scope)
         except KafkaError as exc:  # the broker is away; its return is what we wait for
             log.warning("watchdog: cannot read the events topic's end (%s)", exc)
             return
-        if core.stalled(end_total, time.time()):
+        if core.stalled(end_total, time.time(), scope):
             core.stats["restarting"] = True
             core.write_status()
             log.error(
@@ -178,6 +182,10 @@ def fold_agent(
     return recover
 
 
+class Revoked(Exception):
+    """A checkpoint's partition was revoked while its records were being sent."""
+
+
 def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
     app = faust_app(cfg)
     events = events_topic(app, cfg)
@@ -191,8 +199,82 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
 
     recover = fold_agent(app, events, cfg, core, lock, publish, "fold")
 
-    async def send_all(records: list[tuple[bytes, bytes]]) -> None:
-        futs = [await snaps.send(key=k, value=v) for k, v in records]
+    restoring: set[asyncio.Future[None]] = set()
+    # Only the partitions an assignment gave this worker, once restored, are folded: until
+    # the first one is, a batch (at the group's committed offsets) folds nothing.
+    core.scoped = True
+
+    async def on_revoked(_sender: Any, revoked: set[Any], **_kw: Any) -> None:
+        """A rebalance begins (eager: every partition is revoked, then the new assignment
+        comes): a restore under way stops (`Superseded`), a checkpoint under way sends
+        nothing more, none starts until the assignment, and what was sent is flushed before
+        this worker rejoins, so a partition's next owner reads it."""
+        core.epoch += 1  # first, without the lock: the restore thread watches it
+        core.suspended = True
+        async with lock:
+            core.epoch += 1
+            core.suspended = True
+        await app.producer.flush()
+        if not core.stats.get("assigning"):
+            core.write_status()
+
+    async def restore(parts: set[int], generation: int, epoch: int) -> None:
+        """Restore the assignment's new partitions (`ProcessorCore.assign`, in a thread, under
+        the fold lock) and publish what differs. Outside the rebalance listener: aiokafka
+        sends no heartbeat while its listener runs, and a restore can take longer than the
+        session timeout. Batches wait for the lock meanwhile, or skip the partitions not
+        restored yet (their restore reads past those records)."""
+        loop = asyncio.get_running_loop()
+        async with lock:
+            if core.epoch != epoch:
+                return  # another rebalance began: its assignment restores
+            core.stats["assigning"] = True  # the timers leave the core alone meanwhile
+            try:
+                msgs = await loop.run_in_executor(None, core.assign, parts, generation, epoch)
+            except Superseded:
+                log.info("restore of %s abandoned: a rebalance began", sorted(parts))
+                return
+            except Exception:
+                log.exception("restoring partitions %s failed: restarting", sorted(parts))
+                core.stats["restarting"] = True
+                core.write_status()
+                restart_process()
+                raise
+            finally:
+                core.stats["assigning"] = False
+            await publish(msgs)
+            await app.producer.flush()
+        core.write_status()
+
+    async def on_assigned(_sender: Any, assigned: set[Any], **_kw: Any) -> None:
+        """The new assignment: forget the partitions not in it now; restore the new ones
+        (from their snapshots, folded to their end) and publish what differs in a task. A
+        partition kept across one rebalance (generation + 1) keeps its state: nobody else
+        owned it in between; after a missed generation (this worker was out of the group)
+        every partition is restored afresh."""
+        parts = {tp.partition for tp in assigned if tp.topic == cfg.events_topic}
+        generation = int(app.consumer_generation_id or 0)
+        async with lock:
+            keep = parts if generation == core.generation + 1 else set()
+            core.revoke(core.owned - keep)
+            core.generation = generation
+            core.epoch += 1
+            epoch = core.epoch
+        task = asyncio.ensure_future(restore(parts, generation, epoch))
+        restoring.add(task)
+        task.add_done_callback(restoring.discard)
+
+    # Faust's rebalance signals (app._on_partitions_revoked / _on_partitions_assigned send
+    # them inside the consumer's rebalance listener, before the group's next step).
+    app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]
+    app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
+
+    async def send_all(records: list[tuple[bytes, bytes]], epoch: int) -> None:
+        futs = []
+        for k, v in records:
+            if core.epoch != epoch:  # revoked meanwhile: not this worker's to write
+                raise Revoked
+            futs.append(await snaps.send(key=k, value=v))
         await asyncio.gather(*futs)
 
     async def checkpoint() -> None:
@@ -204,12 +286,18 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
         try:
             for p in core.checkpoint_partitions():
                 async with lock:
+                    if p not in core.pos or core.suspended:
+                        return  # revoked since the checkpoint began
+                    epoch = core.epoch
                     tours, manifests, written = await loop.run_in_executor(
                         None, core.checkpoint, [p]
                     )
                 try:
                     for records in (tours, manifests):
-                        await asyncio.wait_for(send_all(records), CHECKPOINT_SEND_TIMEOUT_S)
+                        await asyncio.wait_for(send_all(records, epoch), CHECKPOINT_SEND_TIMEOUT_S)
+                except Revoked:
+                    core.checkpoint_failed(written)
+                    return
                 except Exception as exc:  # the broker is away: the next checkpoint retries
                     core.checkpoint_failed(written)
                     log.warning("checkpoint not written (%s); retrying later", exc)
@@ -223,6 +311,8 @@ def build_app(cfg: ProcessorConfig, core: ProcessorCore) -> faust.App:
 
     @app.timer(interval=0.5)  # type: ignore[untyped-decorator]
     async def status() -> None:
+        if core.stats.get("assigning"):
+            return
         core.write_status()
         await recover()
         if core.checkpoint_due(time.monotonic()):
@@ -287,12 +377,11 @@ def run_worker(app: faust.App, loglevel: str) -> None:
 
 
 def run(cfg: ProcessorConfig, loglevel: str = "info") -> None:
-    """Create topics, rebuild, then run the Faust worker until SIGTERM/SIGINT."""
+    """Create topics, then run the Faust worker until SIGTERM/SIGINT; each assignment of
+    the group restores (or rebuilds) the partitions it gives this worker (`build_app`)."""
     setup_logging(cfg, loglevel)
     core = ProcessorCore(cfg)
     ensure_topics(core)
     core.watch_from_here()
-    if cfg.rebuild:
-        core.publish_sync(core.rebuild())
     core.write_status()
     run_worker(build_app(cfg, core), loglevel)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -116,6 +117,10 @@ class ProcessorConfig:
         return self.data_dir / self.projection
 
 
+class Superseded(Exception):
+    """A restore abandoned because a rebalance began while it ran."""
+
+
 def decode_record(key: bytes | None, value: bytes) -> Envelope:
     """A reader's decode of an events-topic record: never raises (see `read_envelope`); the
     record's key names the tournament when the bytes cannot."""
@@ -185,11 +190,19 @@ class TopicReader:
 
     # -- liveness ---------------------------------------------------------------------------
 
-    def events_end_total(self) -> int:
-        """Sum of the events topic's end offsets (read_committed: the last stable offsets)."""
+    def watched(self) -> frozenset[int] | None:
+        """The events partitions the watchdog watches: those this worker owns (a worker of a
+        group must not take another's growth for its own stall); None: every partition."""
+        return None
+
+    def events_end_total(self, scope: Iterable[int] | None = None) -> int:
+        """Sum of the events topic's end offsets (read_committed: the last stable offsets),
+        over the partitions `scope` (None: all)."""
         consumer = self._consumer()
         try:
             parts = consumer.partitions_for_topic(self.cfg.events_topic) or set()
+            if scope is not None:
+                parts = set(parts) & set(scope)
             tps = [TopicPartition(self.cfg.events_topic, p) for p in sorted(parts)]
             return sum(consumer.end_offsets(tps).values()) if tps else 0
         finally:
@@ -207,15 +220,18 @@ class TopicReader:
             return
         self.stats["watch_grew_at"] = 0.0
 
-    def stalled(self, end_total: int, now: float) -> bool:
+    def stalled(self, end_total: int, now: float, scope: Iterable[int] | None = None) -> bool:
         """True when the topic grew at least `stall_after` seconds ago and no batch was folded
         since it grew. (A transaction marker alone can grow it too: a needless restart, never a
-        wrong result.)"""
+        wrong result.) `scope`: the partitions `end_total` sums (None: all); when it differs
+        from the baseline's (a rebalance), this look is a new baseline."""
         if self.cfg.stall_after <= 0:
             return False
-        if "watch_end_total" not in self.stats:  # first look: no growth seen yet
-            self.stats["watch_end_total"] = end_total
+        key = None if scope is None else sorted(scope)
+        if "watch_end_total" not in self.stats or self.stats.get("watch_scope") != key:
+            self.stats["watch_end_total"] = end_total  # first look: no growth seen yet
             self.stats["watch_grew_at"] = 0.0
+            self.stats["watch_scope"] = key
             return False
         if end_total != self.stats["watch_end_total"]:
             self.stats["watch_end_total"] = end_total
@@ -350,6 +366,17 @@ class ProcessorCore(TopicReader):
     manifested: dict[int, int] = field(default_factory=dict)  # partition -> offset written
     last_checkpoint: float = 0.0
     restored: int = 0  # tournaments restored from snapshots on start
+    # The events partitions this worker owns and has restored (issue 11 item 3): only their
+    # records are folded, only they are checkpointed. `scoped` once the first assignment
+    # (or `rebuild`, every partition) was restored; before that nothing is filtered.
+    owned: set[int] = field(default_factory=set)
+    scoped: bool = False
+    # The consumer group generation of the current assignment, and an epoch bumped on every
+    # revocation and assignment: a checkpoint prepared in one epoch is not sent in another.
+    generation: int = -1
+    epoch: int = 0
+    suspended: bool = False  # between a revocation and the next assignment: no checkpoint
+    worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     stats: dict[str, Any] = field(
         default_factory=lambda: {
             "events": 0,  # envelopes seen by the agent (redeliveries included)
@@ -361,6 +388,7 @@ class ProcessorCore(TopicReader):
             "rebuild_events": 0,  # events read on start (only the tail after a restore)
             "rebuild_published": 0,
             "rebuild_s": 0.0,
+            "assignments": 0,  # partition assignments restored (rebalances)
             "agent_started_at": None,  # time.time() stamps, for the benchmark
             "first_batch_at": None,
             "last_fold_at": None,
@@ -453,6 +481,11 @@ class ProcessorCore(TopicReader):
         for p, recs in parts.items():
             if not recs:
                 continue
+            if self.scoped and p not in self.owned:
+                # Revoked (a batch fetched before the rebalance) or not restored yet: its
+                # restore reads the partition to an end past these records.
+                self.stats["not_owned"] = self.stats.get("not_owned", 0) + len(recs)
+                continue
             skip = self.skip_below.get(p, 0)
             self.stats["events"] += len(recs)
             for rec in recs:
@@ -482,70 +515,166 @@ class ProcessorCore(TopicReader):
     # -- start: restore from the snapshots, fold the tail (or everything) ------------------
 
     def rebuild(self) -> list[Message]:
-        """Before the worker starts: restore each partition from its snapshot where one is
-        usable (else from offset 0), fold every partition from there to its current end,
-        learn what the output topic holds, and return what must be (re)published."""
-        with self.shared_consumer():
-            return self._rebuild()
+        """Restore every partition (one worker, or a tool): `assign` of them all."""
+        return self.assign(range(self.partitions))
 
-    def _rebuild(self) -> list[Message]:
+    def owns(self, tid: str) -> bool:
+        """Whether the tournament's partition is this worker's (always, before `scoped`)."""
+        if not self.scoped:
+            return True
+        return self.part_of.get(tid, partition_for(tid, self.partitions)) in self.owned
+
+    def assign(
+        self, parts: Iterable[int], generation: int = -1, epoch: int | None = None
+    ) -> list[Message]:
+        """The partitions `parts` were assigned to this worker (blocking: run it in an
+        executor under the fold lock): restore each new one from its snapshot where one is
+        usable (else from offset 0), fold it from there to its current end, learn what the
+        output topic holds for its tournaments, and return what must be (re)published.
+        Raises `Superseded` (the new partitions forgotten again) as soon as `epoch` is no
+        longer the core's: a rebalance began meanwhile."""
+        if epoch is None:
+            self.epoch += 1
+            epoch = self.epoch
+        self.generation = generation
+        new = sorted(set(parts) - self.owned)
+        if not self.cfg.rebuild:  # a fresh group (benchmarks): fold what the agent reads
+            self.owned |= set(new)
+            self.scoped = True
+            self.suspended = False
+            self.stats["start"] = {"mode": "none", "assigned": sorted(self.owned)}
+            return []
+        if not new and self.stats["start"] is not None:  # nothing new: the last start stands
+            self.stats["start"].update(assigned=sorted(self.owned), generation=generation)
+            self.scoped = True
+            self.suspended = False
+            return []
+        try:
+            with self.shared_consumer():
+                msgs = self._rebuild(new, epoch)
+        except Superseded:
+            self.revoke(new)
+            raise
+        self.suspended = False
+        return msgs
+
+    def revoke(self, parts: Iterable[int]) -> None:
+        """Forget the partitions `parts` (revoked, or assigned elsewhere): their tournaments'
+        state, what was published for them, their positions and manifests. Nothing of them
+        is folded or checkpointed until they are assigned (and restored) again."""
+        gone = set(parts)
+        self.epoch += 1
+        if not gone:
+            return
+        n = self.partitions
+        tids = {
+            t
+            for t in (*self.part_of, *self.projector.states, *self.frozen, *self.held)
+            if self.part_of.get(t, partition_for(t, n)) in gone
+        }
+        for tid in tids:
+            self.part_of.pop(tid, None)
+            self.frozen.pop(tid, None)
+            self.held.pop(tid, None)
+            self.dirty.discard(tid)
+        self.projector.forget(lambda t: t in tids or partition_for(t, n) in gone)
+        for p in gone:
+            self.pos.pop(p, None)
+            self.skip_below.pop(p, None)
+            self.manifested.pop(p, None)
+        self.owned -= gone
+        log.info("partitions %s revoked: %d tournament(s) dropped", sorted(gone), len(tids))
+
+    def _rebuild(self, parts: list[int], epoch: int) -> list[Message]:
         t0 = time.perf_counter()
-        parts = range(self.partitions)
         start: dict[int, int] = dict.fromkeys(parts, 0)
         rebuilt: dict[int, str] = {}
-        if self.cfg.rebuild:
+        if parts:
             rebuilt = self._restore(start)
         restored_s = round(time.perf_counter() - t0, 3)
         touched: list[str] = []
         reached: dict[int, int] = {}
         upto: dict[int, int | None] = dict.fromkeys(parts)
+        tail = 0
         for rec in self.read(self.cfg.events_topic, upto, start, reached):
-            self.stats["rebuild_events"] += 1
+            if self.epoch != epoch:
+                raise Superseded
+            tail += 1
             self._apply(decode_record(rec.key, rec.value), touched, rec.partition)
-        self.pos = {p: reached.get(p, start[p]) for p in parts}
-        self.skip_below = dict(self.pos)
-        out_parts = self._partition_count(self.cfg.out_topic)
+        if self.epoch != epoch:
+            raise Superseded
+        self.stats["rebuild_events"] += tail
+        for p in parts:
+            self.pos[p] = reached.get(p, start[p])
+            self.skip_below[p] = self.pos[p]
+        self.owned |= set(parts)
+        self.scoped = True
+        mine = set(parts)
+        n = self.partitions
         name = self.cfg.projection
         on_topic: dict[str, bytes] = {}
-        for rec in self.read(self.cfg.out_topic, dict.fromkeys(range(out_parts))):
+        out_parts = self._partition_count(self.cfg.out_topic) if parts else 0
+        # The output topic is keyed by tournament with the same partitioner and count as
+        # the events topic: its partitions `parts` hold these tournaments' documents.
+        read_parts = parts if out_parts == n else list(range(out_parts))
+        for rec in self.read(self.cfg.out_topic, dict.fromkeys(read_parts)):
             if rec.key is None or rec.value is None:
+                continue
+            tid = rec.key.decode()
+            if partition_for(tid, n) not in mine:
                 continue
             try:
                 doc = loads(rec.value)
                 data = dumps(doc["data"])
             except (ValueError, KeyError, TypeError):
                 continue  # not ours to read: it is republished from the fold
-            on_topic[rec.key.decode()] = data
+            on_topic[tid] = data
         for tid, data in on_topic.items():
             self.projector.published[(tid, name)] = data
         # A restored tournament whose publication differs from its snapshot's (a message
-        # lost in a kill -9, an output topic emptied) is thawed and compared in full.
+        # lost in a kill -9, an output topic emptied, another worker's later publication) is
+        # thawed and compared in full.
         for tid, (header, _blob) in list(self.frozen.items()):
+            if self.part_of.get(tid) not in mine:
+                continue
             if header.get("published", {}).get(name) != (
                 on_topic[tid].decode() if tid in on_topic else None
             ):
                 self._thaw(tid)
-        msgs = self._messages(list(self.projector.states))
+        ours = [t for t in self.projector.states if self.part_of.get(t) in mine]
+        msgs = self._messages(ours)
         self.dirty.update(m.tournament_id for m in msgs)
         self.stats["published"] -= len(msgs)  # counted as rebuild_published instead
-        self.stats["rebuild_published"] = len(msgs)
+        self.stats["rebuild_published"] += len(msgs)
         self.stats["rebuild_s"] = round(time.perf_counter() - t0, 3)
-        restored = [p for p in parts if p not in rebuilt] if self.cfg.rebuild else []
+        self.stats["assignments"] += 1
+        restored = [p for p in parts if p not in rebuilt]
         self.stats["start"] = {
-            "mode": "rebuild" if not restored else "partial" if rebuilt else "restore",
+            "mode": "none"
+            if not parts
+            else "rebuild"
+            if not restored
+            else "partial"
+            if rebuilt
+            else "restore",
+            "assigned": sorted(self.owned),
+            "new_partitions": parts,
+            "generation": self.generation,
             "restored_partitions": restored,
             "rebuilt": {str(p): why for p, why in sorted(rebuilt.items())},
             "restored_tournaments": self.restored,
             "restore_s": restored_s,
-            "tail_events": self.stats["rebuild_events"],
+            "tail_events": tail,
         }
-        if rebuilt and self.cfg.rebuild:
+        if rebuilt:
             log.warning("partitions rebuilt from offset 0: %s", rebuilt)
         log.info(
-            "start: %s; %d events folded to the end of the topic in %.2fs; %d message(s) to "
-            "republish",
+            "assigned %s (new: %s): %s; %d events folded to the end in %.2fs; %d message(s) "
+            "to republish",
+            sorted(self.owned),
+            parts,
             self.stats["start"]["mode"],
-            self.stats["rebuild_events"],
+            tail,
             self.stats["rebuild_s"],
             len(msgs),
         )
@@ -614,6 +743,8 @@ class ProcessorCore(TopicReader):
     def checkpoint_due(self, now: float) -> bool:
         if self.cfg.snapshot_every <= 0 or not self.cfg.rebuild or not self.pos:
             return False
+        if self.suspended:  # a rebalance is under way: the partitions may be another's
+            return False
         if now - self.last_checkpoint < self.cfg.snapshot_every:
             return False
         return bool(self.dirty) or any(self.manifested.get(p) != o for p, o in self.pos.items())
@@ -662,6 +793,8 @@ class ProcessorCore(TopicReader):
                     "seq": state.seq,
                     "published": {name: published.decode()} if published is not None else {},
                     "unreadable": bool(state.unreadable),
+                    "owner": self.worker,
+                    "generation": self.generation,
                 }
                 blob = snapshots.encode(header, snapshots.freeze(state, positioned))
                 if len(blob) > SNAPSHOT_MAX_BYTES:
@@ -675,13 +808,19 @@ class ProcessorCore(TopicReader):
                 tours.append((snapshots.tournament_key(tid), blob))
                 written.add(tid)
             else:
-                manifest = {"partition": p, "offset": offset, "tournaments": tids}
+                manifest = {
+                    "partition": p,
+                    "offset": offset,
+                    "tournaments": tids,
+                    "owner": self.worker,
+                    "generation": self.generation,
+                }
                 manifests.append((snapshots.partition_key(p), snapshots.encode(manifest)))
         self.dirty -= written  # put back by `checkpoint_failed`
         return tours, manifests, written
 
     def checkpoint_failed(self, written: set[str]) -> None:
-        self.dirty |= written
+        self.dirty |= {t for t in written if t in self.part_of}  # not what was revoked since
 
     def checkpoint_done(
         self, manifests: list[tuple[bytes, bytes]], written: set[str], size: int
@@ -726,6 +865,8 @@ class ProcessorCore(TopicReader):
         for tid in tids:
             self.held.pop(tid, None)
         for env in envs:
+            if not self.owns(env.tournament_id):
+                continue  # its partition was revoked while it was being read
             self._apply(env, touched)  # re-holds a tournament whose gap is still there
         for tid in tids:
             if tid not in self.held:
@@ -741,6 +882,9 @@ class ProcessorCore(TopicReader):
 
     # -- status ----------------------------------------------------------------------------
 
+    def watched(self) -> frozenset[int] | None:
+        return frozenset(self.owned) if self.scoped else None
+
     def status(self) -> dict[str, Any]:
         tournaments = {t: s.seq for t, s in self.projector.states.items()}
         tournaments.update({t: int(h["seq"]) for t, (h, _) in self.frozen.items()})
@@ -751,6 +895,9 @@ class ProcessorCore(TopicReader):
             "output_topic": self.cfg.out_topic,
             "snapshot_topic": self.cfg.snapshot_topic,
             "group": self.cfg.group_id,
+            "worker": self.worker,
+            "generation": self.generation,
+            "assigned": sorted(self.owned),
             **self.stats,
             # Per events partition, the offset its last manifest (written or restored) covers.
             "snapshot_covers": {str(p): o for p, o in sorted(self.manifested.items())},

@@ -6,7 +6,9 @@ by tournament (`t:<id>`) plus one manifest per events partition (`p:<n>`):
 - a tournament record holds the tournament's fold state (`StandingsState` and the ids of the
   unreadable records placed at a seq, `Projector.export_tournament`), the events partition it
   lives in, the offset of that partition its state covers (every record below it folded) and
-  its seq, and the data last published per projection;
+  its seq, and the data last published per projection (and, as every record, the worker
+  that wrote it, `owner`, and its consumer group `generation`: written only for a partition
+  it owned then; see the package doc, "Many workers");
 - a partition manifest, written after the tournament records it names are acknowledged, says
   up to which offset the partition is covered and which tournaments (at which seq) it held
   then. A restore starts the partition there once every tournament it names has a readable

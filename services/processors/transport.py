@@ -58,6 +58,14 @@ class Consumer(driver.Consumer):
             found = self.__dict__["_arbiter_processed"] = {}
         return found
 
+    async def on_partitions_revoked(self, revoked: set[TP]) -> None:
+        # Faust commits what was processed while the revocation runs (wait_empty); after
+        # it, a revoked partition's offset is another worker's to commit.
+        await super().on_partitions_revoked(revoked)
+        processed = self._processed_offsets()
+        for tp in revoked:
+            processed.pop(tp, None)
+
     # -- committing: the offset after the last record the handler returned from -------------
 
     def _filter_tps_with_pending_acks(self, topics: Any = None) -> Iterator[TP]:
@@ -100,7 +108,15 @@ class Consumer(driver.Consumer):
                         self.log.warning("seek while flow not active failed: %r", exc)
                     continue
                 if self.app.consumer_generation_id != generation:
-                    continue  # assignment changed while fetching: refetched after the seek
+                    # The assignment changed while this fetch was under way. The rebalance's
+                    # seek may have come before the fetch returned (aiokafka returns records
+                    # from the position current at return), so dropping them alone would
+                    # skip them: seek each kept partition back to its first record.
+                    assigned = self.assignment()
+                    for tp, recs in records.items():
+                        if recs and tp in assigned:
+                            await self.seek(tp, recs[0].offset)
+                    continue
                 batch = {
                     tp: recs
                     for tp, recs in records.items()

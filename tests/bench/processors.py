@@ -17,11 +17,22 @@ topic, then, one processor at a time (`arbiter processor NAME` as a subprocess, 
   output topic), `restart_ratio` = restore_s / rebuild_s (the aim: <= 0.10). Both are the
   start-up phase as status.json reports it (`rebuild_s`), without the interpreter's start.
 
+`--workers` (issue 11 item 3) adds `workers`: events/s of one processor (the first of
+`--only`) with 1 and with 2 worker processes in one consumer group on the same 8-partition
+topic, and `ratio` = 2 workers / 1. Each run: a fresh topic, group and output topic; the
+workers start (default start: restore, here of nothing) and settle (their assignments cover
+every partition); then N preloaded events (small leagues, ~600 events each, so that every
+partition has several tournaments) are copied into that topic as raw bytes in one
+transaction (`copy_s`): the workers, reading read_committed, see them all at once, and the
+rate is N over the time from the first batch any worker folded to the last batch folded
+(status.json stamps), Faust's batch path only (no start-up read). On a 2-core machine the
+two workers share the cores with the broker.
+
 The raw peers over all projections (consume only; decode + fold of every projection) are
 kept as `raw_aiokafka_*` for comparison with earlier runs.
 
 Run: `KAFKA_BOOTSTRAP=127.0.0.1:19092 python -m tests.bench.processors [--events N]
-[--only standings] [--tail N] [--batch N]`.
+[--only standings] [--tail N] [--batch N] [--workers | --workers-only]`.
 """
 
 from __future__ import annotations
@@ -62,12 +73,22 @@ def _progress(msg: str) -> None:
 
 
 def _preload(
-    bootstrap: str, topic: str, total: int, prefix: str = "league", seed: int = 100
+    bootstrap: str,
+    topic: str,
+    total: int,
+    prefix: str = "league",
+    seed: int = 100,
+    small: bool = False,
 ) -> int:
+    """`total` events of engine leagues (8 players, double round robin; `small`: 4 players,
+    single, ~600 events each, so that the tournaments spread over every partition)."""
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20)
     n = t = 0
     while n < total:
-        evs = league_events(8, 2, seed=seed + t, max_plies=120)[: total - n]
+        if small:
+            evs = league_events(4, 1, seed=seed + t, max_plies=60)[: total - n]
+        else:
+            evs = league_events(8, 2, seed=seed + t, max_plies=120)[: total - n]
         tid, prev = f"{prefix}-{t}", GENESIS_HASH
         for i, e in enumerate(evs, start=1):
             ne = new_event(e, i)
@@ -250,6 +271,99 @@ def _restart(
     }
 
 
+def _workers_rate(
+    bootstrap: str, source: str, name: str, records: list[tuple[bytes, bytes]], batch: int, n: int
+) -> dict[str, Any]:
+    """`n` workers of `name` in one group over a fresh copy of `records` (see module doc)."""
+    total = len(records)
+    assert total > 0
+    run = uuid.uuid4().hex[:8]
+    topic = f"{source}.w{n}.{run}"
+    KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS).close()
+    out, group = f"{topic}.projection.{name}", f"bench-{name}-w{n}-{run}"
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = [Path(tmp) / f"w{i}" for i in range(n)]
+        procs = [_spawn(bootstrap, topic, name, str(d), group, out, True, batch) for d in dirs]
+        try:
+            deadline = time.monotonic() + 120
+            while True:  # settled: every partition assigned, one generation
+                sts = []
+                for proc, d in zip(procs, dirs, strict=True):
+                    if proc.poll() is not None:
+                        raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "")
+                    try:
+                        sts.append(json.loads((d / name / "status.json").read_text()))
+                    except (FileNotFoundError, json.JSONDecodeError):
+                        sts.append(None)
+                if all(st and st.get("start") for st in sts):
+                    parts = sorted(p for st in sts if st for p in st["assigned"])
+                    gens = {st["generation"] for st in sts if st}
+                    if parts == list(range(PARTITIONS)) and len(gens) == 1:
+                        break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"workers not settled: {sts}")
+                time.sleep(0.2)
+            t0 = time.perf_counter()
+            # One transaction: the workers (read_committed) see the events only once all
+            # are there, so the copy's own rate does not bound theirs.
+            producer = KafkaProducer(
+                bootstrap_servers=bootstrap,
+                acks="all",
+                linger_ms=20,
+                batch_size=1 << 18,
+                transactional_id=f"bench-copy-{run}",
+                transaction_timeout_ms=300_000,
+            )
+            producer.init_transactions()
+            producer.begin_transaction()
+            for key, value in records:
+                producer.send(topic, key=key, value=value)
+            producer.commit_transaction()
+            producer.close()
+            copy_s = time.perf_counter() - t0
+            sts = []
+            deadline = time.monotonic() + 900
+            while True:
+                sts = [json.loads((d / name / "status.json").read_text()) for d in dirs]
+                if sum(st["events"] for st in sts) >= total:
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError("workers did not fold every event")
+                time.sleep(0.1)
+        finally:
+            for proc in procs:
+                _stop(proc)
+    first = min(st["first_batch_at"] for st in sts if st["first_batch_at"])
+    last = max(st["last_fold_at"] for st in sts if st["last_fold_at"])
+    return {
+        "workers": n,
+        "events_per_s": round(total / (last - first)),
+        "s": round(last - first, 3),
+        "copy_s": round(copy_s, 3),
+        "events_per_worker": [st["events"] for st in sts],
+        "partitions_per_worker": [len(st["assigned"]) for st in sts],
+    }
+
+
+def _read_all(bootstrap: str, topic: str) -> list[Any]:
+    from kafka import KafkaConsumer
+    from kafka import TopicPartition as KTP
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    try:
+        tps = [KTP(topic, p) for p in range(PARTITIONS)]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        out: list[Any] = []
+        while any(consumer.position(tp) < ends[tp] for tp in tps):
+            for recs in consumer.poll(timeout_ms=200).values():
+                out.extend(recs)
+        return out
+    finally:
+        consumer.close()
+
+
 def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.processors")
     ap.add_argument("--events", type=int, default=50_000)
@@ -257,13 +371,15 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap.add_argument("--batch", type=int, default=2000, help="records per fetch and fold")
     ap.add_argument("--only", nargs="*", default=list(PROJECTIONS))
     ap.add_argument("--no-restart", action="store_true")
+    ap.add_argument("--workers", action="store_true", help="events/s with 1 and 2 workers")
+    ap.add_argument("--workers-only", action="store_true", help="only the --workers part")
     args = ap.parse_args(argv)
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092")
     topic = f"arbiter.bench.proc.{uuid.uuid4().hex[:10]}"
     KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS).close()
     _progress(f"preloading {args.events} events into {topic}")
     t0 = time.perf_counter()
-    tournaments = _preload(bootstrap, topic, args.events)
+    tournaments = 0 if args.workers_only else _preload(bootstrap, topic, args.events)
     doc: dict[str, Any] = {
         "events": args.events,
         "tournaments": tournaments,
@@ -271,6 +387,27 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
         "batch": args.batch,
         "preload_s": round(time.perf_counter() - t0, 2),
     }
+    if args.workers or args.workers_only:
+        name = args.only[0]
+        source = f"{topic}.small"
+        KafkaEventLog(bootstrap, topic=source, partitions=PARTITIONS).close()
+        _progress(f"workers: preloading {args.events} events (small tournaments) into {source}")
+        small = _preload(bootstrap, source, args.events, prefix="small", small=True)
+        records = [(r.key, r.value) for r in _read_all(bootstrap, source)]
+        one = _workers_rate(bootstrap, source, name, records, args.batch, 1)
+        _progress(f"workers {name}: 1 worker {one['events_per_s']} events/s; now 2")
+        two = _workers_rate(bootstrap, source, name, records, args.batch, 2)
+        doc["workers"] = {
+            "processor": name,
+            "tournaments": small,
+            "1": one,
+            "2": two,
+            "ratio": round(two["events_per_s"] / one["events_per_s"], 3),
+        }
+        if args.workers_only:
+            if emit:
+                print(json.dumps(doc, indent=2))
+            return doc
     _progress("raw aiokafka loops")
     doc["raw_aiokafka_consume_events_per_s"] = round(
         asyncio.run(_raw(bootstrap, topic, args.events, fold=False))

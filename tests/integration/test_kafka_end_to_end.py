@@ -28,7 +28,7 @@ import httpx
 import orjson
 import pytest
 from conftest import kafka_bootstrap
-from tests_support import tail_logs, terminate
+from tests_support import processor_args, tail_logs, terminate
 
 from services.auth import TokenStore
 from services.eventlog.kafka import KafkaEventLog
@@ -209,26 +209,15 @@ class Stack:
             )
 
     def start(self) -> None:
-        cli = ["-c", "from services.cli.main import app; app()", "processor"]
         for name in PROCESSORS:
             self._spawn(
                 name,
-                [
-                    *cli,
+                processor_args(
                     name,
-                    "--bootstrap",
                     self.env["KAFKA_BOOTSTRAP"],
-                    "--topic",
                     self.env["ARBITER_TOPIC"],
-                    "--data-dir",
-                    str(self.tmp / "processors"),
-                    "--batch",
-                    "500",
-                    "--session-timeout",
-                    "6",
-                    "--loglevel",
-                    "warning",
-                ],
+                    self.tmp / "processors",
+                ),
             )
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"

@@ -25,7 +25,7 @@ import pytest
 from builders import created, move, new_event, player, round_
 from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from tests_support import ADMIN_ACTOR, tail_logs, terminate
+from tests_support import ADMIN_ACTOR, processor_args, tail_logs, terminate
 
 from events_schema import Command, CommandBatch, Envelope, Event
 from events_schema import events as ev
@@ -325,21 +325,9 @@ class Adjudicator:
             self.proc = subprocess.Popen(
                 [
                     sys.executable,
-                    "-c",
-                    "from services.cli.main import app; app()",
-                    "processor",
-                    ADJUDICATOR,
-                    "--bootstrap",
-                    self.bootstrap,
-                    "--topic",
-                    self.topic,
-                    "--data-dir",
-                    str(self.tmp),
-                    "--session-timeout",
-                    "6",
-                    "--loglevel",
-                    "warning",
-                    *extra,
+                    *processor_args(
+                        ADJUDICATOR, self.bootstrap, self.topic, self.tmp, *extra, batch=None
+                    ),
                 ],
                 cwd=REPO,
                 stdout=logf,

@@ -29,7 +29,7 @@ from builders import new_event, small_tournament
 from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
-from tests_support import tail_logs, terminate
+from tests_support import processor_args, tail_logs, terminate
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
@@ -158,22 +158,7 @@ class Procs:
                 self.procs[name] = subprocess.Popen(
                     [
                         sys.executable,
-                        "-c",
-                        "from services.cli.main import app; app()",
-                        "processor",
-                        name,
-                        "--bootstrap",
-                        self.bootstrap,
-                        "--topic",
-                        self.topic,
-                        "--data-dir",
-                        str(self.tmp),
-                        "--batch",
-                        "500",
-                        "--session-timeout",
-                        "6",
-                        "--loglevel",
-                        "warning",
+                        *processor_args(name, self.bootstrap, self.topic, self.tmp),
                     ],
                     cwd=REPO,
                     stdout=logf,
