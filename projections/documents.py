@@ -17,14 +17,12 @@ from typing import Any
 
 from events_schema.documents import DOCUMENT_VERSION
 from projections.live import crosstable, games_document
-from projections.pairing import galway
-from projections.pairing.base import context
-from projections.pairing.systems import system_name
 from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
+from projections.standings.sections import galway_sections
 from projections.standings.state import StandingsState
-from projections.standings.table import Table, column_keys, score_dict
+from projections.standings.table import Table, column_keys
 
 #: Bump when a document's shape or content rules change: consumers see it in every message.
 #: 2: the standings document of a Galway tournament carries its `sections` (section winners).
@@ -72,26 +70,6 @@ def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
                 }
             )
     return sorted(flags, key=lambda f: (f["stage"], f["round"], f["game_id"]))
-
-
-def galway_sections(state: StandingsState, table: Table) -> dict[str, Any] | None:
-    """A Galway tournament's sections and their winners (galway-congress-2023-structure.md:
-    prizes per section; `galway.section_report`), on the table's scores; None for any other
-    pairing system."""
-    created = state.created
-    if created is None or system_name(created) != galway.name:
-        return None
-    report = galway.section_report(context(state, "main"), table.rows)
-    # Scores as every document carries them (`events_schema.documents.Score`).
-    report["sections"] = [
-        {
-            **sec,
-            "top_score": score_dict(sec["top_half_points"]),
-            "winners": [{**w, "score": score_dict(w["half_points"])} for w in sec["winners"]],
-        }
-        for sec in report["sections"]
-    ]
-    return report
 
 
 def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:

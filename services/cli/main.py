@@ -171,18 +171,13 @@ def standings(
     """Print the standings with tiebreak columns and why each row is below the one above (and,
     for a Galway tournament, its section winners)."""
     from events_schema.codec import dumps
-    from projections.pairing.names import system_name
     from projections.standings import standings as standings_table
+    from projections.standings.sections import galway_sections
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, at, "standings")
     table = standings_table(state)
-    sections = None
-    if state.created is not None and system_name(state.created) == "galway":
-        # Only a Galway tournament has sections; the documents module loads every projection.
-        from projections.documents import galway_sections
-
-        sections = galway_sections(state, table)
+    sections = galway_sections(state, table)
     if as_json:
         body = table.as_dict()
         if sections is not None:
