@@ -39,7 +39,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # The exact numbers every document carries; the projections import them from there without
 # loading these models.
-from events_schema.numbers import EXACT_PATTERN, Exact, exact, exact_str  # noqa: F401
+from events_schema.numbers import (  # noqa: F401
+    EXACT_PATTERN,
+    TIEBREAK_UNITS,
+    Exact,
+    TiebreakUnit,
+    exact,
+    exact_str,
+)
 
 #: The version of every published document (`projections.documents.PROJECTION_VERSION` is
 #: this value); the exported schemas are named after it.
@@ -47,11 +54,6 @@ DOCUMENT_VERSION = 5
 
 ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes", "games"]
 
-#: Units of tiebreak values: points (a score, a sum or an average of scores, in points),
-#: count (games, wins), rating (Elo), moves (an average game length), placings (a sum of
-#: placings, lower better), outcome (1 won / 0 lost the deciding game).
-TiebreakUnit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
-TIEBREAK_UNITS: tuple[str, ...] = ("points", "count", "rating", "moves", "placings", "outcome")
 
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2}$"
 

@@ -1,14 +1,23 @@
 """Exact numbers as the projection documents carry them (`events_schema.documents`): an
-integer, an exact decimal string or "p/q", never a float. Apart from the document models, so
-the projections that write these numbers do not load the models (CLI start-up)."""
+integer, an exact decimal string or "p/q", never a float; and the units of tiebreak values,
+which every registered criterion declares (`projections.tiebreaks.registry.criterion`). Apart
+from the document models, so the projections that write these numbers do not load the models
+(CLI start-up)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Literal, get_args
 
 EXACT_PATTERN = r"^-?[0-9]+(\.[0-9]+)?$|^-?[0-9]+/[0-9]+$"
 
 Exact = int | str  # a JSON integer or an exact decimal / "p/q" string (EXACT_PATTERN)
+
+#: Units of tiebreak values: points (a score, a sum or an average of scores, in points),
+#: count (games, wins), rating (Elo), moves (an average game length), placings (a sum of
+#: placings, lower better), outcome (1 won / 0 lost the deciding game).
+TiebreakUnit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
+TIEBREAK_UNITS: tuple[str, ...] = get_args(TiebreakUnit)
 
 
 def exact(value: Fraction | int) -> Exact:

@@ -61,6 +61,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from events_schema.events import TiebreakSpec
+from events_schema.numbers import TiebreakUnit
 from projections.tiebreaks.chain import Chain
 from projections.tiebreaks.common import fraction_shown
 from projections.tiebreaks.editions import Edition, citation
@@ -69,7 +70,6 @@ from projections.tiebreaks.registry import (
     Criterion,
     Param,
     Reading,
-    Unit,
     Value,
     count_key,
     criterion,
@@ -305,7 +305,7 @@ def register_variants(
     modifiers: Sequence[Modifier],
     params: Mapping[str, Param] | None = None,
     *,
-    unit: Unit,
+    unit: TiebreakUnit,
     reading: Reading,
 ) -> None:
     """Register `name` and one criterion per modifier (`name-cut1`, ...), each documented and

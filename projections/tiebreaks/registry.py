@@ -17,8 +17,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from events_schema.numbers import TiebreakUnit
 from projections.tiebreaks.editions import Edition
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ class Value:
     best: Any = None
 
 
-Unit = Literal["points", "count", "rating", "moves", "placings", "outcome"]
 Reading = Callable[[Any], "Fraction | int"]
 
 
@@ -102,7 +102,7 @@ class Criterion:
     cite: Cite | None = None
     # What its values are (the documents' `unit`) and how a key reads as the exact number
     # (`half_points_key`, ...); terminal entries have none.
-    unit: Unit | None = None
+    unit: TiebreakUnit | None = None
     reading: Reading | None = None
 
     def cited(self, params: Mapping[str, Any], edition: Edition | None) -> Criterion:
@@ -127,7 +127,7 @@ def criterion(
     reapply: bool = False,
     params: Mapping[str, Param] | None = None,
     cite: Cite | None = None,
-    unit: Unit,
+    unit: TiebreakUnit,
     reading: Reading,
 ) -> Callable[[Compute], Compute]:
     """Register a criterion; its docstring is its documentation. `unit` and `reading` say what
