@@ -190,14 +190,18 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
                 "status": g["status"],
                 "result": g["result"] or "",
                 "plies": g["plies"],
-                "last move": (g["last_move"] or {}).get("san")
-                or (g["last_move"] or {}).get("uci")
-                or (g["last_move"] or {}).get("point")
-                or "",
+                "last move": _move_text(g["last_move"]),
             }
             for g in data["pairings"]
         ]
         console.print(_rows_table(title, rows))
+
+
+def _move_text(move: dict[str, Any] | None) -> str:
+    """A games document's last move as written: SAN, else UCI, else a Go point."""
+    if move is None:
+        return ""
+    return str(move.get("san") or move.get("uci") or move.get("point") or "")
 
 
 def register(app: typer.Typer) -> None:
