@@ -488,7 +488,40 @@ class SseRevokedMessage(_Strict):
     data: dict[str, Any]
 
 
-SseMessage = SseProjectionMessage | SseHeldMessage | SseRevokedMessage
+class PatchOperation(_Strict):
+    """One RFC 6902 JSON Patch operation; the feed sends only these three. `value` is there
+    for `add` and `replace` (it may be null) and absent for `remove`."""
+
+    op: Literal["add", "remove", "replace"]
+    path: str = Field(description="RFC 6901 JSON Pointer into the projection message")
+    value: Any = None
+
+
+class PatchData(_Strict):
+    """A new version of a projection message as the operations that turn the version the
+    connection holds (`base_seq`) into it (`as_of_seq`): applied to that message, they give
+    the full message of `as_of_seq` (re-encoded canonically, the same bytes)."""
+
+    projection: ProjectionName
+    tournament_id: str
+    version: Literal[5]
+    base_seq: int = Field(ge=0, description="as_of_seq of the message the ops apply to")
+    as_of_seq: int = Field(ge=0)
+    ops: list[PatchOperation]
+
+
+class SsePatchMessage(_Strict):
+    """``event: patch``, only on a stream opened with ``?patches=true``: a projection whose
+    full message was already sent on this connection, as a patch of it (when smaller than the
+    full message; else the full message is sent, as without the option). ``id:`` as for the
+    projection messages."""
+
+    event: Literal["patch"]
+    id: int | None = Field(default=None, description="as_of_seq")
+    data: PatchData
+
+
+SseMessage = SseProjectionMessage | SsePatchMessage | SseHeldMessage | SseRevokedMessage
 
 
 class SseMessages(BaseModel):

@@ -22,7 +22,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import orjson
@@ -51,8 +51,9 @@ class _Watcher:
     as `asyncio.wait_for` makes, costs more than the rest of a delivery with a thousand
     connections): a timer due before the deadline asked for fires, and is set again."""
 
-    def __init__(self, hub: FeedHub, tournament_id: str) -> None:
+    def __init__(self, hub: FeedHub, tournament_id: str, patches: bool = False) -> None:
         self.hub, self.tournament_id = hub, tournament_id
+        self.patches = patches  # a `?patches=true` stream: the hub computes patches for it
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
         self.changed = False
@@ -132,18 +133,26 @@ class FeedHub:
         # Tournaments whose projections the source holds (an unreadable event, a failure),
         # with the reason; set by the source after each batch.
         self._held: dict[str, dict[str, Any]] = {}
+        # Per (tournament, projection) watched by a `?patches=true` stream: the latest message
+        # parsed (its as_of_seq, its JSON), what the next one is diffed against.
+        self._parsed: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._patch_lock = threading.Lock()
+        self._patch_watchers: dict[str, int] = {}  # tournament -> open `?patches=true` streams
 
     def publish(self, messages: Iterable[Message]) -> int:
         """Record messages; a message older than (or as old as) the latest of its projection is
         ignored. Returns how many were recorded."""
         touched: set[str] = set()
         recorded = 0
+        batch = self._patched(list(messages))
         with self._cond:
-            for m in messages:
+            for m in batch:
                 t = self._tournaments.setdefault(m.tournament_id, _Tournament())
                 current = t.latest.get(m.projection)
                 if current is not None and current.as_of_seq >= m.as_of_seq:
                     continue
+                if m.patch is not None and (current is None or current.as_of_seq != m.base_seq):
+                    m = replace(m, patch=None)  # another publisher came between: send it whole
                 self._number += 1
                 recorded += 1
                 t.latest[m.projection] = m
@@ -156,6 +165,39 @@ class FeedHub:
                 self._cond.notify_all()
         _notify(watchers)
         return recorded
+
+    def _patched(self, messages: list[Message]) -> list[Message]:
+        """`messages`, each with its patch against the version of its projection before it
+        (`services.feed.patch`), for the tournaments a `?patches=true` stream watches: once
+        per message for all such streams, outside the hub's lock."""
+        with self._cond:
+            wanted = {m.tournament_id for m in messages if m.tournament_id in self._patch_watchers}
+            if not wanted:
+                return messages
+            before: dict[tuple[str, str], Message] = {}
+            for m in messages:
+                t = self._tournaments.get(m.tournament_id)
+                if m.tournament_id in wanted and t is not None and m.projection in t.latest:
+                    before[(m.tournament_id, m.projection)] = t.latest[m.projection]
+        from services.feed.patch import patch_message
+
+        out = []
+        with self._patch_lock:
+            for m in messages:
+                key = (m.tournament_id, m.projection)
+                prev = before.get(key)
+                if m.tournament_id not in wanted or prev is None or prev.as_of_seq >= m.as_of_seq:
+                    out.append(m)
+                    continue
+                held = self._parsed.pop(key, None)
+                doc = held[1] if held is not None and held[0] == prev.as_of_seq else None
+                parsed, patch = patch_message(
+                    doc if doc is not None else orjson.loads(prev.body), m.body
+                )
+                self._parsed[key] = (m.as_of_seq, parsed)
+                before[key] = m
+                out.append(m if patch is None else replace(m, base_seq=prev.as_of_seq, patch=patch))
+        return out
 
     def set_held(self, held: dict[str, dict[str, Any]]) -> None:
         """Replace the held tournaments; watchers of every tournament whose entry changed
@@ -224,20 +266,35 @@ class FeedHub:
                     return False
                 self._cond.wait(left)
 
-    def watch(self, tournament_id: str) -> _Watcher:
-        """An asyncio waiter for the tournament (call from the event loop; close it after)."""
-        w = _Watcher(self, tournament_id)
+    def watch(self, tournament_id: str, patches: bool = False) -> _Watcher:
+        """An asyncio waiter for the tournament (call from the event loop; close it after);
+        `patches`: for a `?patches=true` stream (the hub then computes patches)."""
+        w = _Watcher(self, tournament_id, patches)
         with self._cond:
             self._watchers.setdefault(tournament_id, set()).add(w)
+            if patches:
+                self._patch_watchers[tournament_id] = self._patch_watchers.get(tournament_id, 0) + 1
         return w
 
     def _unwatch(self, w: _Watcher) -> None:
         with self._cond:
             ws = self._watchers.get(w.tournament_id)
-            if ws is not None:
-                ws.discard(w)
-                if not ws:
-                    del self._watchers[w.tournament_id]
+            if ws is None or w not in ws:
+                return
+            ws.discard(w)
+            if not ws:
+                del self._watchers[w.tournament_id]
+            if not w.patches:
+                return
+            left = self._patch_watchers[w.tournament_id] - 1
+            if left:
+                self._patch_watchers[w.tournament_id] = left
+                return
+            del self._patch_watchers[w.tournament_id]
+        # The last `?patches=true` stream on it closed: its parsed messages go.
+        with self._patch_lock:
+            for key in [k for k in self._parsed if k[0] == w.tournament_id]:
+                del self._parsed[key]
 
     def tournaments(self) -> list[str]:
         with self._cond:

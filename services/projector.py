@@ -39,6 +39,10 @@ class Message:
     projection: str
     as_of_seq: int
     body: bytes  # canonical JSON of the whole message
+    # Set by the feed hub for `?patches=true` streams (`services.feed.patch`): the body of the
+    # `event: patch` that turns the message of `base_seq` into this one; None: send in full.
+    base_seq: int = field(default=-1, compare=False)
+    patch: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -44,7 +44,7 @@ from services.eventlog.base import (
     EventLogError,
     EventLogUnavailable,
 )
-from services.feed import feed_router
+from services.feed.routes import feed_router
 
 log = logging.getLogger("arbiter.api")
 

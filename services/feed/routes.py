@@ -17,6 +17,11 @@
   transfer (the latest version of each projection that changed) instead of every version, so
   a slow reader holds at most that, plus its socket's write buffer (uvicorn stops the stream
   while the client does not read).
+  With `?patches=true`, a projection whose full message this connection already sent is then
+  sent as `event: patch` (`services.feed.patch`: RFC 6902 operations that turn the message the
+  client holds, `base_seq`, into the new one, `as_of_seq`) when that is smaller: on a live
+  round of a large open a move changes one board, not the whole games document. The `id:`
+  rule, resume and the state transfers are unchanged (a state transfer is sent whole).
 - `GET /tournaments/{id}/live`: the broadcast page that renders the stream (`page.py`: boards,
   pairings and results, standings, crosstable, playoff, prizes; its assets are inlined, so it
   is one response under the same auth as the stream).
@@ -36,7 +41,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 
 import orjson
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
@@ -198,7 +203,15 @@ def feed_router(app: FastAPI) -> APIRouter:
         return Response(orjson.dumps(body), media_type="application/json")
 
     @router.get("/tournaments/{tournament_id}/stream")
-    async def stream(tournament_id: str, request: Request) -> Response:
+    async def stream(
+        tournament_id: str,
+        request: Request,
+        patches: bool = Query(
+            False,
+            description="after a projection's full message, send its later versions as "
+            "`event: patch` (RFC 6902 operations on the message held) when smaller",
+        ),
+    ) -> Response:
         tid = readable(request, tournament_id)
         floor = _last_event_id(request)
         hub = await feed.ready()
@@ -220,7 +233,14 @@ def feed_router(app: FastAPI) -> APIRouter:
             resp.headers["Retry-After"] = str(RETRY_AFTER)
             return resp
         events = _events(
-            hub, tid, floor, feed.keepalive, still_allowed, feed.reauth, feed.max_backlog
+            hub,
+            tid,
+            floor,
+            feed.keepalive,
+            still_allowed,
+            feed.reauth,
+            feed.max_backlog,
+            patches,
         )
         return _Stream(events, release)
 
@@ -255,8 +275,11 @@ async def _events(
     still_allowed: Callable[[], bool] = lambda: True,
     reauth: float = REAUTH_EVERY,
     max_backlog: int = MAX_BACKLOG,
+    patches: bool = False,
 ) -> AsyncIterator[bytes]:
-    with hub.watch(tid) as watcher:  # registered before the snapshot: no change slips between
+    with hub.watch(
+        tid, patches
+    ) as watcher:  # registered before the snapshot: no change slips between
         sent: dict[str, int] = {}
         snapshot, cursor = hub.snapshot(tid, floor)
         held = hub.held(tid).get(tid)
@@ -279,7 +302,7 @@ async def _events(
                 held = now_held
                 yield _held_frame(held)
             changes, cursor = hub.since(tid, cursor)
-            chunk = sse.frame(_bounded(changes, max_backlog), sent, floor)
+            chunk = sse.frame(_bounded(changes, max_backlog), sent, floor, patches)
             if chunk:
                 yield chunk
             await asyncio.sleep(0)

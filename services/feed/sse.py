@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from services.projector import Message
 
 
-def frame(messages: Sequence[Message], sent: dict[str, int], floor: int) -> bytes:
+def frame(
+    messages: Sequence[Message], sent: dict[str, int], floor: int, patches: bool = False
+) -> bytes:
     """The events for `messages` that this connection has not sent yet, in order.
 
     A message is sent only if its `as_of_seq` is above `floor` (the client's Last-Event-ID) and
@@ -19,18 +21,24 @@ def frame(messages: Sequence[Message], sent: dict[str, int], floor: int) -> byte
     as_of_seq: the client's last event id only moves once every projection that changed at
     that seq has arrived, so a connection dropped in the middle of a seq resumes from the seq
     before and loses nothing.
+
+    `patches` (a `?patches=true` stream): a message whose patch applies to the version this
+    connection last sent of its projection (`base_seq`) goes as `event: patch` with the patch
+    (`services.feed.patch`); any other goes whole.
     """
-    todo = []
+    todo: list[tuple[Message, bool]] = []
     for m in messages:
-        if m.as_of_seq > max(floor, sent.get(m.projection, 0)):
+        last = sent.get(m.projection, 0)
+        if m.as_of_seq > max(floor, last):
+            as_patch = patches and m.patch is not None and m.base_seq == last and last > 0
             sent[m.projection] = m.as_of_seq
-            todo.append(m)
+            todo.append((m, as_patch))
     out = bytearray()
-    for i, m in enumerate(todo):
-        out += b"event: " + m.projection.encode() + b"\n"
-        if i + 1 == len(todo) or todo[i + 1].as_of_seq != m.as_of_seq:
+    for i, (m, as_patch) in enumerate(todo):
+        out += b"event: patch\n" if as_patch else b"event: " + m.projection.encode() + b"\n"
+        if i + 1 == len(todo) or todo[i + 1][0].as_of_seq != m.as_of_seq:
             out += b"id: %d\n" % m.as_of_seq
-        out += b"data: " + m.body + b"\n\n"
+        out += b"data: " + (m.patch if as_patch and m.patch else m.body) + b"\n\n"
     return bytes(out)
 
 

@@ -7,7 +7,9 @@ client.
 
 Scenarios: (a) 1,000 subscribers at 100 events/s (aim p99 ≤ 100 ms; the server's RSS before
 and after they connect gives the memory per subscriber); (b) 10 subscribers at 1,000 events/s
-(aim p99 ≤ 50 ms). `--quick`: 100 subscribers, a few seconds each.
+(aim p99 ≤ 50 ms); (c) as (a) on `?patches=true` streams (a projection after its first message
+as an RFC 6902 patch), the raw peer then sending as many bytes per event as they received.
+`--quick`: 100 subscribers, a few seconds each.
 
 The appended events are `ResultCorrected` of 16 ended games in turn (each changes the
 standings; the documents keep their size), with client-chosen event ids so each names the
@@ -429,7 +431,13 @@ class _Corrections:
 
 
 async def _arbiter_scenario(
-    server: ApiServer, token: str, subscribers: int, rate: int, seconds: float, batch: int
+    server: ApiServer,
+    token: str,
+    subscribers: int,
+    rate: int,
+    seconds: float,
+    batch: int,
+    patches: bool = False,
 ) -> dict[str, Any]:
     import httpx
 
@@ -449,7 +457,8 @@ async def _arbiter_scenario(
         assert server.proc is not None
         await asyncio.sleep(0.5)
         rss_before = rss_kb(server.proc.pid)
-        subs = await _subscribe(server.port, f"/tournaments/{tid}/stream", token, subscribers, head)
+        path = f"/tournaments/{tid}/stream" + ("?patches=true" if patches else "")
+        subs = await _subscribe(server.port, path, token, subscribers, head)
         refused = sum(1 for s in subs if s.status != 200)
         await asyncio.sleep(0.5)
         rss_connected = rss_kb(server.proc.pid)
@@ -483,6 +492,9 @@ async def _arbiter_scenario(
         "post_errors": errors,
         "refused_subscribers": refused,
         "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)),
+        "bytes_per_event_per_subscriber": round(
+            statistics.mean(s.received for s in subs) / max(1, len(stamps))
+        ),
         **_summary(ms, missing),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
         "_body": sample,
@@ -583,10 +595,14 @@ async def _scenario(
     rate: int,
     seconds: float,
     aim_ms: float,
+    patches: bool = False,
 ) -> dict[str, Any]:
     batch = 1 if rate <= 100 else 10
-    arbiter = await _arbiter_scenario(server, token, subscribers, rate, seconds, batch)
+    arbiter = await _arbiter_scenario(server, token, subscribers, rate, seconds, batch, patches)
     body = arbiter.pop("_body")
+    if patches:  # the peer sends, per event, as many bytes as a patches stream received
+        size = max(16, arbiter["bytes_per_event_per_subscriber"])
+        body = b'{"pad":"' + b"x" * (size - 10) + b'"}'
     peer = await _peer_scenario(body, tmp, subscribers, rate, seconds, batch)
 
     def per_sub(doc: dict[str, Any]) -> float:
@@ -595,6 +611,7 @@ async def _scenario(
 
     return {
         "subscribers": subscribers,
+        "patches": patches,
         "target_events_per_s": rate,
         "events_per_post": batch,
         "seconds": seconds,
@@ -642,6 +659,10 @@ def run(quick: bool) -> dict[str, Any]:
                     server, token, Path(tmp), fanout, 100, seconds_a, 100.0
                 )
                 out["rate"] = await _scenario(server, token, Path(tmp), 10, 1000, seconds_b, 50.0)
+                # The same fan-out on `?patches=true` streams (services/feed/patch.py).
+                out["fanout_patches"] = await _scenario(
+                    server, token, Path(tmp), fanout, 100, seconds_a, 100.0, patches=True
+                )
 
             asyncio.run(both())
     return out

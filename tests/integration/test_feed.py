@@ -304,3 +304,58 @@ def test_hub_keeps_latest_and_history_and_never_goes_back():
     assert hub.since("t", cursor2) == ([], cursor2)
     assert hub.wait("t", cursor, 0.01) and not hub.wait("t", cursor2, 0.01)
     assert hub.latest("t", "standings") == _m(4) and hub.latest("t", "playoff") is None
+
+
+def test_a_patches_stream_rebuilds_every_message_byte_for_byte(server):
+    """`?patches=true`: the snapshot whole, then moves and results as `event: patch`, which
+    applied (by python-json-patch) to the message held give the published message exactly."""
+    import jsonpatch
+
+    from events_schema.codec import dumps
+
+    srv, t = server
+    tid = "patch-open"
+
+    def append(body: dict) -> int:
+        r = httpx.post(f"{srv.url}/tournaments/{tid}/commands", json=body, headers=H(t["admin"]))
+        assert r.status_code == 201, r.text
+        return r.json()["last_seq"]
+
+    append(SETUP)
+    url = f"{srv.url}/tournaments/{tid}/stream?patches=true"
+    with SseReader(url, H(t["broadcaster"])) as reader:
+        first = reader.drain(quiet=1.0)
+        assert all(e.event != "patch" for e in first), "the snapshot goes whole"
+        held = {e.event: e.data for e in first}
+        assert set(held) == {"standings", "tiebreaks", "playoff", "prizes", "games"}
+        moves = [("white", "e2e4", 5_390_000), ("black", "e7e5", 5_380_000)]
+        for ply, (colour, uci, clock) in enumerate(moves, 1):
+            body = cmd("MovePlayed", game_id="g1", ply=ply, colour=colour, uci=uci, clock_ms=clock)
+            append({"commands": [body]})
+        last = append(result("g2", "1-0"))
+        got = until(reader, lambda e: e.data["as_of_seq"] == last and e.event != "games")
+        got += reader.drain(quiet=1.0)
+    patches = [e for e in got if e.event == "patch"]
+    # The moves change one board of the games document; the result re-ranks four players,
+    # which patched would be no smaller than the standings themselves: those go whole.
+    assert [p.data["projection"] for p in patches].count("games") >= 3
+    for e in got:
+        if e.event == "patch":
+            name = e.data["projection"]
+            assert held[name]["as_of_seq"] == e.data["base_seq"]
+            held[name] = jsonpatch.apply_patch(held[name], e.data["ops"])
+            assert held[name]["as_of_seq"] == e.data["as_of_seq"]
+        else:
+            held[e.event] = e.data
+    games = held["games"]["data"]["pairings"]
+    assert [g["last_move"]["uci"] for g in games if g["game_id"] == "g1"] == ["e7e5"]
+    for name, doc in held.items():
+        r = httpx.get(f"{srv.url}/tournaments/{tid}/projections/{name}", headers=H(t["auditor"]))
+        assert dumps(doc) == r.content, name
+
+
+def test_a_bad_patches_option_is_refused(server):
+    srv, t = server
+    r = httpx.get(stream_url(srv, patches="sometimes"), headers=H(t["broadcaster"]))
+    assert r.status_code == 422
+    assert r.json()["error"]["field"] == "query.patches"

@@ -344,6 +344,8 @@ def test_broadcast_page_shows_moves_clocks_eval_results_and_fits_1280_and_390(tm
             )
             browser.wait_for(f"({board} || {{dataset: {{}}}}).dataset.fen", START_AFTER_E4_E5)
             assert browser.evaluate(f"{board}.dataset.lastMove") == "e7e5"
+            # The moves came as patches of the games document (`?patches=true`).
+            assert int(browser.evaluate("document.body.dataset.patches || '0'")) >= 1
             assert browser.evaluate(f"{board}.querySelector('.meta .lm').textContent") == "1… e5"
             clocks = f"[...{board}.querySelectorAll('.clock')].map(c => c.textContent)"
             assert browser.evaluate(clocks) == ["1:29:41", "1:29:55"]  # black on top, white below

@@ -322,24 +322,71 @@ function status(text, down) {
 }
 
 box("title").textContent = TID;
-const url = "/tournaments/" + encodeURIComponent(TID) + "/stream?token=" + encodeURIComponent(token);
-const source = new EventSource(url);
-for (const name of ["standings", "tiebreaks", "playoff", "prizes", "games"]) {
-  source.addEventListener(name, ev => {
-    const msg = JSON.parse(ev.data);
-    const old = docs[name];
-    if (old && old.as_of_seq >= msg.as_of_seq) return;
-    docs[name] = msg;
-    document.body.dataset.asOfSeq = String(msg.as_of_seq);
-    status("live · as of event " + msg.as_of_seq, false);
-    if (name === "standings" || name === "tiebreaks") renderStandings();
-    if (name === "playoff") renderPlayoff();
-    if (name === "prizes") renderPrizes();
-    if (name === "games") { renderGames(); renderPlayoff(); renderPrizes(); }
-  });
+// `?patches=true`: after a projection's first message, its later versions come as
+// `event: patch`, RFC 6902 operations on the message held (services/feed/patch.py sends only
+// add, remove and replace): on a big round a move is one board, not the whole games document.
+const url = "/tournaments/" + encodeURIComponent(TID) + "/stream?patches=true&token=" +
+  encodeURIComponent(token);
+
+function applyPatch(doc, ops) {
+  for (const op of ops) {
+    const keys = op.path.split("/").slice(1).map(k => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+    if (keys.length === 0) { doc = op.value; continue; }
+    let parent = doc;
+    for (const k of keys.slice(0, -1)) parent = parent[Array.isArray(parent) ? Number(k) : k];
+    const last = keys[keys.length - 1];
+    if (Array.isArray(parent)) {
+      const i = last === "-" ? parent.length : Number(last);
+      if (op.op === "add") parent.splice(i, 0, op.value);
+      else if (op.op === "remove") parent.splice(i, 1);
+      else parent[i] = op.value;
+    } else if (op.op === "remove") delete parent[last];
+    else parent[last] = op.value;
+  }
+  return doc;
 }
-source.onopen = () => {
-  const seq = docs.standings ? " · as of event " + docs.standings.as_of_seq : "";
-  status("live" + seq, false);
-};
-source.onerror = () => status("disconnected — reconnecting…", true);
+
+function show(name, msg) {
+  const old = docs[name];
+  if (old && old.as_of_seq >= msg.as_of_seq) return;
+  docs[name] = msg;
+  document.body.dataset.asOfSeq = String(msg.as_of_seq);
+  status("live · as of event " + msg.as_of_seq, false);
+  if (name === "standings" || name === "tiebreaks") renderStandings();
+  if (name === "playoff") renderPlayoff();
+  if (name === "prizes") renderPrizes();
+  if (name === "games") { renderGames(); renderPlayoff(); renderPrizes(); }
+}
+
+let source = null;
+function connect() {
+  source = new EventSource(url);
+  for (const name of ["standings", "tiebreaks", "playoff", "prizes", "games"]) {
+    source.addEventListener(name, ev => show(name, JSON.parse(ev.data)));
+  }
+  source.addEventListener("patch", ev => {
+    const p = JSON.parse(ev.data);
+    const held = docs[p.projection];
+    let doc = null;
+    if (held && held.as_of_seq === p.base_seq) {
+      try { doc = applyPatch(held, p.ops); } catch (e) { doc = null; }  // patched in place
+    }
+    if (doc === null || doc.as_of_seq !== p.as_of_seq) {
+      // Not the version this patch applies to (cannot happen on one connection): start again
+      // from a fresh connection's whole messages.
+      source.close();
+      for (const k of Object.keys(docs)) delete docs[k];
+      connect();
+      return;
+    }
+    delete docs[p.projection];
+    document.body.dataset.patches = String(Number(document.body.dataset.patches || 0) + 1);
+    show(p.projection, doc);
+  });
+  source.onopen = () => {
+    const seq = docs.standings ? " · as of event " + docs.standings.as_of_seq : "";
+    status("live" + seq, false);
+  };
+  source.onerror = () => status("disconnected — reconnecting…", true);
+}
+connect();
