@@ -670,11 +670,11 @@ def _checkpoint_app() -> typer.Typer:
         latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
         as_json: AsJson = False,
     ) -> None:
-        from rich.table import Table
-
         """The stored checkpoints of TOURNAMENT, oldest first.
 
         `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
+        from rich.table import Table
+
         from events_schema.codec import dumps
         from services import checkpoints as cps
 

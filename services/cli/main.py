@@ -134,9 +134,9 @@ def events(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    """Print a tournament's events in order."""
     from rich.table import Table
 
-    """Print a tournament's events in order."""
     from events_schema.codec import dumps
 
     with local_log(backend, db) as log:
@@ -197,9 +197,9 @@ def explain(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    """Why A and B stand where they do, criterion by criterion."""
     from rich.table import Table
 
-    """Why A and B stand where they do, criterion by criterion."""
     from events_schema.codec import dumps
     from projections.standings import explain as explain_rows
 
@@ -330,11 +330,11 @@ def playoff(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    from rich.table import Table
-
     """The playoff state: stage, who is in, games, what is required next, final order.
 
     Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
+    from rich.table import Table
+
     from events_schema import Command, CommandBatch, encode_payload
     from events_schema.codec import dumps
     from services.cli import prescribed, tables
@@ -435,10 +435,10 @@ def prizes(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    from rich.table import Table
-
     """Prize money and tour points, split as the rules say, to the cent. For a GCT tour
     playoff: the tour bonus by the overall places before the playoff (GCT 4.2)."""
+    from rich.table import Table
+
     from events_schema.codec import dumps
     from services.cli import tables
 
@@ -489,9 +489,9 @@ def series(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
+    """The series table (GCT tour or Czech series) over its completed tournaments."""
     from rich.table import Table
 
-    """The series table (GCT tour or Czech series) over its completed tournaments."""
     from events_schema.codec import dumps
     from services.cli import tables
 
@@ -560,6 +560,7 @@ def token_create(
 
 @token_app.command("list")
 def token_list() -> None:
+    """List the tokens (id, role, subject, tournaments, created, revoked; never the secret)."""
     from services.auth import TokenStore
 
     for row in TokenStore(settings().tokens_path).list():
@@ -568,6 +569,7 @@ def token_list() -> None:
 
 @token_app.command("revoke")
 def token_revoke(token_id: str) -> None:
+    """Revoke a token by its id: it is refused from then on, and open streams using it end."""
     from services.auth import TokenStore
 
     if not TokenStore(settings().tokens_path).revoke(token_id):

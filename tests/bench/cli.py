@@ -1,6 +1,7 @@
 """CLI start-up benchmark (issue 12, item 5): the wall time of `arbiter --help` and of
-`arbiter standings` on a small log (the demo's), each a fresh process, beside a raw peer in
-the same run: `python -c pass`, the interpreter's own start-up.
+`arbiter standings` on a small log (the demo's), each a fresh process, beside two raw peers in
+the same run: `python -c pass`, the interpreter's own start-up, and the floor of the stack the
+CLI is built on (`FLOOR_CODE`: typer, pydantic and rich doing the least a `standings` does).
 
 Run: `python -m tests.bench.cli [--runs N]` from the repository root; prints one JSON
 document. Medians of N runs (default 5) after one warm-up run each. No figure is asserted:
@@ -54,6 +55,42 @@ def wall(argv: Sequence[str], runs: int) -> tuple[float, float]:
     return statistics.median(times), statistics.median(cpus)
 
 
+# The stack's own floor, a second raw peer: a one-command typer app with `standings`'s
+# parameters that validates one pydantic model and prints a rich table, with pydantic's
+# plugins off as in `arbiter`. What `arbiter standings` adds to it is Arbiter's: the event
+# contract, the log, the fold, the tiebreaks.
+FLOOR_CODE = """
+import os
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+from pathlib import Path
+from typing import Annotated
+import pydantic, typer
+class Row(pydantic.BaseModel):
+    player: str
+    points: int
+app = typer.Typer(add_completion=False)
+@app.command()
+def standings(
+    tournament: str,
+    at: Annotated[int | None, typer.Option()] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    backend: Annotated[str | None, typer.Option()] = None,
+    db: Annotated[Path | None, typer.Option()] = None,
+) -> None:
+    row = Row.model_validate({"player": tournament, "points": 1})
+    if as_json:
+        print(row.model_dump_json())
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table()
+    table.add_column("player")
+    table.add_row(row.player)
+    Console().print(table)
+app()
+"""
+
+
 def run(runs: int = 5) -> dict[str, Any]:
     cli = arbiter()
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-cli-") as tmp:
@@ -67,6 +104,7 @@ def run(runs: int = 5) -> dict[str, Any]:
         json_s, json_cpu = wall(
             [*cli, "standings", DEMO_TOURNAMENT, "--db", str(db), "--json"], runs
         )
+        floor_s, floor_cpu = wall([sys.executable, "-c", FLOOR_CODE, DEMO_TOURNAMENT], runs)
     return {
         "runs": runs,
         "command": cli,
@@ -80,9 +118,12 @@ def run(runs: int = 5) -> dict[str, Any]:
             "help": round(help_cpu, 4),
             "standings": round(standings_cpu, 4),
             "standings_json": round(json_cpu, 4),
+            "typer_pydantic_rich_floor": round(floor_cpu, 4),
         },
+        "typer_pydantic_rich_floor_s": round(floor_s, 4),
         "help_over_python": round(help_s / python, 1),
         "standings_over_python": round(standings_s / python, 1),
+        "standings_over_floor": round(standings_s / floor_s, 2),
         "aim_s": 0.2,  # issue 12 item 5: `--help` and `standings` on a small log
     }
 

@@ -166,3 +166,26 @@ def test_json_standings_loads_no_rich(demo_db: Path) -> None:
         check=True,
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_every_command_has_its_help_text() -> None:
+    """`arbiter COMMAND --help` says what the command does: its docstring is a docstring (a
+    statement before it, such as a lazy import, makes it a bare string and the help empty)."""
+    import typer.main
+
+    from services.cli.main import app
+
+    def walk(group: typer.Typer, prefix: str) -> list[tuple[str, object]]:
+        found: list[tuple[str, object]] = []
+        for info in group.registered_commands:
+            name = info.name or typer.main.get_command_name(info.callback.__name__)
+            found.append((prefix + name, info.callback))
+        for sub in group.registered_groups:
+            assert sub.typer_instance is not None
+            found += walk(sub.typer_instance, f"{prefix}{sub.name} ")
+        return found
+
+    commands = walk(app, "")
+    assert len(commands) > 30
+    missing = [name for name, cb in commands if not (cb.__doc__ or "").strip()]
+    assert missing == []
