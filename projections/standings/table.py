@@ -251,6 +251,21 @@ def entry_stats(es: Sequence[Entry]) -> EntryStats:
     )
 
 
+# A row's `tiebreaks` and `cells`.
+RowCells = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Cell], ...]]
+
+
+def row_cells(
+    cols: Mapping[str, Mapping[str, Cell]], chain_names: Mapping[str, str], pid: str
+) -> RowCells:
+    """A row's `tiebreaks` and `cells`: the player's cell in each column, in chain order."""
+    cells = [
+        (name, vals[pid] if pid in vals else no_cell(chain_names[name]))
+        for name, vals in cols.items()
+    ]
+    return tuple([(name, c.display) for name, c in cells]), tuple(cells)  # no cell shows "–"
+
+
 def make_row(
     ct: Crosstable,
     cols: Mapping[str, Mapping[str, Cell]],
@@ -262,9 +277,12 @@ def make_row(
     shared: bool,
     unresolved: bool,
     decided_by: str,
+    shown: RowCells | None = None,
 ) -> Row:
-    """One row of the table (`standings` and `IncrementalStandings` build them alike)."""
+    """One row of the table (`standings` and `IncrementalStandings` build them alike);
+    `shown`: its `row_cells`, when the caller has them (then `cols` is not read)."""
     info = ct.players[pid]
+    tiebreaks, cells = shown if shown is not None else row_cells(cols, chain_names, pid)
     return Row(
         place=place,
         shared=shared,
@@ -280,13 +298,8 @@ def make_row(
         forfeit_losses=s.forfeit_losses,
         byes=s.byes,
         withdrawn=pid in ct.withdrawn,
-        tiebreaks=tuple(
-            (name, vals[pid].display if pid in vals else "–") for name, vals in cols.items()
-        ),
-        cells=tuple(
-            (name, vals[pid] if pid in vals else no_cell(chain_names[name]))
-            for name, vals in cols.items()
-        ),
+        tiebreaks=tiebreaks,
+        cells=cells,
         kind=info.kind,
         rating=info.rating,
         federation=info.federation,

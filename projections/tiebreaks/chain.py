@@ -7,12 +7,17 @@ re-applied criterion such as the Czech mini-table, with the same one first). Wit
 head-to-head, which decides unless level; a level pair continues with the criterion (its
 head-to-head is looked at once). A group still level at the end shares the place (1, 2, 2, 4)
 or, after "organisers-decide", stays unresolved until a ruling orders it.
+
+A points group's ranking can be kept as its parts (`Split`: the first criterion's buckets and
+each bucket's ranking from the second criterion on) and redone for only the buckets whose
+members changed (`resplit`), as the incremental standings do; it equals `rank_group`'s.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -103,16 +108,27 @@ def validate(specs: Sequence[TiebreakSpec]) -> list[tuple[int, str, str]]:
     return problems
 
 
+Criteria = list[tuple[Criterion, dict[str, Any]]]
+
+
 class _Ranker:
-    def __init__(self, ct: Crosstable, chain: Chain, relative: GroupValues | None = None) -> None:
+    def __init__(
+        self,
+        ct: Crosstable,
+        chain: Chain,
+        relative: GroupValues | None = None,
+        criteria: Criteria | None = None,
+        absolute: dict[int, dict[str, Value]] | None = None,
+    ) -> None:
         self.ct = ct
         self.relative = relative
-        self.criteria = chain.criteria(cited=False)
+        self.criteria = criteria if criteria is not None else chain.criteria(cited=False)
         self.pairwise = chain.options.pairwise_head_to_head
         self.trace: list[Step] = []
         self.unresolved: set[str] = set()
         self.ruled: dict[str, str] = {}
-        self._absolute: dict[int, dict[str, Value]] = {}
+        # Each absolute criterion's values over the field (`field_values`), by chain index.
+        self._absolute = absolute if absolute is not None else {}
         # Pairs whose head-to-head was found level: it cannot change within one ranking, so it
         # is looked at (and traced) once, not again before every later criterion.
         self._level_pairs: set[tuple[str, ...]] = set()
@@ -221,14 +237,24 @@ class GroupRanking:
 
 
 def rank_group(
-    ct: Crosstable, chain: Chain, group: Sequence[str], relative: GroupValues | None = None
+    ct: Crosstable,
+    chain: Chain,
+    group: Sequence[str],
+    relative: GroupValues | None = None,
+    *,
+    start: int = 0,
+    criteria: Criteria | None = None,
+    absolute: dict[int, dict[str, Value]] | None = None,
 ) -> GroupRanking:
     """One points group (`group`, sorted) ordered as `rank` orders it: a group's order reads
     only its members' values, the games between them and the rulings. `relative`, when given,
     gives the group-relative criteria's values in place of computing them (it must return what
-    `crit.compute` would: a cache of them)."""
-    ranker = _Ranker(ct, chain, relative)
-    blocks, bounds = ranker.order(list(group), 0)
+    `crit.compute` would: a cache of them). With `start`, the group is ordered from the chain's
+    criterion `start` on (a sub-group a criterion left level); `criteria`: the chain's
+    `criteria(cited=False)`, and `absolute`: the absolute criteria's values over the field by
+    chain index (`field_values`; missing ones are added), when the caller holds them."""
+    ranker = _Ranker(ct, chain, relative, criteria, absolute)
+    blocks, bounds = ranker.order(list(group), start)
     return GroupRanking(
         tuple(tuple(b) for b in blocks),
         tuple(bounds),
@@ -236,6 +262,158 @@ def rank_group(
         frozenset(ranker.unresolved),
         tuple(ranker.ruled.items()),
     )
+
+
+@dataclass(frozen=True)
+class Split:
+    """A points group's ranking (`rank_group`) kept as the parts it joins, for a chain whose
+    first criterion is absolute (each player's own value): the first criterion's values over
+    the group and, per distinct key (a bucket of players level on it, sorted), the bucket's
+    ranking from the second criterion on. A bucket's ranking reads only its members' values
+    and the games between them, so `resplit` ranks the group again after some players' values
+    changed (or players joined or left it) by redoing only the buckets those players left or
+    joined; the others are joined again as they were."""
+
+    group: tuple[str, ...]
+    values: dict[str, Value]  # the first criterion's, per member
+    ascending: tuple[Any, ...]  # the keys present but None, worst first
+    buckets: dict[Any, tuple[str, ...]]  # key -> the members with it, sorted
+    parts: dict[Any, GroupRanking]  # key -> its bucket's ranking from the second criterion
+    ranking: GroupRanking
+    # Boundaries between buckets by (shown above, shown below): built once, shared onwards.
+    bounds: dict[tuple[str, str], Boundary] = field(compare=False, repr=False)
+
+
+def split_group(
+    ct: Crosstable,
+    chain: Chain,
+    group: tuple[str, ...],
+    relative: GroupValues | None,
+    criteria: Criteria,
+    absolute: dict[int, dict[str, Value]],
+) -> Split | None:
+    """`rank_group(ct, chain, group, relative, criteria=criteria, absolute=absolute)` as a
+    `Split` (`group` sorted); None when the chain does not split that way: a group of one (no
+    criterion is applied to it), a first criterion that is group-relative, terminal or
+    re-applied, or the pairwise head-to-head (the level pairs it looked at are state of the
+    whole group's ranking)."""
+    if len(group) < 2 or not criteria or chain.options.pairwise_head_to_head:
+        return None
+    crit, params = criteria[0]
+    if crit.group_relative or crit.terminal or crit.reapply:
+        return None
+    if 0 not in absolute:  # the first criterion's values over the field
+        absolute[0] = field_values(ct, crit, params)
+    every = absolute[0]
+    values = {p: every[p] for p in group}
+    keyed: dict[Any, list[str]] = {}
+    for p in group:
+        keyed.setdefault(values[p].key, []).append(p)
+    buckets = {k: tuple(members) for k, members in keyed.items()}  # `group` is sorted
+    parts = {
+        k: _part(ct, chain, members, relative, criteria, absolute) for k, members in buckets.items()
+    }
+    ascending = tuple(sorted(k for k in buckets if k is not None))
+    return _joined(chain, group, values, ascending, buckets, parts, criteria, {})
+
+
+def resplit(
+    ct: Crosstable,
+    chain: Chain,
+    previous: Split,
+    group: tuple[str, ...],
+    changed: Iterable[str],
+    relative: GroupValues | None,
+    criteria: Criteria,
+    absolute: dict[int, dict[str, Value]],
+) -> Split | None:
+    """The group's `split_group` from its previous one: `group` (sorted) is the group now,
+    `changed` holds every player whose values (any criterion's) or games changed and every
+    player who joined or left the group since `previous`. None as `split_group`."""
+    if len(group) < 2:
+        return None
+    crit, params = criteria[0]
+    if 0 not in absolute:  # the first criterion's values over the field
+        absolute[0] = field_values(ct, crit, params)
+    every = absolute[0]
+    values = {p: every[p] for p in group}
+    before = previous.values
+    left: dict[Any, set[str]] = {}  # key -> members that left its bucket
+    joined: dict[Any, set[str]] = {}
+    for p in changed:
+        if p in before:
+            left.setdefault(before[p].key, set()).add(p)
+        if p in values:
+            joined.setdefault(values[p].key, set()).add(p)
+    buckets, parts = dict(previous.buckets), dict(previous.parts)
+    ascending = list(previous.ascending)
+    for k in left.keys() | joined.keys():
+        members = set(buckets.get(k, ())) - left.get(k, set()) | joined.get(k, set())
+        if k is not None and (k in buckets) != bool(members):  # the key appears or goes
+            if members:
+                bisect.insort(ascending, k)
+            else:
+                del ascending[bisect.bisect_left(ascending, k)]
+        if members:
+            buckets[k] = tuple(sorted(members))
+            parts[k] = _part(ct, chain, buckets[k], relative, criteria, absolute)
+        else:
+            del buckets[k], parts[k]
+    return _joined(
+        chain, group, values, tuple(ascending), buckets, parts, criteria, previous.bounds
+    )
+
+
+def _part(
+    ct: Crosstable,
+    chain: Chain,
+    members: tuple[str, ...],
+    relative: GroupValues | None,
+    criteria: Criteria,
+    absolute: dict[int, dict[str, Value]],
+) -> GroupRanking:
+    """A bucket's ranking from the second criterion on (as `_Ranker.order` ranks it)."""
+    if len(members) == 1:
+        return GroupRanking((members,), (), (), frozenset(), ())
+    return rank_group(ct, chain, members, relative, start=1, criteria=criteria, absolute=absolute)
+
+
+def _joined(
+    chain: Chain,
+    group: tuple[str, ...],
+    values: dict[str, Value],
+    ascending: tuple[Any, ...],
+    buckets: dict[Any, tuple[str, ...]],
+    parts: dict[Any, GroupRanking],
+    criteria: Criteria,
+    bounds_seen: dict[tuple[str, str], Boundary],
+) -> Split:
+    """The group's ranking as `_Ranker.order` builds it: the first criterion's step, then
+    the buckets best first (None last), a boundary between consecutive ones."""
+    crit, params = criteria[0]
+    keys = [*reversed(ascending), None] if None in buckets else reversed(ascending)
+    blocks: list[tuple[str, ...]] = []
+    bounds: list[Boundary] = []
+    trace = [Step(crit.name, crit.label, group, values, params)]
+    unresolved: set[str] = set()
+    ruled: list[tuple[str, str]] = []
+    for k in keys:
+        part = parts[k]
+        if blocks:  # the first player of the last block above against the first one below
+            shown = (values[blocks[-1][0]].shown, values[part.blocks[0][0]].shown)
+            bound = bounds_seen.get(shown)
+            if bound is None:
+                bound = bounds_seen[shown] = Boundary(crit.name, crit.label, *shown)
+            bounds.append(bound)
+        blocks += part.blocks
+        bounds += part.boundaries
+        trace += part.trace
+        unresolved |= part.unresolved
+        ruled += part.ruled
+    ranking = GroupRanking(
+        tuple(blocks), tuple(bounds), tuple(trace), frozenset(unresolved), tuple(ruled)
+    )
+    return Split(group, values, ascending, buckets, parts, ranking, bounds_seen)
 
 
 def _buckets(group: Sequence[str], values: Mapping[str, Value]) -> list[list[str]]:

@@ -10,7 +10,9 @@
   `apply` + `table()` (incremental) and as `evolve` + `standings()` (full), with the ratio;
   every sampled incremental table is checked equal to the full one.
 
-Run: `python -m tests.bench.standings [--quick]` from the repository root.
+Run: `python -m tests.bench.standings [--quick] [--incremental]` from the repository root;
+`--incremental` runs only the incremental-vs-full comparison, at 500 players even with `--quick`
+(which then leaves out the 10,000-player one).
 """
 
 from __future__ import annotations
@@ -277,15 +279,19 @@ def measure_incremental(recs: list[Recorded], samples: int, updates: int) -> dic
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.standings")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--incremental", action="store_true", help="only incremental vs full")
     args = ap.parse_args(argv)
     doc: dict[str, Any] = {}
     n, rounds, engines, cycles, samples = (60, 5, 6, 1, 20) if args.quick else (500, 11, 24, 4, 100)
-    _progress(f"swiss {n} players x {rounds} rounds")
-    doc["swiss_fide"] = {
-        "players": n,
-        "rounds": rounds,
-        **_measure(recorded("bench-swiss", swiss_events(n, rounds)), samples),
-    }
+    if args.incremental:
+        n, rounds = 500, 11
+    else:
+        _progress(f"swiss {n} players x {rounds} rounds")
+        doc["swiss_fide"] = {
+            "players": n,
+            "rounds": rounds,
+            **_measure(recorded("bench-swiss", swiss_events(n, rounds)), samples),
+        }
     _progress(f"incremental vs full, swiss {n} players x {rounds} rounds")
     doc["incremental_swiss"] = {
         "players": n,
@@ -299,6 +305,10 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
             "rounds": 11,
             **measure_incremental(recorded("bench-inc-10k", swiss_events(10000, 11)), 3, 10),
         }
+    if args.incremental:
+        if emit:
+            print(json.dumps(doc, indent=2))
+        return doc
     _progress(f"league {engines} engines x {cycles} DRR with moves")
     doc["league_tcec"] = {
         "engines": engines,

@@ -28,6 +28,21 @@ def _view(table: Any) -> Any:
     return (table.as_dict(), [r.as_dict() for r in table.rows], table.ranking, table.edition)
 
 
+def _correct(draw: st.DrawFn, evs: list[Event], results: list[tuple[int, str]]) -> None:
+    """Append a correction of one of `results` (seq, game id) and note it as a result."""
+    seq, gid = draw(st.sampled_from(results))
+    evs.append(
+        ev.ResultCorrected(
+            corrects_event_id=eid(seq),
+            game_id=gid,
+            result=draw(st.sampled_from(RESULTS)),
+            termination="adjudication",
+            reason="scoresheet",
+        )
+    )
+    results.append((len(evs), gid))
+
+
 @st.composite
 def tournaments(draw: st.DrawFn) -> list[Event]:
     """A Swiss or round robin with byes, forfeits, double forfeits, withdrawals, late entries,
@@ -97,19 +112,10 @@ def tournaments(draw: st.DrawFn) -> list[Event]:
         for _ in range(draw(st.integers(0, 2))):
             if not results:
                 break
-            seq, gid = draw(st.sampled_from(results))
             if draw(st.booleans()):
-                evs.append(
-                    ev.ResultCorrected(
-                        corrects_event_id=eid(seq),
-                        game_id=gid,
-                        result=draw(st.sampled_from(RESULTS)),
-                        termination="adjudication",
-                        reason="scoresheet",
-                    )
-                )
-                results.append((len(evs), gid))
+                _correct(draw, evs, results)
             else:
+                seq, _gid = draw(st.sampled_from(results))
                 evs.append(ev.EventRetracted(retracted_event_id=eid(seq), reason="wrong board"))
     return evs
 
@@ -286,3 +292,72 @@ def test_a_clock_reading_is_not_a_recompute() -> None:
     after = inc.table()
     assert inc.counters.full == full
     assert after.rows == before.rows and after.seq == before.seq + 2
+
+
+# Chains whose first criterion leaves many players level, so that a points group splits into
+# buckets of several players that the later criteria (direct encounter among them) order.
+SPLIT_CHAINS = [
+    ["fide-wins", "fide-direct-encounter", "buchholz", "fide-sonneborn-berger"],
+    ["fide-black-games", "buchholz-cut1", "fide-direct-encounter", "fide-progressive"],
+    ["buchholz", "fide-direct-encounter", "fide-wins", "fide-aro-cut1"],
+]
+
+
+@st.composite
+def split_swisses(draw: st.DrawFn) -> list[Event]:
+    """A Swiss of 12-24 players in score-group order (so points groups meet within), with
+    corrections and retractions of results: players move between the buckets of a points
+    group, join and leave groups, and games between the members of a bucket change."""
+    n = draw(st.integers(12, 24))
+    rounds = draw(st.integers(2, 5))
+    chain = draw(st.sampled_from(SPLIT_CHAINS))
+    ids = [f"p{i:02d}" for i in range(n)]
+    evs: list[Event] = [
+        created(fmt="swiss", rounds=rounds, tiebreaks=[ev.TiebreakSpec(name=c) for c in chain]),
+        *[player(p, 2000 + 10 * i) for i, p in enumerate(ids)],
+    ]
+    score = dict.fromkeys(ids, 0)
+    results: list[tuple[int, str]] = []
+    for r in range(1, rounds + 1):
+        order = sorted(ids, key=lambda p: (-score[p], p))
+        byes = [ev.Bye(player_id=order.pop())] if len(order) % 2 else []
+        pairs = [
+            ev.Pairing(game_id=f"r{r}g{i}", white=order[2 * i], black=order[2 * i + 1])
+            for i in range(len(order) // 2)
+        ]
+        evs.append(ev.RoundScheduled(round=r, pairings=pairs, byes=byes))
+        for b in byes:
+            score[b.player_id] += 2
+        for i in draw(st.permutations(range(len(pairs)))):
+            res = draw(st.sampled_from(RESULTS))
+            evs.append(result(pairs[i].game_id, res, "resignation"))
+            results.append((len(evs), pairs[i].game_id))
+            score[pairs[i].white] += {"1-0": 2, "1/2-1/2": 1, "0-1": 0}[res]
+            score[pairs[i].black] += {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[res]
+            if draw(st.integers(0, 4)) == 0:  # a correction of an earlier result
+                _correct(draw, evs, results)
+    if draw(st.booleans()):
+        seq, _gid = draw(st.sampled_from(results))
+        evs.append(ev.EventRetracted(retracted_event_id=eid(seq), reason="wrong board"))
+    return evs
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(split_swisses())
+def test_partial_reranking_of_a_points_group_equals_full(evs: list[Event]) -> None:
+    """Re-ranking a points group from its previous split (`chain.resplit`: only the buckets
+    a changed player left or joined are ranked again) gives the full ranking and trace."""
+    recs = recorded("inc", evs)
+    inc = IncrementalStandings()
+    state = StandingsState()
+    for rec in recs:
+        evolve(state, rec)
+        inc.apply(rec)
+        got, want = inc.table(), standings(state)
+        assert got == want
+        assert _view(got) == _view(want)
+    assert inc.counters.full < len(recs)  # the results were incremental updates
