@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import threading
 import time
@@ -351,9 +352,16 @@ class EmbeddedRunner(_Background):
     MAX_IDLE = 0.1
 
     def __init__(
-        self, event_log: EventLog, hub: FeedHub | None = None, max_batch: int = 5_000
+        self,
+        event_log: EventLog,
+        hub: FeedHub | None = None,
+        max_batch: int = 5_000,
+        freeze_heap: bool = False,
     ) -> None:
         self.event_log, self.hub, self.max_batch = event_log, hub or FeedHub(), max_batch
+        # A server process (`arbiter serve`) freezes the heap once the log is folded
+        # (`_freeze_heap`); a process that runs other work too (tests) does not.
+        self.freeze_heap = freeze_heap
         self.thread_name = "arbiter-feed-runner"
         self.projector = Projector()
         self.errors = 0
@@ -382,7 +390,9 @@ class EmbeddedRunner(_Background):
                             # half the process's CPU): appends go on arriving, and the next
                             # poll folds them as one batch.
                             self._stop.wait(min(spent, self.MAX_IDLE))
-                    if polled < self.max_batch:
+                    if polled < self.max_batch and not self.hub.caught_up.is_set():
+                        if self.freeze_heap:
+                            _freeze_heap()
                         self.hub.caught_up.set()
                 except Exception:  # keep serving what was folded; say what went wrong
                     self.errors += 1
@@ -390,6 +400,17 @@ class EmbeddedRunner(_Background):
                     self._stop.wait(0.5)
         finally:
             sub.close()
+
+
+def _freeze_heap() -> None:
+    """Once the log read at start is folded: what it built is long-lived (the fold states,
+    the published messages), so it is moved out of the cyclic collector's sight (garbage
+    collected first, so none is kept). A full collection then no longer walks it, which is
+    what made the slowest live updates slow: a 500-player Swiss's incremental standings
+    update, p99 54 ms -> 14 ms (tests/bench/standings.py, `incremental_swiss_gc_frozen`).
+    Later objects are collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 class KafkaProjectionSource(_Background):

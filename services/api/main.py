@@ -8,3 +8,4 @@ from services.config import Settings, open_log
 
 settings = Settings.from_env()
 app = create_app(open_log(settings), TokenStore(settings.tokens_path))
+app.state.feed.freeze_heap = True  # a server process: see services.embedded._freeze_heap

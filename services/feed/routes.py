@@ -75,6 +75,9 @@ class Feed:
         self.max_subscribers = int(os.environ.get("ARBITER_MAX_SUBSCRIBERS", str(MAX_SUBSCRIBERS)))
         self.max_backlog = int(os.environ.get("ARBITER_FEED_MAX_BACKLOG", str(MAX_BACKLOG)))
         self.subscribers = 0  # open streams (touched on the event loop only)
+        # Set by a server's composition root (`arbiter serve`, services/api/main.py): the
+        # embedded runner freezes the heap once it has folded the log (services.embedded).
+        self.freeze_heap = False
         self.hub = FeedHub()
         self.source: Source | None = None
         self._lock = threading.Lock()
@@ -92,7 +95,7 @@ class Feed:
             default = out.removesuffix("standings")
             prefix = os.environ.get("ARBITER_PROJECTION_PREFIX", default)
             return KafkaProjectionSource(bootstrap, self.hub, prefix=prefix)
-        return EmbeddedRunner(self.event_log, self.hub)
+        return EmbeddedRunner(self.event_log, self.hub, freeze_heap=self.freeze_heap)
 
     def started(self) -> FeedHub:
         with self._lock:

@@ -7,8 +7,11 @@
 - incremental standings (`projections.standings.incremental`, issue 11 item 4) beside the full
   recompute in the same run: the 500-player Swiss (and, in the full run, a 10,000-player
   Swiss, a few samples), the results of the last round one by one, each timed as
-  `apply` + `table()` (incremental) and as `evolve` + `standings()` (full), with the ratio;
-  every sampled incremental table is checked equal to the full one.
+  `apply` + `table()` (incremental) and as `evolve` + `standings()` (full), in two passes
+  (each timing only its own work and garbage), with the ratio; every sampled incremental
+  table is checked equal to the full one. `*_gc_frozen`: the same with the heap built before
+  the updates frozen out of the cyclic collector's sight, as the embedded feed runner does
+  once it has folded the log (`gc.freeze`: the slowest updates were full collections).
 
 Run: `python -m tests.bench.standings [--quick] [--incremental]` from the repository root;
 `--incremental` runs only the incremental-vs-full comparison, at 500 players even with `--quick`
@@ -18,6 +21,7 @@ Run: `python -m tests.bench.standings [--quick] [--incremental]` from the reposi
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import statistics
@@ -210,9 +214,14 @@ def _stats_ms(times: list[float]) -> dict[str, float]:
     }
 
 
-def measure_incremental(recs: list[Recorded], samples: int, updates: int) -> dict[str, Any]:
+def measure_incremental(
+    recs: list[Recorded], samples: int, updates: int, freeze: bool = False
+) -> dict[str, Any]:
     """The last round's results one by one: `updates` incremental updates (apply + table), of
-    which `samples` are also timed as a full recompute (evolve + standings) and compared."""
+    which `samples` are also timed as a full recompute (evolve + standings) and compared.
+    `freeze`: the heap built before the updates is frozen out of the cyclic collector's sight
+    (`gc.freeze`), as the embedded feed runner does once it has folded the log
+    (`services.embedded._freeze_heap`); unfrozen at the end."""
     result_idx = [i for i, r in enumerate(recs) if isinstance(r.event, ev.GameEnded)]
     last_round = recs[result_idx[-1]].event
     assert isinstance(last_round, ev.GameEnded)
@@ -233,27 +242,42 @@ def measure_incremental(recs: list[Recorded], samples: int, updates: int) -> dic
     t0 = time.perf_counter()
     inc.table()
     t_inc_full = time.perf_counter() - t0
+    if freeze:
+        gc.collect()
+        gc.freeze()
     full_state = fold(recs[:start])
     step = max(1, len(todo) // samples)
     sampled = set(todo[::step][:samples])
+    # Two passes, each timing only its own work (and the garbage it makes): the incremental
+    # updates, keeping the sampled tables; then the full recomputes at the same points.
     inc_times: list[float] = []
-    full_times: list[float] = []
+    kept: dict[int, Any] = {}
     pos = start
     for i in todo:
         while pos < i:  # anything between results (none in this Swiss)
             inc.apply(recs[pos])
-            evolve(full_state, recs[pos])
             pos += 1
         t0 = time.perf_counter()
         inc.apply(recs[i])
         got = inc.table()
         inc_times.append((time.perf_counter() - t0) * 1000)
         if i in sampled:
+            kept[i] = got
+        pos = i + 1
+    if freeze:
+        gc.unfreeze()
+    full_times: list[float] = []
+    pos = start
+    for i in todo:
+        while pos < i:
+            evolve(full_state, recs[pos])
+            pos += 1
+        if i in sampled:
             t0 = time.perf_counter()
             evolve(full_state, recs[i])
             want = standings(full_state)
             full_times.append((time.perf_counter() - t0) * 1000)
-            if got != want:
+            if kept[i] != want:
                 raise AssertionError(f"incremental table differs from the full one at {i}")
         else:
             evolve(full_state, recs[i])
@@ -298,12 +322,23 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
         "rounds": rounds,
         **measure_incremental(recorded("bench-inc", swiss_events(n, rounds)), 20, 200),
     }
+    doc["incremental_swiss_gc_frozen"] = {
+        "players": n,
+        "rounds": rounds,
+        **measure_incremental(recorded("bench-inc", swiss_events(n, rounds)), 20, 200, True),
+    }
     if not args.quick:
         _progress("incremental vs full, swiss 10000 players x 11 rounds")
+        big = recorded("bench-inc-10k", swiss_events(10000, 11))
         doc["incremental_swiss_10000"] = {
             "players": 10000,
             "rounds": 11,
-            **measure_incremental(recorded("bench-inc-10k", swiss_events(10000, 11)), 3, 10),
+            **measure_incremental(big, 3, 10),
+        }
+        doc["incremental_swiss_10000_gc_frozen"] = {
+            "players": 10000,
+            "rounds": 11,
+            **measure_incremental(big, 3, 10, True),
         }
     if args.incremental:
         if emit:

@@ -119,3 +119,38 @@ def test_one_publish_wakes_every_watcher_of_the_tournament() -> None:
         return list(woken)
 
     assert all(asyncio.run(main()))
+
+
+@pytest.mark.parametrize("freeze", [False, True])
+def test_a_server_runner_freezes_the_folded_heap_once_caught_up(
+    tmp_path: Path, freeze: bool
+) -> None:
+    """`arbiter serve`'s runner (`freeze_heap=True`) moves what the start-up fold built out of
+    the cyclic collector's sight once, when it has caught up; any other runner leaves the
+    heap alone (a test process, for one)."""
+    import gc
+
+    from services.embedded import EmbeddedRunner
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    gc.unfreeze()
+    runner = EmbeddedRunner(SQLiteEventLog(tmp_path / "events.sqlite3"), freeze_heap=freeze)
+    runner.start()
+    try:
+        assert runner.hub.caught_up.wait(10)
+        assert (gc.get_freeze_count() > 0) is freeze
+    finally:
+        runner.stop()
+        gc.unfreeze()
+
+
+def test_serve_and_the_api_root_ask_for_the_freeze() -> None:
+    import ast
+    import inspect
+
+    from services.cli import main
+
+    source = inspect.getsource(main.serve)
+    assert "api.state.feed.freeze_heap = True" in source
+    root = Path(routes.__file__).resolve().parents[1] / "api" / "main.py"
+    assert "app.state.feed.freeze_heap = True" in ast.unparse(ast.parse(root.read_text()))
