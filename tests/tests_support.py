@@ -9,6 +9,15 @@ from events_schema import GENESIS_HASH, Actor, Envelope
 ADMIN_ACTOR = Actor(id="admin-test", role="admin")
 
 
+def cmd(type_: str, event_id: str | None = None, **payload: Any) -> dict[str, Any]:
+    """One command of `POST /tournaments/{id}/commands`' body (`{"commands": [...]}`): the
+    event type, its payload and, when given, the client-chosen event id."""
+    out: dict[str, Any] = {"type": type_, "payload": payload}
+    if event_id is not None:
+        out["event_id"] = event_id
+    return out
+
+
 def assert_chain(envs: list[Envelope]) -> None:
     """`envs` are one whole stream: seqs 1..n, each linked to the previous hash, each hash the
     hash of its own envelope."""

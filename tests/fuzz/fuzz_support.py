@@ -12,6 +12,7 @@ from urllib.parse import quote
 import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from tests_support import cmd
 
 from events_schema.limits import Limits
 from services.auth import TokenStore
@@ -19,10 +20,6 @@ from services.eventlog.sqlite import SQLiteEventLog
 
 TID = "open-2026"
 LIMITS = Limits()
-
-
-def cmd(type_: str, **payload: Any) -> dict[str, Any]:
-    return {"type": type_, "payload": payload}
 
 
 SETUP = {

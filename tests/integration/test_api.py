@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from tests_support import cmd
 
 from services.api.app import create_app
 from services.auth import TokenStore
@@ -28,13 +29,6 @@ def api(log_factory, tmp_path: Path):
 
 def H(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def cmd(type_: str, event_id: str | None = None, **payload):
-    c = {"type": type_, "payload": payload}
-    if event_id:
-        c["event_id"] = event_id
-    return c
 
 
 SETUP = {

@@ -10,16 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 from bench.feed import ApiServer, SseEvent, SseReader
+from tests_support import cmd
 
 from services.embedded import FeedHub
 from services.feed import sse
 from services.projector import Message
 
 TID = "open-2026"
-
-
-def cmd(type_: str, **payload):
-    return {"type": type_, "payload": payload}
 
 
 SETUP = {

@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import pytest
 from bench.feed import ApiServer
+from tests_support import cmd
 
 CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
 TID = "live-2026"
@@ -144,10 +145,6 @@ class Chromium:
             with contextlib.suppress(OSError):
                 os.close(fd)
         shutil.rmtree(self.profile, ignore_errors=True)
-
-
-def cmd(type_: str, **payload: Any) -> dict[str, Any]:
-    return {"type": type_, "payload": payload}
 
 
 def _poster(srv: ApiServer, tid: str) -> tuple[Callable[[dict[str, Any]], None], str]:
