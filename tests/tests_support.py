@@ -1,10 +1,16 @@
 """Shared test constants and helpers that are not builders."""
 
+import contextlib
 import subprocess
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from events_schema import GENESIS_HASH, Actor, Envelope
+
+if TYPE_CHECKING:
+    from services.eventlog.kafka import KafkaEventLog
 
 ADMIN_ACTOR = Actor(id="admin-test", role="admin")
 
@@ -29,11 +35,35 @@ def assert_chain(envs: list[Envelope]) -> None:
         prev = env.hash
 
 
+@contextlib.contextmanager
+def fresh_kafka_log(kind: str, partitions: int) -> Iterator[tuple[str, str, "KafkaEventLog"]]:
+    """The test broker's address, a new events topic `arbiter.test.<kind>.<random>` of
+    `partitions` partitions, and a Kafka event log on it (closed after)."""
+    from conftest import kafka_bootstrap
+
+    from services.eventlog.kafka import KafkaEventLog
+
+    bootstrap = kafka_bootstrap()
+    assert bootstrap is not None
+    topic = f"arbiter.test.{kind}.{uuid.uuid4().hex[:12]}"
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions)  # creates the topic
+    try:
+        yield bootstrap, topic, log
+    finally:
+        log.close()
+
+
 def processor_args(
-    name: str, bootstrap: str, topic: str, data_dir: Path, *extra: str, batch: int | None = 500
+    name: str,
+    bootstrap: str,
+    topic: str,
+    data_dir: Path,
+    *extra: str,
+    batch: int | None = 500,
+    session_timeout: int | None = 6,
 ) -> list[str]:
     """The interpreter arguments (after `sys.executable`) that run `arbiter processor NAME` on
-    a test broker: short session timeout, warnings only."""
+    a test broker: short session timeout (None: the processor's own), warnings only."""
     return [
         "-c",
         "from services.cli.main import app; app()",
@@ -46,8 +76,7 @@ def processor_args(
         "--data-dir",
         str(data_dir),
         *(("--batch", str(batch)) if batch is not None else ()),
-        "--session-timeout",
-        "6",
+        *(("--session-timeout", str(session_timeout)) if session_timeout is not None else ()),
         "--loglevel",
         "warning",
         *extra,

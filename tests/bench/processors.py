@@ -57,6 +57,7 @@ for _p in (_repo / "tests", _repo):
 from aiokafka import AIOKafkaConsumer, TopicPartition  # noqa: E402
 from builders import new_event  # noqa: E402
 from kafka import KafkaProducer  # noqa: E402
+from tests_support import processor_args  # noqa: E402
 
 from events_schema.envelope import envelope_from_bytes  # noqa: E402
 from events_schema.ids import GENESIS_HASH  # noqa: E402
@@ -147,28 +148,12 @@ def _spawn(
     batch: int,
     env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable,
-        "-c",
-        "from services.cli.main import app; app()",
-        "processor",
-        name,
-        "--bootstrap",
-        bootstrap,
-        "--topic",
-        topic,
-        "--group",
-        group,
-        "--output-topic",
-        out,
-        "--data-dir",
-        tmp,
-        "--batch",
-        str(batch),
-        "--loglevel",
-        "warning",
-        "--rebuild" if rebuild else "--no-rebuild",
-    ]
+    # The processor's own session timeout: the restart figures include its rebalance.
+    options = ("--group", group, "--output-topic", out, "--rebuild" if rebuild else "--no-rebuild")
+    args = processor_args(
+        name, bootstrap, topic, Path(tmp), *options, batch=batch, session_timeout=None
+    )
+    cmd = [sys.executable, *args]
     return subprocess.Popen(
         cmd,
         cwd=_repo,

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +26,7 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
-from conftest import kafka_bootstrap
-from tests_support import processor_args, tail_logs, terminate
+from tests_support import fresh_kafka_log, processor_args, tail_logs, terminate
 
 from services.auth import TokenStore
 from services.eventlog.kafka import KafkaEventLog
@@ -263,17 +261,13 @@ class Stack:
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[tuple[Stack, KafkaEventLog]]:
-    bootstrap = kafka_bootstrap()
-    assert bootstrap is not None
-    topic = f"arbiter.test.e2e.{uuid.uuid4().hex[:12]}"
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS)  # creates the topic
-    st = Stack(bootstrap, topic, tmp_path)
-    try:
-        st.start()
-        yield st, log
-    finally:
-        st.stop()
-        log.close()
+    with fresh_kafka_log("e2e", PARTITIONS) as (bootstrap, topic, log):
+        st = Stack(bootstrap, topic, tmp_path)
+        try:
+            st.start()
+            yield st, log
+        finally:
+            st.stop()
 
 
 # -- the test ------------------------------------------------------------------------------

@@ -23,9 +23,8 @@ import chess
 import orjson
 import pytest
 from builders import created, move, new_event, player, round_
-from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from tests_support import ADMIN_ACTOR, processor_args, tail_logs, terminate
+from tests_support import ADMIN_ACTOR, fresh_kafka_log, processor_args, tail_logs, terminate
 
 from events_schema import Command, CommandBatch, Envelope, Event
 from events_schema import events as ev
@@ -422,16 +421,12 @@ def wait_endings(
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[tuple[str, str, KafkaEventLog, Adjudicator]]:
-    bootstrap = kafka_bootstrap()
-    assert bootstrap is not None
-    topic = f"arbiter.test.adj.{uuid.uuid4().hex[:12]}"
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=3)
-    proc = Adjudicator(bootstrap, topic, tmp_path)
-    try:
-        yield bootstrap, topic, log, proc
-    finally:
-        proc.stop()
-        log.close()
+    with fresh_kafka_log("adj", 3) as (bootstrap, topic, log):
+        proc = Adjudicator(bootstrap, topic, tmp_path)
+        try:
+            yield bootstrap, topic, log, proc
+        finally:
+            proc.stop()
 
 
 def _arena(log: KafkaEventLog, tid: str, events: list[Event]) -> None:

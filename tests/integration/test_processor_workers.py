@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,10 @@ from typing import Any
 import orjson
 import pytest
 from bench.standings import league_events, swiss_events
-from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, TopicPartition
 from test_processor_snapshots import _never_backwards
 from test_processors import REPO, Checker, Procs, _read
-from tests_support import processor_args
+from tests_support import fresh_kafka_log, processor_args
 
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.processors import snapshots
@@ -86,16 +84,12 @@ class Workers(Procs):
 
 @pytest.fixture
 def workers(tmp_path: Path) -> Iterator[tuple[str, str, KafkaEventLog, Workers]]:
-    bootstrap = kafka_bootstrap()
-    assert bootstrap is not None
-    topic = f"arbiter.test.workers.{uuid.uuid4().hex[:12]}"
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS)
-    procs = Workers(bootstrap, topic, tmp_path)
-    try:
-        yield bootstrap, topic, log, procs
-    finally:
-        procs.stop_all()
-        log.close()
+    with fresh_kafka_log("workers", PARTITIONS) as (bootstrap, topic, log):
+        procs = Workers(bootstrap, topic, tmp_path)
+        try:
+            yield bootstrap, topic, log, procs
+        finally:
+            procs.stop_all()
 
 
 def _tournaments() -> dict[str, list[Any]]:

@@ -29,7 +29,7 @@ from builders import new_event, small_tournament
 from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
-from tests_support import processor_args, tail_logs, terminate
+from tests_support import fresh_kafka_log, processor_args, tail_logs, terminate
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
@@ -206,16 +206,12 @@ class Procs:
 
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[tuple[str, str, KafkaEventLog, Procs]]:
-    bootstrap = kafka_bootstrap()
-    assert bootstrap is not None
-    topic = f"arbiter.test.proc.{uuid.uuid4().hex[:12]}"
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS)
-    procs = Procs(bootstrap, topic, tmp_path)
-    try:
-        yield bootstrap, topic, log, procs
-    finally:
-        procs.stop_all()
-        log.close()
+    with fresh_kafka_log("proc", PARTITIONS) as (bootstrap, topic, log):
+        procs = Procs(bootstrap, topic, tmp_path)
+        try:
+            yield bootstrap, topic, log, procs
+        finally:
+            procs.stop_all()
 
 
 def _append(log: KafkaEventLog, tid: str, events: list[Any], size: int, pause: float = 0) -> None:
