@@ -113,7 +113,8 @@ class BoardCache:
         self._crosstable: tuple[Any, Any, dict[str, Any] | None] | None = None
 
     def __reduce__(self) -> tuple[type[BoardCache], tuple[int]]:
-        # Pickled (a processor's snapshot of the fold, services/processors/snapshots.py) as an
+        # Pickled (a processor's snapshot of the fold, services/projection/processors/snapshots.py)
+        # as an
         # empty cache: its contents are derived and never change what the documents say.
         return (BoardCache, (self.size,))
 

@@ -114,7 +114,7 @@ def append_events(db: Path, tid: str, *events: Any) -> None:
     """Append `events` to `tid` in `db` as one batch through the command path (as the admin)."""
     from builders import batch
 
-    from services.commands import CommandService
+    from services.commands.service import CommandService
     from services.eventlog.sqlite import SQLiteEventLog
 
     log = SQLiteEventLog(db)

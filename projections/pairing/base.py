@@ -2,8 +2,8 @@
 
 A pairing system is a pure function `propose(ctx) -> Proposal`. It never draws a lot itself:
 when the rules need one (pairing numbers, engine order, a bracket position) and `ctx.lots`
-does not hold it yet, it returns the `LotRequest`s; the edge (`services/pairing.py`) draws
-them with `services/lots.py`, adds them to the context and asks again. The lots and the
+does not hold it yet, it returns the `LotRequest`s; the edge (`services/commands/pairing.py`) draws
+them with `services/commands/lots.py`, adds them to the context and asks again. The lots and the
 `RoundScheduled` are then appended together, the lots first, through the normal command
 path, so an auditor replaying the log sees every random choice before the pairing it fed.
 

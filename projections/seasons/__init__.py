@@ -7,7 +7,7 @@ finished stages' standings (TCEC Leagues Season, Swiss and Cup, FRD, 4k).
 - `derive`: the next stage's field from the finished stages (or what blocks it);
 - `view`: the whole season, the moves, the next Season's placement.
 
-Pure: no I/O, clock or randomness; the edge is `services/seasons.py`.
+Pure: no I/O, clock or randomness; the edge is `services/commands/seasons.py`.
 """
 
 from projections.seasons.derive import Blocked, Derived, Inputs, derive_field, tournament_id

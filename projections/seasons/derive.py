@@ -3,7 +3,7 @@
 `derive_field(inputs, spec)` reads the stage's sources (`projections/seasons/structure.py`) in
 order and answers either a `Derived` field (each engine with its seed there, where it comes
 from and the rule), or a `Blocked` reason: a stage it needs is not finished (`waiting`), a lot
-must be drawn first (`lot`, drawn at the edge by `services/lots.py` and recorded as a
+must be drawn first (`lot`, drawn at the edge by `services/commands/lots.py` and recorded as a
 `LotDrawn` on the series stream), or the organisers must decide (`ruling`: a line falls inside
 a tie the chain leaves open, or a lot does not fit) or fix the plan (`plan`).
 

@@ -34,8 +34,8 @@ from services.api.http import (
 )
 from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
-from services.auth import TokenStore
-from services.commands import CommandRejected, CommandService
+from services.commands.auth import TokenStore
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,

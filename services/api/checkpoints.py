@@ -1,4 +1,5 @@
-"""Checkpoint routes: the signed checkpoints of a tournament's stream (services/checkpoints.py).
+"""Checkpoint routes: the signed checkpoints of a tournament's stream
+(services/audit/checkpoints.py).
 
 - `GET /tournaments/{id}/checkpoints`: `{"tournament_id", "checkpoints": [...], "count"}`, every
   stored checkpoint of the stream, newest last (empty when none was signed yet).
@@ -27,7 +28,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from services.api.http import ApiError, json_response, principal, reader, stream_id
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 
 
 def checkpoints_router(app: FastAPI) -> APIRouter:
@@ -39,7 +40,7 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
     def service(create: bool = True) -> Any:
         """The app's checkpoint service; made from the environment on first use. A read
         (`create=False`) makes none, and so no file, while no store exists: None."""
-        from services.checkpoints import CheckpointService, store_path
+        from services.audit.checkpoints import CheckpointService, store_path
 
         with lock:
             svc = getattr(app.state, "checkpoints", None)
@@ -82,7 +83,7 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/checkpoints")
     async def sign_checkpoint(tournament_id: str, request: Request) -> Response:
-        from services.checkpoints import CheckpointError
+        from services.audit.checkpoints import CheckpointError
 
         who = principal(tokens, request, query_token=True)
         tid = stream_id(tournament_id)

@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from events_schema.codec import dumps
 from events_schema.ids import StreamId
-from services.auth import Principal, TokenStore
+from services.commands.auth import Principal, TokenStore
 from services.eventlog.base import EventLogUnavailable
 
 

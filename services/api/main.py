@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from services.api.app import create_app
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.config import Settings, open_log
 
 settings = Settings.from_env()
 app = create_app(open_log(settings), TokenStore(settings.tokens_path))
-app.state.feed.freeze_heap = True  # a server process: see services.embedded._freeze_heap
+app.state.feed.freeze_heap = True  # a server process: see services.projection.embedded._freeze_heap

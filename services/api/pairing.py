@@ -7,9 +7,10 @@
   request whose round is already scheduled answers 200 with that round and appends nothing.
   With `"replace": true`
   (and an optional `"reason"`), re-pair the latest round instead: its `EventRetracted`, the
-  lots and the new round in one batch (services/pairing.py); 422 `pairing.round_in_play` once
+  lots and the new round in one batch (services/commands/pairing.py); 422 `pairing.round_in_play`
+  once
   any game of it has started or ended, nothing appended. The retraction is admin-only
-  (services/commands.py `ADMIN_ONLY`): an arbiter's replace is 403 `auth.admin_only`.
+  (services/commands/service.py `ADMIN_ONLY`): an arbiter's replace is 403 `auth.admin_only`.
 - `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
   a cup's bracket (any reader).
 - `GET /tournaments/{id}/trf?order=`: the TRF-16 export (any reader), for an external pairing
@@ -35,9 +36,9 @@ from projections.pairing.base import PairingRefused
 from projections.pairing.systems import planned
 from projections.standings import fold as standings_fold
 from services.api.http import ApiError, json_response, principal, reader, stream_id
-from services.auth import TokenStore
-from services.commands import CommandRejected, CommandService
-from services.pairing import pair_next, paired_json
+from services.commands.auth import TokenStore
+from services.commands.pairing import pair_next, paired_json
+from services.commands.service import CommandRejected, CommandService
 
 MAX_PAIR_BODY = 4096
 
@@ -130,8 +131,8 @@ def pairing_router(app: FastAPI) -> APIRouter:
         """The tournament as a FIDE TRF-16 file (XXR rounds, XXC first colour, byes and
         forfeits in the round columns), as `arbiter export trf` writes it: players numbered
         by the pairing system's own pairing numbers unless `order` says otherwise
-        (services/trf/write.py)."""
-        from services.trf import export_trf as write_trf
+        (services/interchange/trf/write.py)."""
+        from services.interchange.trf import export_trf as write_trf
 
         tid = reader(tokens, request, tournament_id)
 

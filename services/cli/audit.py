@@ -2,7 +2,7 @@
 
 replay / diff / verify read the log (SQLite or Kafka, `--backend`); correct / retract append
 through the one command path (`CommandService`) as the local admin. The pure parts live in
-`services/audit.py`.
+`services/audit/replay.py`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from events_schema import Envelope
-    from services import audit
+    from services.audit import replay as audit
     from services.eventlog.base import EventLog
 
-# The event contract, the projections and services.audit are imported where used: `arbiter
+# The event contract, the projections and services.audit.replay are imported where used: `arbiter
 # --help` imports this module (services/cli/main.py).
 
 PointOpt = "SEQ, an ISO time (recorded_at <= it), or round:N / round:STAGE:N"
@@ -87,7 +87,7 @@ def _read(log: EventLog, tournament: str, to_seq: int | None = None) -> list[Env
 
 
 def _resolve(text: str, option: str, envs: list[Envelope]) -> audit.Resolved:
-    from services import audit
+    from services.audit import replay as audit
 
     try:
         return audit.resolve_point(audit.parse_point(text), envs)
@@ -223,7 +223,7 @@ def register(app: typer.Typer) -> None:
         """Fold the log up to a point and print the projections exactly as they were then."""
         from events_schema.codec import loads
         from projections.documents import PROJECTIONS
-        from services import audit
+        from services.audit import replay as audit
 
         if projection is not None and projection not in PROJECTIONS:
             fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
@@ -267,7 +267,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """What changed in each projection between two points, and the events that did it."""
         from events_schema.codec import dumps
-        from services import audit
+        from services.audit import replay as audit
 
         with local_log(backend, db) as log:
             envs = _read(log, tournament)
@@ -318,8 +318,8 @@ def register(app: typer.Typer) -> None:
 
         Intact but unreadable events are warnings, not failures."""
         from events_schema.codec import dumps
-        from services import audit
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
+        from services.audit import replay as audit
 
         cfg = settings(backend, db)
         pinned: dict[str, bytes] = {}
@@ -396,7 +396,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
         from events_schema import Command, CommandBatch
-        from services.commands import CommandService
+        from services.commands.service import CommandService
 
         if not reason.strip():
             fail("audit.reason_required", "--reason", "a correction needs a reason")
@@ -435,7 +435,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Retract an event (an EventRetracted, as the local admin)."""
         from events_schema import Command, CommandBatch
-        from services.commands import CommandService
+        from services.commands.service import CommandService
 
         try:
             target = uuid.UUID(event_id)
@@ -454,7 +454,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _parse(text: str, option: str) -> audit.Point:
-    from services import audit
+    from services.audit import replay as audit
 
     try:
         return audit.parse_point(text)
@@ -515,7 +515,7 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# signed checkpoints (services/checkpoints.py)
+# signed checkpoints (services/audit/checkpoints.py)
 # --------------------------------------------------------------------------------------------
 
 
@@ -523,7 +523,7 @@ def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
     """The checkpoints a `--checkpoint` names: a file or an http(s) URL holding one signed
     checkpoint, a list, or the API's `{"checkpoints": [...]}`."""
     from events_schema.codec import loads
-    from services import checkpoints as cps
+    from services.audit import checkpoints as cps
 
     if spec.startswith(("http://", "https://")):
         import httpx
@@ -578,7 +578,7 @@ def _checkpoint_app() -> typer.Typer:
     )
 
     def service(log: EventLog, settings: Any) -> Any:
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
 
         return cps.CheckpointService.from_settings(
             log, settings, announce=lambda text: err.print(f"[yellow]{escape(text)}[/yellow]")
@@ -594,7 +594,7 @@ def _checkpoint_app() -> typer.Typer:
         db: Db = None,
     ) -> None:
         """Verify the head of TOURNAMENT, sign it, store the checkpoint, print it (JSON)."""
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
 
         cfg = settings(backend, db)
         with local_log(using=cfg) as log:
@@ -629,7 +629,7 @@ def _checkpoint_app() -> typer.Typer:
         DIR/checkpoint-<key_id>.pub.pem."""
         import base64
 
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
 
         directory = out_dir if out_dir is not None else settings().data_dir
         private = directory / cps.KEY_FILE
@@ -654,7 +654,7 @@ def _checkpoint_app() -> typer.Typer:
     @cp_app.command("public-key")
     def public_key_cmd() -> None:
         """Print the public key (PEM) of the current signing key, to pin it when verifying."""
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
 
         path, _ = cps.key_path(settings())
         try:
@@ -676,7 +676,7 @@ def _checkpoint_app() -> typer.Typer:
         from rich.table import Table
 
         from events_schema.codec import dumps
-        from services import checkpoints as cps
+        from services.audit import checkpoints as cps
 
         path = cps.store_path(settings())
         store = cps.CheckpointStore(path)

@@ -33,7 +33,8 @@ AsJson = Annotated[bool, typer.Option("--json")]
 #: for the help texts; tests/unit/test_cli_startup.py keeps the two equal.
 PROJECTION_NAMES: tuple[str, ...] = ("standings", "tiebreaks", "playoff", "prizes", "games")
 
-#: The token roles (services.auth.ROLES, which imports hashlib and sqlite3), for the help text
+#: The token roles (services.commands.auth.ROLES, which imports hashlib and sqlite3), for the help
+#: text
 #: of `arbiter token create`; tests/unit/test_cli_startup.py keeps the two equal.
 ROLE_NAMES: tuple[str, ...] = ("admin", "arbiter", "broadcaster", "auditor")
 
@@ -85,7 +86,7 @@ def refusals() -> Iterator[None]:
     except Exception as exc:
         # The command path is imported only by the commands that append: a command refused
         # there has loaded it.
-        from services.commands import CommandRejected
+        from services.commands.service import CommandRejected
 
         if isinstance(exc, CommandRejected):
             fail(exc.rule, exc.field, exc.message)

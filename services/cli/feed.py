@@ -30,7 +30,7 @@ def show(
 ) -> None:
     """Print the projection messages of a tournament, folded from the local log."""
     from projections.documents import PROJECTIONS
-    from services.projector import replay
+    from services.projection.projector import replay
 
     names = projection or list(PROJECTIONS)
     unknown = [n for n in names if n not in PROJECTIONS]

@@ -1,5 +1,6 @@
-"""`arbiter import pgn FILE` (services/pgn_import.py), `arbiter import sgf FILE…`
-(services/sgf_import.py), `arbiter export sgf TOURNAMENT GAME` (services/sgf_export.py) and
+"""`arbiter import pgn FILE` (services/interchange/pgn_import.py), `arbiter import sgf FILE…`
+(services/interchange/sgf_import.py), `arbiter export sgf TOURNAMENT GAME`
+(services/interchange/sgf_export.py) and
 `arbiter games TOURNAMENT` (projections/games.py): games in from a PGN or SGF file, one Go game
 out as SGF, and one row per game out.
 
@@ -114,9 +115,9 @@ def import_pgn_cmd(
 ) -> None:
     """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
     from events_schema.limits import LimitExceeded
-    from services.import_steps import ImportRefused
-    from services.pgn_import import PgnError, import_pgn
-    from services.trf import tournament_id_for
+    from services.interchange.pgn_import import PgnError, import_pgn
+    from services.interchange.pipeline import ImportRefused
+    from services.interchange.trf import tournament_id_for
 
     if fmt is not None and fmt not in _formats():
         fail("pgn.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
@@ -199,9 +200,9 @@ def import_sgf_cmd(
 ) -> None:
     """Record SGF files of Go games as a new tournament."""
     from events_schema.limits import LimitExceeded
-    from services.import_steps import ImportRefused
-    from services.sgf_import import SgfError, import_sgf
-    from services.trf import tournament_id_for
+    from services.interchange.pipeline import ImportRefused
+    from services.interchange.sgf_import import SgfError, import_sgf
+    from services.interchange.trf import tournament_id_for
 
     if fmt is not None and fmt not in _formats():
         fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
@@ -271,7 +272,7 @@ def export_sgf_cmd(
     """Write one Go game as an SGF file."""
     import sys
 
-    from services.sgf_export import ExportRefused, export_sgf
+    from services.interchange.sgf_export import ExportRefused, export_sgf
 
     with local_log(backend, db) as log:
         records = records_of(log, tournament, "sgf")

@@ -81,7 +81,7 @@ def append(
     """Append one command (--type/--payload) or a batch (--file) to a tournament."""
     from events_schema import Command, CommandBatch
     from events_schema.codec import dumps, loads
-    from services.commands import CommandService
+    from services.commands.service import CommandService
 
     try:
         if file is not None:
@@ -262,8 +262,8 @@ def lot(
     subject the playoff asks a lot for must be that lot (refused before it is appended)."""
     from events_schema import Command, CommandBatch, encode_payload
     from services.cli import prescribed, tables
-    from services.commands import CommandService
-    from services.lots import draw
+    from services.commands.lots import draw
+    from services.commands.service import CommandService
 
     candidates = list(candidate or [])
     if not next_ and (purpose is None or subject is None or not candidates):
@@ -338,7 +338,7 @@ def playoff(
     from events_schema import Command, CommandBatch, encode_payload
     from events_schema.codec import dumps
     from services.cli import prescribed, tables
-    from services.commands import CommandService
+    from services.commands.service import CommandService
 
     if stage is not None and not schedule:
         fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
@@ -547,7 +547,7 @@ def token_create(
     ] = None,
 ) -> None:
     """Create a token; it is shown once and stored only as a hash."""
-    from services.auth import TokenStore
+    from services.commands.auth import TokenStore
 
     store = TokenStore(settings().tokens_path)
     try:
@@ -561,7 +561,7 @@ def token_create(
 @token_app.command("list")
 def token_list() -> None:
     """List the tokens (id, role, subject, tournaments, created, revoked; never the secret)."""
-    from services.auth import TokenStore
+    from services.commands.auth import TokenStore
 
     for row in TokenStore(settings().tokens_path).list():
         out.print(json.dumps(row))
@@ -570,7 +570,7 @@ def token_list() -> None:
 @token_app.command("revoke")
 def token_revoke(token_id: str) -> None:
     """Revoke a token by its id: it is refused from then on, and open streams using it end."""
-    from services.auth import TokenStore
+    from services.commands.auth import TokenStore
 
     if not TokenStore(settings().tokens_path).revoke(token_id):
         fail("token.unknown", "token_id", f"no active token {token_id}")
@@ -607,13 +607,15 @@ def serve(
     import uvicorn
 
     from services.api.app import create_app
-    from services.auth import TokenStore
-    from services.checkpoints import attach_scheduler
+    from services.audit.checkpoints import attach_scheduler
+    from services.commands.auth import TokenStore
     from services.config import open_log
 
     cfg = settings(backend, db)
     api = create_app(open_log(cfg), TokenStore(cfg.tokens_path))
-    api.state.feed.freeze_heap = True  # a server process: see services.embedded._freeze_heap
+    api.state.feed.freeze_heap = (
+        True  # a server process: see services.projection.embedded._freeze_heap
+    )
     attach_scheduler(api, cfg)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
     uvicorn.run(api, host=host, port=port)
 
@@ -625,7 +627,7 @@ def demo(
     ),
 ) -> None:
     """The main job: a small tournament on the embedded log, start to standings."""
-    from services.demo import run_demo
+    from services.cli.demo import run_demo
 
     run_demo(db, out)
 
@@ -658,15 +660,15 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
-    from services.commands import CommandService
-    from services.trf import (
+    from services.commands.service import CommandService
+    from services.interchange.trf import (
         edition_choice,
         import_commands,
         points_mismatches,
         to_commands,
         tournament_id_for,
     )
-    from services.trf.parse import TrfError, decode_trf, parse_trf
+    from services.interchange.trf.parse import TrfError, decode_trf, parse_trf
 
     try:
         raw = file.read_bytes()
@@ -714,7 +716,7 @@ def export_trf_cmd(
     db: Db = None,
 ) -> None:
     """Write a tournament as a FIDE TRF-16 file."""
-    from services.trf import export_trf
+    from services.interchange.trf import export_trf
 
     with local_log(backend, db) as log:
         records = records_of(log, tournament, "standings")

@@ -1,6 +1,6 @@
 """`arbiter pair` and `arbiter schedule`: the organiser's pairing commands.
 
-`pair` runs the tournament's pairing system (services/pairing.py) and appends the lots it
+`pair` runs the tournament's pairing system (services/commands/pairing.py) and appends the lots it
 needed and the round, in one batch (`--replace`: the latest round's retraction too, to re-pair
 it before any of its games starts); `schedule` shows the rounds scheduled so far and, for a
 round robin, the rounds to come, or the knockout bracket so far."""
@@ -61,8 +61,8 @@ def pair(
 
     With --replace, re-pair the latest round: its retraction, the lots and the new round go in
     one batch (all or nothing), refused while any game of it has started or ended."""
-    from services.commands import CommandService
-    from services.pairing import pair_next, paired_json
+    from services.commands.pairing import pair_next, paired_json
+    from services.commands.service import CommandService
 
     if reason is not None and not replace:
         fail("pairing.reason_without_replace", "--reason", "--reason goes with --replace")

@@ -4,10 +4,12 @@
                                 [--data-dir D] [--web-port N] [--batch N]
     arbiter processor adjudicator [--tablebases DIR] [--bootstrap H:P] [--topic T] ...
 
-NAME is a projection (standings, tiebreaks, playoff, prizes: services/processors/__init__.py)
+NAME is a projection (standings, tiebreaks, playoff, prizes:
+services/projection/processors/__init__.py)
 or `adjudicator`, which ends games by rule through the command path
-(services/processors/adjudicator.py); `--tablebases DIR` (else ARBITER_TABLEBASES) gives it
-Syzygy or Gaviota tables (services/tablebases.py), never implicitly.
+(services/projection/processors/adjudicator.py); `--tablebases DIR` (else ARBITER_TABLEBASES) gives
+it
+Syzygy or Gaviota tables (services/projection/tablebases.py), never implicitly.
 
 Defaults come from the environment (KAFKA_BOOTSTRAP, ARBITER_TOPIC, ARBITER_PARTITIONS,
 ARBITER_DATA).
@@ -67,8 +69,8 @@ def register(app: typer.Typer) -> None:
         """Run the NAME processor: a projection (standings, tiebreaks, playoff, prizes) or
         the adjudicator (games ended by rule, through the command path)."""
         from services.config import Settings
-        from services.processors.core import ProcessorConfig
-        from services.tablebases import TablebaseError, open_prober, tablebases_from_env
+        from services.projection.processors.core import ProcessorConfig
+        from services.projection.tablebases import TablebaseError, open_prober, tablebases_from_env
 
         if name not in NAMES:
             raise typer.BadParameter(f"one of {', '.join(NAMES)}", param_hint="NAME")
@@ -99,10 +101,10 @@ def register(app: typer.Typer) -> None:
             tablebases=tablebases,
         )
         if name == ADJUDICATOR:
-            from services.processors.adjudicator import run as run_adjudicator
+            from services.projection.processors.adjudicator import run as run_adjudicator
 
             run_adjudicator(cfg, loglevel=loglevel)
         else:
-            from services.processors.app import run
+            from services.projection.processors.app import run
 
             run(cfg, loglevel=loglevel)

@@ -1,5 +1,5 @@
 """`arbiter season start|advance|show`: a season of tournaments played in stages (TCEC Leagues
-Season, Swiss and Cup, FRD, 4k; `projections/seasons/`, `services/seasons.py`).
+Season, Swiss and Cup, FRD, 4k; `projections/seasons/`, `services/commands/seasons.py`).
 
 - `start SERIES --plan PLAN.json [--name NAME]`: the series and the organisers' plan;
 - `advance SERIES [--seed S] [--dry-run] [--json]`: record the fields the finished stages
@@ -89,8 +89,8 @@ def start(
     db: Db = None,
 ) -> None:
     """Create the season: the series and the organisers' plan (one batch)."""
-    from services.commands import CommandService
-    from services.seasons import start as start_season
+    from services.commands.seasons import start as start_season
+    from services.commands.service import CommandService
 
     try:
         body = json.loads(plan.read_text())
@@ -123,8 +123,8 @@ def advance(
     db: Db = None,
 ) -> None:
     """Record the fields the finished stages give and create the next stage(s)."""
-    from services.commands import CommandService
-    from services.seasons import advance as advance_season
+    from services.commands.seasons import advance as advance_season
+    from services.commands.service import CommandService
 
     with local_log(backend, db) as log:
         done = advance_season(
@@ -154,7 +154,7 @@ def show(
     db: Db = None,
 ) -> None:
     """The stages, their status and fields, the moves and the next Season's placement."""
-    from services.seasons import show as show_season
+    from services.commands.seasons import show as show_season
 
     with local_log(backend, db) as log:
         view = show_season(log, series)

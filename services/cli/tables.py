@@ -2,7 +2,7 @@
 
 The projections are pure; this module only reads the log (a tournament up to --at, or every
 tournament of a series) and hands the folds to them (the order of a series' tournaments to
-services/series_order.py).
+projections/series/order.py).
 
 A series' tournaments are its events (counted in its table once their main stage is complete)
 and, for a GCT tour, its §4 tour playoff: a tournament of its own
@@ -24,11 +24,11 @@ from projections.playoffs import playoff_view
 from projections.playoffs.base import PlayoffView
 from projections.prizes import PrizeSplit, classical_preset, event_prizes, tour_bonus_split
 from projections.series import TourTable, czech_series_table, gct_tour_table
+from projections.series.order import SeriesEntry, order_series
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
 from services.cli.common import Refusal
 from services.eventlog.base import EventLog
-from services.series_order import SeriesEntry, order_series
 
 TOUR_PLAYOFF = tour_playoff.PRESET
 PREMIUMS = {"rapid-blitz": False, "classical": True}  # `arbiter prizes --premium`
@@ -80,7 +80,7 @@ def series_tournaments(
     log: EventLog, series_id: str
 ) -> tuple[list[tuple[str, StandingsState]], list[str]]:
     """The series' completed events in order of completion (the time their last event was
-    recorded), and the ids of those still in progress (see services/series_order.py). A tour
+    recorded), and the ids of those still in progress (see projections/series/order.py). A tour
     playoff is not an event of the series and is in neither list."""
     streams = series_streams(log, series_id)
     return streams.counted, streams.running

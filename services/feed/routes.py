@@ -48,12 +48,12 @@ from starlette.types import Receive, Scope, Send
 
 from projections.documents import PROJECTIONS
 from services.api.http import ApiError, error_response, reader, request_token
-from services.auth import TokenStore
-from services.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
+from services.commands.auth import TokenStore
 from services.eventlog.base import EventLog
 from services.feed import sse
 from services.feed.page import live_page
-from services.projector import Message
+from services.projection.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
+from services.projection.projector import Message
 
 CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
 # An open stream re-checks its token this often and closes (after an `event: revoked`) once
@@ -76,7 +76,8 @@ class Feed:
         self.max_backlog = int(os.environ.get("ARBITER_FEED_MAX_BACKLOG", str(MAX_BACKLOG)))
         self.subscribers = 0  # open streams (touched on the event loop only)
         # Set by a server's composition root (`arbiter serve`, services/api/main.py): the
-        # embedded runner freezes the heap once it has folded the log (services.embedded).
+        # embedded runner freezes the heap once it has folded the log
+        # (services.projection.embedded).
         self.freeze_heap = False
         self.hub = FeedHub()
         self.source: Source | None = None
@@ -85,7 +86,7 @@ class Feed:
     def _make_source(self) -> Source:
         mode = os.environ.get("ARBITER_FEED_SOURCE", "")
         if self.event_log.backend == "kafka" and mode != "log":
-            from services.processors.core import ProcessorConfig
+            from services.projection.processors.core import ProcessorConfig
 
             bootstrap = str(getattr(self.event_log, "bootstrap", ""))
             # The processors' naming rule (ProcessorConfig.out_topic): `arbiter.projection.`

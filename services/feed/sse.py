@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.projector import Message
+from services.projection.projector import Message
 
 
 def frame(

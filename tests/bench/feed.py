@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from services.auth import TokenStore  # noqa: E402
+from services.commands.auth import TokenStore  # noqa: E402
 
 from .common import quick_main  # noqa: E402
 

@@ -21,7 +21,8 @@ stdout, progress on stderr).
 
 `Sim` drives a tournament through events the way the command path does: each event is decided
 (`projections/tournament/decide.py`), sealed and folded (both folds); `Sim.pair` asks a system
-for the next round, draws the lots it asks for (`services/lots.py`, seeded) and appends them and
+for the next round, draws the lots it asks for (`services/commands/lots.py`, seeded) and appends
+them and
 the round; `Sim.play` enters results (forfeits too); `random_swiss` adds late entries,
 withdrawals and requested byes between rounds.
 """
@@ -64,10 +65,10 @@ from projections.standings.state import evolve as standings_evolve  # noqa: E402
 from projections.tournament.decide import decide  # noqa: E402
 from projections.tournament.evolve import evolve as tournament_evolve  # noqa: E402
 from projections.tournament.state import TournamentState  # noqa: E402
-from services.commands import CommandService  # noqa: E402
+from services.commands.lots import draw  # noqa: E402
+from services.commands.pairing import pair_next  # noqa: E402
+from services.commands.service import CommandService  # noqa: E402
 from services.eventlog.sqlite import SQLiteEventLog  # noqa: E402
-from services.lots import draw  # noqa: E402
-from services.pairing import pair_next  # noqa: E402
 
 from .common import quick_main  # noqa: E402
 
@@ -447,7 +448,8 @@ def _one(
 ) -> dict[str, Any]:
     """Build the field and the rounds before `timed_round` through the wrapper and store them
     in an embedded log, then time that round `repeats` times each way (best of): the whole
-    `arbiter pair` path (`services.pairing.pair_next`: read, fold, context, propose, append),
+    `arbiter pair` path (`services.commands.pairing.pair_next`: read, fold, context, propose,
+    append),
     the wrapper alone (context() + propose on the folded state), the wrapper's conversion
     alone, and the bare gacrux call on the very input the wrapper gives it."""
     propose = dutch.propose if system == "dutch" else galway.propose
@@ -534,7 +536,7 @@ def run(quick: bool) -> dict[str, Any]:
         "dutch": [_one("dutch", n, rnd, repeats) for n, rnd, repeats in dutch_sizes],
         "galway": [_one("galway", n, rnd, repeats) for n, rnd, repeats in galway_sizes],
         "note": (
-            "best of `repeats`; pair path = services.pairing.pair_next on an embedded log "
+            "best of `repeats`; pair path = services.commands.pairing.pair_next on an embedded log "
             "(read, fold, context, propose, append the lots and the round; its gacrux time and our "
             "overhead are timed inside the same call), wrapper = context() "
             "+ propose on the folded state, bare = gacrux on the wrapper's own input. "

@@ -63,7 +63,7 @@ from events_schema.envelope import envelope_from_bytes  # noqa: E402
 from events_schema.ids import GENESIS_HASH  # noqa: E402
 from projections.documents import PROJECTIONS  # noqa: E402
 from services.eventlog.kafka import KafkaEventLog  # noqa: E402
-from services.projector import Projector  # noqa: E402
+from services.projection.projector import Projector  # noqa: E402
 from tests.bench.standings import league_events  # noqa: E402
 
 PARTITIONS = 8

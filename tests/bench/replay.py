@@ -12,7 +12,7 @@ the tournaments as concurrent events would be. Then, per tournament, over the wh
 - `read_envelope`: `log.read` alone (bytes -> `Envelope`);
 - `read_decode`: `log.read` (bytes -> `Envelope`) + `Recorded.of` (payload decode/upcast);
 - `replay`: `log.read` + the `Projector` fold + the four documents at the end
-  (`services.audit.replay_to`, what `arbiter replay` does);
+  (`services.audit.replay.replay_to`, what `arbiter replay` does);
 - `fold_only`: the `Projector` fold over envelopes already in memory (a sample of
   tournaments), to show where the time goes.
 
@@ -50,9 +50,9 @@ _ensure_paths()
 from builders import ADMIN, ARBITER, T0  # noqa: E402
 
 from events_schema import Recorded  # noqa: E402
-from services.audit import replay_to  # noqa: E402
+from services.audit.replay import replay_to  # noqa: E402
 from services.eventlog.base import EventLog, NewEvent  # noqa: E402
-from services.projector import Projector  # noqa: E402
+from services.projection.projector import Projector  # noqa: E402
 
 PLAYERS = 16
 ROUNDS = 15

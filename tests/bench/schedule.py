@@ -24,7 +24,7 @@ from builders import created, player, recorded  # noqa: E402
 from projections.pairing import berger, round_robin  # noqa: E402
 from projections.pairing.base import context  # noqa: E402
 from projections.standings import fold  # noqa: E402
-from services.lots import draw  # noqa: E402
+from services.commands.lots import draw  # noqa: E402
 
 
 def _best(fn: Any, repeat: int) -> float:

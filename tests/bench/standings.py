@@ -221,7 +221,7 @@ def measure_incremental(
     which `samples` are also timed as a full recompute (evolve + standings) and compared.
     `freeze`: the heap built before the updates is frozen out of the cyclic collector's sight
     (`gc.freeze`), as the embedded feed runner does once it has folded the log
-    (`services.embedded._freeze_heap`); unfrozen at the end."""
+    (`services.projection.embedded._freeze_heap`); unfrozen at the end."""
     result_idx = [i for i, r in enumerate(recs) if isinstance(r.event, ev.GameEnded)]
     last_round = recs[result_idx[-1]].event
     assert isinstance(last_round, ev.GameEnded)

@@ -14,7 +14,7 @@ from conftest import LogFactory
 from events_schema import CommandBatch
 from events_schema import events as ev
 from events_schema.limits import LimitExceeded, Limits
-from services.commands import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import UnreadableOnWrite
 
 

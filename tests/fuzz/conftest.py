@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.api.app import create_app
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi, Stats

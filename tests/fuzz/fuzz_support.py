@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from tests_support import cmd
 
 from events_schema.limits import Limits
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.eventlog.sqlite import SQLiteEventLog
 
 TID = "open-2026"

@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 from events_schema import EVENT_TYPES
 from projections.documents import PROJECTIONS
 from services.api.app import create_app
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi

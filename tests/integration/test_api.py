@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from tests_support import cmd
 
 from services.api.app import create_app
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 
 
 @pytest.fixture

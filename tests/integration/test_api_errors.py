@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.api.app import create_app
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.eventlog.base import AppendResult, EventLogUnavailable
 from services.eventlog.sqlite import SQLiteEventLog
 

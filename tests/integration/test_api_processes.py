@@ -18,7 +18,7 @@ import pytest
 from conftest import kafka_bootstrap
 
 from events_schema import GENESIS_HASH
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 
 REPO = Path(__file__).resolve().parents[2]
 

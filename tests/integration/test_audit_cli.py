@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from events_schema import events as ev
 from services.cli.main import app
-from services.commands import CommandService
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.projector import Projector
+from services.projection.projector import Projector
 
 runner = CliRunner()
 TID = "audit-rr"

@@ -12,10 +12,10 @@ from builders import batch, created, player
 from fastapi.testclient import TestClient
 from tests_support import ADMIN_ACTOR
 
-from services import checkpoints as cps
 from services.api.app import create_app
-from services.auth import TokenStore
-from services.commands import CommandService
+from services.audit import checkpoints as cps
+from services.commands.auth import TokenStore
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
 
 TID = "open-2026"

@@ -21,9 +21,9 @@ from events_schema import events as ev
 from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash
 from services.api.app import create_app
-from services.auth import TokenStore
 from services.cli.main import app
-from services.commands import CommandService
+from services.commands.auth import TokenStore
+from services.commands.service import CommandService
 from services.eventlog.base import NewEvent
 from services.eventlog.sqlite import SQLiteEventLog
 

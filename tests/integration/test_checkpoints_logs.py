@@ -8,9 +8,9 @@ from pathlib import Path
 from builders import batch, created, player
 from tests_support import ADMIN_ACTOR
 
-from services import audit
-from services import checkpoints as cps
-from services.commands import CommandService
+from services.audit import checkpoints as cps
+from services.audit import replay as audit
+from services.commands.service import CommandService
 from services.eventlog.base import EventLog
 
 TID = "ckpt-open"

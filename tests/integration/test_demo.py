@@ -1,5 +1,5 @@
 """`arbiter demo` (the README's main job) runs a Swiss as an organiser would: every round paired
-by `services/pairing.py` through the command path, a correction after the next round was
+by `services/commands/pairing.py` through the command path, a correction after the next round was
 paired (flagged, not re-paired), final standings."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.documents import corrections_after_pairing
 from projections.standings import fold, standings
+from services.cli.demo import PLAYERS, ROUNDS, TID
 from services.cli.main import app
-from services.demo import PLAYERS, ROUNDS, TID
 from services.eventlog.sqlite import SQLiteEventLog
 
 

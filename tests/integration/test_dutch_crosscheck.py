@@ -9,7 +9,8 @@ and ask for half- and zero-point byes; some players are unrated.
 
 The check does not reuse the wrapper's translation: the tournament's records are written as
 TRF-16 exactly as `arbiter export trf` and `GET /tournaments/{id}/trf` write them
-(`services.trf.export_trf` with no options: players numbered by the Dutch initial ranking,
+(`services.interchange.trf.export_trf` with no options: players numbered by the Dutch initial
+ranking,
 record 152 the initial colour drawn), read by gacrux's own TRF reader, and given to
 `gacrux.pairingchecker` in check mode (`-c -p -m dutch`, in process), which pairs every round
 again from the rounds before it (the CLI test at the end does the same with a tournament
@@ -53,7 +54,7 @@ from projections.standings import fold
 from projections.standings.state import PlayerInfo
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
-from services.trf import export_trf
+from services.interchange.trf import export_trf
 
 CHUNKS = 10
 PER_CHUNK = 20  # 200 tournaments

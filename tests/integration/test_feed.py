@@ -12,9 +12,9 @@ import pytest
 from bench.feed import ApiServer, SseEvent, SseReader
 from tests_support import cmd
 
-from services.embedded import FeedHub
 from services.feed import sse
-from services.projector import Message
+from services.projection.embedded import FeedHub
+from services.projection.projector import Message
 
 TID = "open-2026"
 

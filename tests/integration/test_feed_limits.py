@@ -13,9 +13,9 @@ import pytest
 from bench.feed import ApiServer, SseReader
 
 from projections.documents import PROJECTIONS
-from services.embedded import HISTORY_PER_TOURNAMENT, FeedHub
 from services.feed import routes, sse
-from services.projector import Message
+from services.projection.embedded import HISTORY_PER_TOURNAMENT, FeedHub
+from services.projection.projector import Message
 
 TID = "limits-2026"
 
@@ -130,8 +130,8 @@ def test_a_server_runner_freezes_the_folded_heap_once_caught_up(
     heap alone (a test process, for one)."""
     import gc
 
-    from services.embedded import EmbeddedRunner
     from services.eventlog.sqlite import SQLiteEventLog
+    from services.projection.embedded import EmbeddedRunner
 
     gc.unfreeze()
     runner = EmbeddedRunner(SQLiteEventLog(tmp_path / "events.sqlite3"), freeze_heap=freeze)

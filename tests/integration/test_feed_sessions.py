@@ -11,7 +11,7 @@ import httpx
 import pytest
 from bench.feed import ApiServer, SseReader
 
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 
 TID = "sess-2026"
 SETUP = {

@@ -15,7 +15,8 @@ last in a call: gacrux's FB leaves a mark in its shared state that a later BH wo
 (`test_gacrux_crosscheck_editions.py` does the same on tournaments paired by our Dutch
 wrapper, switching the edition by a ruling.)
 
-The TRF files are written by the project's own exporter, `services.trf.write_trf`, so this
+The TRF files are written by the project's own exporter, `services.interchange.trf.write_trf`, so
+this
 also checks that gacrux reads our exports as we mean them.
 """
 
@@ -39,7 +40,7 @@ from projections.standings import StandingsState, crosstable, fold, standings
 from projections.tiebreaks import REGISTRY, Chain, rank
 from projections.tiebreaks.fide import PRESETS
 from projections.tiebreaks.registry import resolve_params
-from services.trf import TrfHeader, write_trf
+from services.interchange.trf import TrfHeader, write_trf
 
 SWISS_SEEDS = range(1, 41)
 # 16, 90, 155 and 194 are round robins where direct encounter decides only when re-applied to a
@@ -228,7 +229,8 @@ def round_robin_events(seed: int) -> list[Event]:
 
 
 def export(state: StandingsState, edition: str = "fide-2024") -> tuple[str, dict[int, str]]:
-    """The project's TRF-16 export (services.trf.write_trf), and start number -> player id.
+    """The project's TRF-16 export (services.interchange.trf.write_trf), and start number -> player
+    id.
 
     A 2025 start date (record 042) makes gacrux apply the rules of 2024-08-01, a 2026 one its
     rules of 2026-03-01; without one it would apply its newest rules."""

@@ -57,7 +57,7 @@ from projections.tiebreaks import REGISTRY, Chain, rank
 from projections.tiebreaks.editions import Edition, edition_on
 from projections.tiebreaks.fide import dummies
 from projections.tiebreaks.registry import resolve_params
-from services.trf import write_trf
+from services.interchange.trf import write_trf
 
 SEEDS = range(1, 61)
 

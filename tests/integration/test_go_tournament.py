@@ -19,10 +19,10 @@ from events_schema.go import GoSettings
 from projections.games import game_rows
 from projections.standings import fold, standings
 from projections.tiebreaks.mcmahon import start_score
-from services.commands import CommandService
+from services.commands.pairing import pair_next
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.pairing import pair_next
-from services.projector import replay
+from services.projection.projector import replay
 
 TID = "lgc-mcmahon"
 REFEREE = Actor(id="referee:lgc", role="arbiter")

@@ -5,7 +5,8 @@ topics, and a real API process (uvicorn, ARBITER_LOG=kafka) appends through
 (`KafkaProjectionSource`, the default source on Kafka).
 
 Checked over the wire: the SSE stream delivers standings as of the last appended seq, byte-equal
-to `services.projector.replay` of the log; a ResultCorrected appended afterwards arrives live and
+to `services.projection.projector.replay` of the log; a ResultCorrected appended afterwards arrives
+live and
 through the snapshot endpoint, byte-equal to the replay; a reconnect with Last-Event-ID gets only
 newer versions, each (projection, as_of_seq) once.
 """
@@ -28,9 +29,9 @@ import orjson
 import pytest
 from tests_support import fresh_kafka_log, processor_args, tail_logs, terminate
 
-from services.auth import TokenStore
+from services.commands.auth import TokenStore
 from services.eventlog.kafka import KafkaEventLog
-from services.projector import replay
+from services.projection.projector import replay
 
 pytestmark = pytest.mark.kafka
 

@@ -19,11 +19,11 @@ from events_schema import events as ev
 from projections.documents import corrections_after_pairing
 from projections.standings import fold
 from services.api.app import create_app
-from services.auth import TokenStore
 from services.cli.main import app
-from services.commands import CommandService
+from services.commands.auth import TokenStore
+from services.commands.lots import redraw
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.lots import redraw
 
 runner = CliRunner()
 TID = "pair-open"
@@ -335,7 +335,7 @@ def test_replace_is_refused_once_a_game_has_ended(db: Path):
 
 def test_replace_is_all_or_nothing(db: Path, monkeypatch):
     """A new round the decider refuses takes the retraction down with it."""
-    import services.pairing as pairing
+    import services.commands.pairing as pairing
 
     _swiss(db)
     _pair_json()
@@ -403,11 +403,11 @@ def test_api_replace(db: Path, api, tmp_path: Path):
 
 
 def test_an_arbiter_retracts_only_the_round_the_batch_schedules_again(db: Path):
-    """services/commands.py `_check_repair`: an arbiter's EventRetracted is accepted only as
+    """services/commands/service.py `_check_repair`: an arbiter's EventRetracted is accepted only as
     a re-pair (the retracted RoundScheduled's stage and round scheduled again in the same
     batch); a retraction alone, or of another event, stays admin-only and appends nothing."""
     from events_schema import Actor
-    from services.commands import CommandRejected
+    from services.commands.service import CommandRejected
 
     _swiss(db)
     r1 = _pair_json()

@@ -25,10 +25,10 @@ from conftest import LogFactory, kafka_bootstrap
 from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope, chain_hash
-from services.commands import CommandRejected, CommandService
-from services.embedded import EmbeddedRunner
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import EventLog
-from services.projector import Projector
+from services.projection.embedded import EmbeddedRunner
+from services.projection.projector import Projector
 
 
 def deep(levels: int) -> dict[str, Any]:
@@ -204,7 +204,7 @@ def test_the_api_lists_the_marker_and_refuses_appends_with_the_remedy(tmp_path: 
     from fastapi.testclient import TestClient
 
     from services.api.app import create_app
-    from services.auth import TokenStore
+    from services.commands.auth import TokenStore
     from services.eventlog.sqlite import SQLiteEventLog
 
     log = SQLiteEventLog(tmp_path / "events.sqlite3")
@@ -253,7 +253,7 @@ def test_the_processor_core_rebuilds_and_folds_past_a_poison_record(
     bootstrap = kafka_bootstrap()
     assert bootstrap is not None
     from services.eventlog.kafka import KafkaEventLog
-    from services.processors.core import ProcessorConfig, ProcessorCore
+    from services.projection.processors.core import ProcessorConfig, ProcessorCore
 
     topic = f"arbiter.test.{uuid.uuid4().hex[:12]}"
     log = KafkaEventLog(bootstrap, topic=topic, partitions=2)

@@ -31,12 +31,12 @@ from events_schema import events as ev
 from events_schema.envelope import envelope_from_bytes
 from events_schema.registry import encode_payload
 from projections.endings.tablebase import WDL
-from services.commands import CommandService
+from services.commands.service import CommandService
 from services.eventlog.base import utcnow
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.eventlog.sqlite import SQLiteEventLog
-from services.processors.adjudicator import AdjudicatorCore, Candidate, command_id
-from services.processors.core import ADJUDICATOR, ProcessorConfig
+from services.projection.processors.adjudicator import AdjudicatorCore, Candidate, command_id
+from services.projection.processors.core import ADJUDICATOR, ProcessorConfig
 
 REPO = Path(__file__).resolve().parents[2]
 GAVIOTA = Path("/usr/share/gaviotatb/gtb4")

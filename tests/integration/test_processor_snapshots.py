@@ -27,7 +27,7 @@ from test_processors import (  # the fixture `env` too
 
 from events_schema.codec import loads
 from services.eventlog.kafka import KafkaEventLog, partition_for
-from services.processors import snapshots
+from services.projection.processors import snapshots
 
 pytestmark = pytest.mark.kafka
 

@@ -28,7 +28,7 @@ from test_processors import REPO, Checker, Procs, _read
 from tests_support import fresh_kafka_log, processor_args
 
 from services.eventlog.kafka import KafkaEventLog, partition_for
-from services.processors import snapshots
+from services.projection.processors import snapshots
 
 pytestmark = pytest.mark.kafka
 

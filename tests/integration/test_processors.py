@@ -37,7 +37,7 @@ from events_schema.envelope import envelope_from_bytes
 from events_schema.ids import GENESIS_HASH
 from projections.documents import PROJECTION_VERSION, PROJECTIONS
 from services.eventlog.kafka import KafkaEventLog
-from services.projector import replay
+from services.projection.projector import replay
 
 pytestmark = pytest.mark.kafka
 

@@ -1,6 +1,7 @@
 """A full TCEC Season simulated from registration to the Superfinal, on the embedded log,
 through the command path only: `season start` (the organisers' plan), the TCEC Swiss (Monrad,
-`services.pairing.pair_next`), the Cup (its top 32, `knockout.py`) and the Swiss's 6 engines
+`services.commands.pairing.pair_next`), the Cup (its top 32, `knockout.py`) and the Swiss's 6
+engines
 for the Entrance League, then Entrance League → League 2 → League 1 → Premier Division (with
 its Conditional Tiebreak) → Superfinal, every stage created by `season advance` from the
 standings of the one before, and the next Season's placement. Every promotion and relegation
@@ -41,12 +42,12 @@ from events_schema import Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
 from projections.playoffs import playoff_view
 from projections.standings import fold, standings
-from services import seasons
 from services.cli.seasons import register
-from services.commands import CommandRejected, CommandService
+from services.commands import seasons
+from services.commands.lots import draw
+from services.commands.pairing import pair_next
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.lots import draw
-from services.pairing import pair_next
 
 SEASON = "s25"
 STRENGTH = {

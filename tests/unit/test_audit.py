@@ -8,8 +8,8 @@ import pytest
 from builders import T0, created, player, recorded, result, round_
 
 from events_schema.codec import dumps, loads
-from services import audit
-from services.projector import replay
+from services.audit import replay as audit
+from services.projection.projector import replay
 
 
 def _stream():

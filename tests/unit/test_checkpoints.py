@@ -1,4 +1,5 @@
-"""Signed checkpoints (services/checkpoints.py) and the verify parts they rely on: pure, no log."""
+"""Signed checkpoints (services/audit/checkpoints.py) and the verify parts they rely on: pure, no
+log."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from builders import ADMIN, T0, created, player, recorded, result, round_
 from events_schema import GENESIS_HASH
 from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash
-from services import audit
-from services import checkpoints as cps
+from services.audit import checkpoints as cps
+from services.audit import replay as audit
 from services.eventlog.base import NewEvent
 
 TID = "t"

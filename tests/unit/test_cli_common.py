@@ -6,7 +6,7 @@ import pytest
 import typer
 
 from services.cli.common import refusals
-from services.commands import CommandRejected
+from services.commands.service import CommandRejected
 from services.eventlog.base import AppendConflict, EventLogUnavailable
 
 

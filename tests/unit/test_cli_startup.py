@@ -77,7 +77,7 @@ def test_standings_on_the_embedded_log_loads_no_api_kafka_or_http_client(
     ("copy", "source"),
     [
         ("PROJECTION_NAMES", "projections.documents:PROJECTIONS"),
-        ("ROLE_NAMES", "services.auth:ROLES"),
+        ("ROLE_NAMES", "services.commands.auth:ROLES"),
     ],
 )
 def test_help_text_names_match_their_source(copy: str, source: str) -> None:

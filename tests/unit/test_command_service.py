@@ -22,7 +22,7 @@ from tests_support import assert_chain
 
 from events_schema import Command, CommandBatch
 from events_schema import events as ev
-from services.commands import CommandRejected, CommandService, derived_event_id
+from services.commands.service import CommandRejected, CommandService, derived_event_id
 from services.eventlog.base import AppendConflict, EventIdConflict
 from services.eventlog.sqlite import SQLiteEventLog
 

@@ -27,7 +27,7 @@ from events_schema.upcasters import upcast
 from projections.documents import PROJECTION_VERSION, documents
 from projections.standings import fold
 from services.cli.schema_export import DEFAULT_DIR
-from services.commands import CommandService
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -112,7 +112,7 @@ def test_a_gct_tour_playoff() -> None:
 
 
 def test_a_galway_tournament_paired_by_the_service() -> None:
-    from services.pairing import pair_next
+    from services.commands.pairing import pair_next
 
     tid = "galway-contract"
     ratings = {f"p{i:02d}": 2400 - 50 * (i - 1) for i in range(1, 17)}

@@ -1,7 +1,7 @@
 """Golden standings, each named after the article it tests (bbpPairings' habit):
 `tests/golden/<article>.trf` in, `tests/golden/<article>.standings.json` out, byte for byte.
 
-The TRF is imported through the real command path (`services.trf`: parse, `to_commands`,
+The TRF is imported through the real command path (`services.interchange.trf`: parse, `to_commands`,
 `import_commands` into an in-memory SQLite log), the stored events are read back and folded
 (`projections.standings`), and the table's canonical JSON (`events_schema.codec.dumps`, as
 the feed publishes it) must equal the file. A golden's expected output was produced by this
@@ -19,9 +19,9 @@ from builders import ADMIN
 from events_schema import Recorded
 from events_schema.codec import dumps
 from projections.standings import Table, fold, standings
-from services.commands import CommandService
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.trf import import_commands, read_trf, to_commands
+from services.interchange.trf import import_commands, read_trf, to_commands
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

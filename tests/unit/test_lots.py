@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.lots import draw, redraw
+from services.commands.lots import draw, redraw
 
 
 def test_a_seeded_draw_is_reproducible_and_recorded():

@@ -13,7 +13,7 @@ from events_schema.registry import Recorded
 from projections.pairing import systems
 from projections.pairing.base import LotRequest, PairingContext, Proposal, context
 from projections.standings import fold
-from services.pairing import plan
+from services.commands.pairing import plan
 
 TID = "ctx-open"
 

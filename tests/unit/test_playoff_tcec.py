@@ -1,7 +1,7 @@
 """TCEC playoffs: the Premier Division Conditional Tiebreak (Leagues 6) and the matches (Cup 3,
 Superfinal Leagues 7, FRD final 2.h/2.i), driven from the tie to the final order by appending
 exactly the events the machine asks for: lots (drawn with a seed at the edge, as
-`services.lots.draw` does), the rounds it prescribes, and results from a script."""
+`services.commands.lots.draw` does), the rounds it prescribes, and results from a script."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from projections.playoffs.base import PlannedGame, PlayoffView, berger_round_rob
 from projections.playoffs.tcec_conditional import conditional_tiebreak
 from projections.playoffs.tcec_match import match
 from projections.standings import StandingsState, evolve, fold
-from services.lots import draw
+from services.commands.lots import draw
 
 Machine = Callable[[StandingsState], PlayoffView]
 Play = Callable[[PlannedGame], str]

@@ -1,4 +1,5 @@
-"""The snapshot record format of the processors (services/processors/snapshots.py): a fold
+"""The snapshot record format of the processors (services/projection/processors/snapshots.py): a
+fold
 state round-trips byte for byte in what it publishes, and anything else is detected as
 unreadable, never unpickled."""
 
@@ -9,9 +10,9 @@ from bench.standings import league_events
 from builders import new_event
 
 from events_schema.ids import GENESIS_HASH
-from services.processors import snapshots
-from services.processors.snapshots import SnapshotUnreadable
-from services.projector import Projector
+from services.projection.processors import snapshots
+from services.projection.processors.snapshots import SnapshotUnreadable
+from services.projection.projector import Projector
 
 
 def _folded() -> Projector:

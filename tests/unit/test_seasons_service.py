@@ -1,4 +1,5 @@
-"""`services/seasons.py` on an in-memory log: starting a season (refusals, a resend), a dry run,
+"""`services/commands/seasons.py` on an in-memory log: starting a season (refusals, a resend), a
+dry run,
 and the organisers' field ruling when the standings leave the line to them (a 4k Pool where
 everyone draws: the MiniFinal waits, the arbiter names its two engines, `advance` creates it)."""
 
@@ -13,10 +14,10 @@ from tests_support import ADMIN_ACTOR
 from events_schema import Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
 from projections.standings import fold
-from services import seasons
-from services.commands import CommandRejected, CommandService
+from services.commands import seasons
+from services.commands.pairing import pair_next
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.pairing import pair_next
 
 IDS = ["k1", "k2", "k3", "k4"]
 

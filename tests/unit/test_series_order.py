@@ -1,4 +1,4 @@
-"""services/series_order.py: which tournaments of a series count, and in what order."""
+"""projections/series/order.py: which tournaments of a series count, and in what order."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 from builders import created, player, recorded, result, round_
 
+from projections.series.order import SeriesEntry, order_series
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
-from services.series_order import SeriesEntry, order_series
 
 
 def _state(tid: str, finished: bool) -> StandingsState:

@@ -1,4 +1,5 @@
-"""`arbiter import sgf` and `arbiter export sgf` (services/sgf_import.py, sgf_export.py) on a
+"""`arbiter import sgf` and `arbiter export sgf` (services/interchange/sgf_import.py,
+sgf_export.py) on a
 temporary SQLite log: the small hand-written games of tests/fixtures/sgf/ end to end, the
 refusals (a node named, nothing appended), idempotence, the round trip through sgfmill, and
 the GNU Go games of tests/fixtures/go/ when they are there."""
@@ -19,9 +20,9 @@ from events_schema import Actor, Envelope, Recorded
 from services.cli import games as games_cli
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
-from services.import_steps import ImportRefused
-from services.sgf_export import ExportRefused, export_sgf
-from services.sgf_import import SgfError, import_sgf, read_result
+from services.interchange.pipeline import ImportRefused
+from services.interchange.sgf_export import ExportRefused, export_sgf
+from services.interchange.sgf_import import SgfError, import_sgf, read_result
 
 games_cli.register(app)
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""services/tablebases.py: `open_prober` over Syzygy / Gaviota tables, never implicitly.
+"""services/projection/tablebases.py: `open_prober` over Syzygy / Gaviota tables, never implicitly.
 
 The Gaviota tests read Debian's `gaviotatb` 3-man tables (/usr/share/gaviotatb/gtb4) and are
 skipped without them (apt-get install gaviotatb)."""
@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from projections.endings import GameFacts, MoveFacts, adjudicate
-from services.tablebases import (
+from services.projection.tablebases import (
     ENV,
     ChainProber,
     GaviotaProber,

@@ -44,9 +44,9 @@ from projections.tiebreaks.fide import dummies, unplayed_notes
 from projections.tiebreaks.registry import Value, resolve_params
 from projections.tournament import decide
 from projections.tournament import fold as tournament_fold
-from services.commands import CommandService
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.trf import import_commands, read_trf, to_commands, write_trf
+from services.interchange.trf import import_commands, read_trf, to_commands, write_trf
 
 Game = tuple[str, str, str, str] | tuple[str, str, str, str, str]
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -17,9 +17,9 @@ from events_schema import Command, Recorded
 from events_schema import events as ev
 from projections.standings import fold, standings
 from services.cli.main import app
-from services.commands import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.trf import (
+from services.interchange.trf import (
     TrfError,
     TrfFile,
     TrfHeader,
@@ -39,7 +39,7 @@ from services.trf import (
     tournament_id_for,
     write_trf,
 )
-from services.trf.parse import RoundEntry, TrfPlayer
+from services.interchange.trf.parse import RoundEntry, TrfPlayer
 
 SAMPLE = Path(__file__).parent.parent / "data" / "trf" / "spring_open.trf"
 

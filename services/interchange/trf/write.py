@@ -71,7 +71,7 @@ from projections.pairing.systems import system_name
 from projections.standings import StandingsState, fold, standings
 from projections.standings.crosstable import build as build_crosstable
 from projections.tiebreaks.editions import edition_on
-from services.trf.parse import TrfHeader, edition_note, trf_date
+from services.interchange.trf.parse import TrfHeader, edition_note, trf_date
 
 TrfOrder = Literal["pairing", "registration", "rating"]
 ORDERS: tuple[TrfOrder, ...] = get_args(TrfOrder)

@@ -8,7 +8,8 @@ the stage's tournament, all through the command path (`CommandService.handle`).
 (`projections/seasons/view.py`) what is known, and appends, one batch per stream:
 
 1. on the series stream: the lots the derivation needs (`LotDrawn`, drawn here with
-   `services/lots.py`, the only place randomness lives; first, so a replay reads each random
+   `services/commands/lots.py`, the only place randomness lives; first, so a replay reads each
+   random
    choice before the field it fed), a `RulingIssued(subject="field:<tournament id>")` for
    every stage whose field the finished stages now give (rule cited, `decision={"players":
    [...], "derived_from": {...}}`), and the next Season's placement
@@ -50,9 +51,9 @@ from projections.seasons import (
 from projections.seasons.view import plan_problems
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
-from services.commands import CommandRejected, CommandService
+from services.commands.lots import draw
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import AppendConflict, EventLog
-from services.lots import draw
 
 PLAN_RULING_ID = "season-plan"
 MAX_LOT_ROUNDS = 4

@@ -1,7 +1,7 @@
 """Pairing at the edge: run the tournament's pairing system and append what it proposes.
 
 `pair_next` folds the tournament, asks its system (`projections/pairing/systems.py`) for the
-next round, draws every lot the system asks for (`services/lots.py`, the only place
+next round, draws every lot the system asks for (`services/commands/lots.py`, the only place
 randomness lives), and appends the lots and the `RoundScheduled` as ONE batch through the
 command path (`CommandService`): the lots first, so a replay reads each random choice before
 the pairing it fed; all or nothing, so a refused round leaves no orphan lot. The batch carries
@@ -22,7 +22,7 @@ Only the latest round of the stage can be replaced (`pairing.not_latest_round` w
 `expected_round` names another); lots in force stay in force (the drawn initial colour, a
 round robin's pairing numbers): retract a lot first to draw it again. The retraction is an
 `EventRetracted`, which the command path lets an arbiter append only inside such a re-pair
-batch (the round it retracts scheduled again in the same batch; services/commands.py
+batch (the round it retracts scheduled again in the same batch; services/commands/service.py
 `_check_repair`), an admin always; any other role is refused before anything is paired. A
 replace is not a resend-safe request: each one re-pairs the latest round again.
 """
@@ -41,9 +41,9 @@ from projections.pairing.systems import propose, system_name
 from projections.standings import StandingsState
 from projections.standings import evolve as standings_evolve
 from projections.standings import fold as standings_fold
-from services.commands import CommandRejected, CommandService
+from services.commands.lots import draw
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import AppendConflict, AppendResult, NewEvent, utcnow
-from services.lots import draw
 
 MAX_LOT_ROUNDS = 8  # a system asks for its lots in a few steps at most
 #: Issue 14: a re-pair "supersedes the round, refused once any game of it has started".

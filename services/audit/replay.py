@@ -39,7 +39,7 @@ from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash, read_envelope
 from events_schema.registry import Recorded
 from projections.documents import PROJECTIONS
-from services.projector import Projector
+from services.projection.projector import Projector
 
 # --------------------------------------------------------------------------------------------
 # points
@@ -493,7 +493,7 @@ def verify_chain(
     `Recorded.of(...).unreadable`) is intact: it is listed in `unreadable`, not a break
     (`check_decode=False` skips this, e.g. when only the chain matters).
     A cut-off end of the stream (its last events deleted) or a re-hashed suffix are not
-    visible in the chain alone: signed checkpoints (services/checkpoints.py) catch those.
+    visible in the chain alone: signed checkpoints (services/audit/checkpoints.py) catch those.
     """
     records = list(_records(stored))
     body_seqs: dict[int, object] = {}  # seq in the bytes -> the row's seq column

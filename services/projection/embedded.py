@@ -30,7 +30,7 @@ import orjson
 
 from projections.documents import PROJECTIONS
 from services.eventlog.base import EventLog
-from services.projector import Message, Projector
+from services.projection.projector import Message, Projector
 
 log = logging.getLogger("arbiter.feed")
 

@@ -1,7 +1,7 @@
 """The Faust app of one processor, and `run()` (what `arbiter processor NAME` calls).
 
 `faust_app`, `events_topic`, `add_watchdog`, `ensure_topics` and `run_worker` are shared with
-the adjudicator (services/processors/adjudicator.py)."""
+the adjudicator (services/projection/processors/adjudicator.py)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from typing import Any, Protocol
 import faust
 from kafka.errors import KafkaError
 
-from services.processors import transport
-from services.processors.core import (
+from services.projection.processors import transport
+from services.projection.processors.core import (
     SNAPSHOT_MAX_BYTES,
     ProcessorConfig,
     ProcessorCore,
     Superseded,
     TopicReader,
 )
-from services.projector import Message
+from services.projection.projector import Message
 
 log = logging.getLogger("arbiter.processor")
 

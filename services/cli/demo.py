@@ -1,5 +1,5 @@
 """The main job: a seven-player Swiss on the embedded log, run as an organiser would: each round
-paired by the tournament's system (FIDE Dutch, `services/pairing.py`, what `arbiter pair`
+paired by the tournament's system (FIDE Dutch, `services/commands/pairing.py`, what `arbiter pair`
 runs) with its lots recorded, results entered through the real command path (decide ->
 append), refused commands, a correction after the next round was paired (flagged, not
 re-paired), a forfeit, then the standings. Run with `arbiter demo`."""
@@ -18,10 +18,10 @@ from events_schema import events as ev
 from projections.documents import corrections_after_pairing
 from projections.standings import fold, standings
 from services.cli.render import print_standings
-from services.commands import CommandRejected, CommandService
+from services.commands.pairing import pair_next
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.pairing import pair_next
-from services.projector import Projector
+from services.projection.projector import Projector
 
 TID = "demo-open-2026"
 ARBITER = Actor(id="arbiter:demo", role="arbiter")
@@ -191,7 +191,7 @@ def run_demo(db: Path, out: Console) -> None:
         prev = env.hash
     out.print(f"{len(envs)} events, hash chain verified; head {prev[:16]}…")
     # The same projections the live feed and the Kafka processors publish, run in-process
-    # over the embedded log (services/projector.py), one message per projection.
+    # over the embedded log (services/projection/projector.py), one message per projection.
     messages = Projector().run(envs)
     published = ", ".join(f"{m.projection} (as of seq {m.as_of_seq})" for m in messages)
     out.print(f"embedded projections published: {published}")

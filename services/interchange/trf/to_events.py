@@ -54,7 +54,7 @@ from typing import Literal
 from events_schema import Command, encode_payload
 from events_schema import events as ev
 from projections.tiebreaks.editions import EDITIONS, RULING_SUBJECT, Edition, edition_on, why_on
-from services.trf.parse import (
+from services.interchange.trf.parse import (
     EDITION_NOTE,
     RoundEntry,
     TrfError,

@@ -20,7 +20,8 @@ Value layout: `ARBSNAP` | format (u16) | fingerprint (32 bytes) | SHA-256 of the
 header length (u32) | header (JSON) | state (zlib of a pickle; tournaments only).
 
 The fingerprint is a SHA-256 of the code the state's and the documents' shape depend on
-(`projections/`, `events_schema/`, `services/projector.py`, this module) and of the Python
+(`projections/`, `events_schema/`, `services/projection/projector.py`, this module) and of the
+Python
 and pydantic versions: any change there makes every snapshot unusable and the processor
 rebuilds once (and then writes new ones). Pickle is used because it is the only fast and
 complete round trip of the fold state (dataclasses holding pydantic events, UUIDs, tuples);
@@ -52,8 +53,8 @@ FORMAT = 1
 _HEAD = struct.Struct("!7sH32s32s")
 _LEN = struct.Struct("!I")
 
-_ROOT = Path(__file__).resolve().parents[2]
-_FINGERPRINTED = ("projections", "events_schema", "services/projector.py", __file__)
+_ROOT = Path(__file__).resolve().parents[3]
+_FINGERPRINTED = ("projections", "events_schema", "services/projection/projector.py", __file__)
 
 
 class SnapshotUnreadable(Exception):

@@ -84,7 +84,7 @@ from projections.endings.pgn_comments import MoveComment, parse_comment
 from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import BY_MOVES, SourceEnding, disagreement, read_source, rule_text
 from services.eventlog.base import EventLog
-from services.import_steps import (
+from services.interchange.pipeline import (
     DryRun,
     ImportRefused,
     Progress,

@@ -3,9 +3,10 @@
 `arbiter processor standings|tiebreaks|playoff|prizes` runs one of them as its own OS process
 and consumer group. (`arbiter processor adjudicator` is a fifth processor that is not a
 projection: it ends games by rule through the command path, with tablebases if given;
-`services/processors/adjudicator.py`. It shares the Faust settings, the rebuild on start, the
+`services/projection/processors/adjudicator.py`. It shares the Faust settings, the rebuild on
+start, the
 gap handling and the watchdog described here.) Each is a thin agent over
-`services.projector.Projector`:
+`services.projection.projector.Projector`:
 
     events topic (keyed by tournament, read_committed)
       -> one batch per consumer fetch (transport.py's batch path, up to --batch records)
@@ -16,7 +17,8 @@ Output: `arbiter.projection.<name>` (cleanup.policy=compact, as many partitions 
 topic), key = tournament id, value = the canonical JSON document of `projections.documents`
 (it carries `version` and `as_of_seq`). A message is published only when the projection's
 data changed (Projector's rule), with `as_of_seq` = the last seq folded in that batch; so the
-value is always byte-equal to `services.projector.replay` of the events up to its `as_of_seq`,
+value is always byte-equal to `services.projection.projector.replay` of the events up to its
+`as_of_seq`,
 and the latest value's data equals the replay of the whole stream.
 
 Throughput (issue 11 item 1): Faust's own path hands each record to the agent through a
@@ -112,6 +114,6 @@ folded).
 
 from __future__ import annotations
 
-from services.processors.core import ProcessorConfig, ProcessorCore
+from services.projection.processors.core import ProcessorConfig, ProcessorCore
 
 __all__ = ["ProcessorConfig", "ProcessorCore"]

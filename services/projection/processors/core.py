@@ -32,15 +32,15 @@ from services.eventlog.kafka import (
     partition_for,
     replication_factor_for,
 )
-from services.processors import snapshots
-from services.processors.snapshots import SnapshotUnreadable
-from services.projector import GapDetected, Message, Projector
+from services.projection.processors import snapshots
+from services.projection.processors.snapshots import SnapshotUnreadable
+from services.projection.projector import GapDetected, Message, Projector
 
 log = logging.getLogger("arbiter.processor")
 
 DEFAULT_EVENTS_TOPIC = "arbiter.events"
 #: The processor that is not a projection: it ends games by rule through the command path
-#: (services/processors/adjudicator.py).
+#: (services/projection/processors/adjudicator.py).
 ADJUDICATOR = "adjudicator"
 #: Every name `arbiter processor NAME` accepts.
 PROCESSORS: tuple[str, ...] = (*PROJECTIONS, ADJUDICATOR)

@@ -17,7 +17,7 @@ from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
 from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.limits import Limits
-from services.commands import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import EventLog
 from services.eventlog.sqlite import SQLiteEventLog
 

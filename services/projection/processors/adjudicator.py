@@ -13,7 +13,7 @@ files). This processor covers both, the same way for every tournament:
       -> stream.take_events(BATCH, within=...)
       -> decode -> evolve (the decider's fold, `projections/tournament/evolve.py`), and per
          chess game an `Adjudicator` (`projections/endings`) with the `Prober` of
-         `--tablebases` (services/tablebases.py) fed the game's moves in force
+         `--tablebases` (services/projection/tablebases.py) fed the game's moves in force
       -> emit: for each game the rules ended that has no result in force, a `GameEnded`
          (result, termination, `rule` = the article, detail "ply N: ...": exactly what the
          command path appends) sent THROUGH THE COMMAND PATH (`CommandService.handle` on the
@@ -54,7 +54,7 @@ the processor folds every partition from offset 0 to its current end and sends w
 (an ending lost in a kill -9 between fold and send, or the moves appended while it was down);
 the Faust consumer then resumes at the group's committed offsets, and what it redelivers up to
 the rebuild point is ignored by seq. Gaps, the stall watchdog and the worker's restarts are as
-in the projection processors (services/processors/__init__.py). status.json in
+in the projection processors (services/projection/processors/__init__.py). status.json in
 `<data-dir>/adjudicator/`.
 """
 
@@ -84,9 +84,9 @@ from projections.endings.tablebase import Prober
 from projections.tournament import TournamentState, evolve
 from projections.tournament.endings import game_ended, time_control_of
 from projections.tournament.state import GameState
-from services.commands import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import EventIdConflict, EventLog, EventLogUnavailable
-from services.processors.app import (
+from services.projection.processors.app import (
     add_watchdog,
     ensure_topics,
     events_topic,
@@ -95,15 +95,15 @@ from services.processors.app import (
     run_worker,
     setup_logging,
 )
-from services.processors.core import (
+from services.projection.processors.core import (
     ADJUDICATOR,
     GAP_RETRY_S,
     ProcessorConfig,
     TopicReader,
     decode_record,
 )
-from services.projector import GapDetected
-from services.tablebases import open_prober
+from services.projection.projector import GapDetected
+from services.projection.tablebases import open_prober
 
 log = logging.getLogger("arbiter.processor.adjudicator")
 

@@ -1,5 +1,5 @@
 """SGF import (`arbiter import sgf FILE…`): Go games as one new tournament, recorded through
-the command path, with the contract of the PGN import (`services/pgn_import.py`: its
+the command path, with the contract of the PGN import (`services/interchange/pgn_import.py`: its
 `ImportRefused` and `Progress`, and the same dry run, batching and append): all or nothing,
 idempotent, a progress callback, the file's result kept beside Arbiter's and every
 disagreement reported.
@@ -95,7 +95,7 @@ from projections.go.board import GoBoard, Point, format_point
 from projections.go.handicap import handicap_points
 from projections.go.scoring import komi_for
 from services.eventlog.base import EventLog
-from services.import_steps import (
+from services.interchange.pipeline import (
     DryRun,
     ImportRefused,
     Progress,
@@ -740,7 +740,8 @@ def import_sgf(
     return report
 
 
-# --- deciding and appending (the PGN import's way: services/pgn_import.py) --------------------
+# --- deciding and appending (the PGN import's way: services/interchange/pgn_import.py)
+# --------------------
 def _decide_all(
     dry: DryRun, p: SgfPlan, report: SgfImportReport, progress: Progress | None
 ) -> None:

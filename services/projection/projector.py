@@ -180,7 +180,8 @@ class Projector:
         table = self._standings(tournament_id).table()
         return {name: dumps(doc) for name, doc in documents(state, tournament_id, table).items()}
 
-    # -- snapshots (services/processors/snapshots.py: a processor's restart without replay) --
+    # -- snapshots (services/projection/processors/snapshots.py: a processor's restart without
+    # replay) --
 
     def export_tournament(self, tournament_id: str) -> tuple[StandingsState, list[UUID]]:
         """What a snapshot of one tournament holds: its fold state and the ids of the

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from events_schema import Actor, Command, CommandBatch
-from services.commands import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.trf.parse import (
+from services.interchange.trf.parse import (
     RoundEntry,
     TrfError,
     TrfFile,
@@ -20,7 +20,7 @@ from services.trf.parse import (
     parse_trf,
     read_trf,
 )
-from services.trf.to_events import (
+from services.interchange.trf.to_events import (
     StatedEdition,
     edition_choice,
     game_id,
@@ -31,7 +31,7 @@ from services.trf.to_events import (
     to_commands,
     tournament_dates,
 )
-from services.trf.write import (
+from services.interchange.trf.write import (
     ORDERS,
     PlayerDetails,
     TrfOrder,

@@ -51,7 +51,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from events_schema.codec import dumps, loads
-from services import audit
+from services.audit import replay as audit
 from services.config import Settings
 
 log = logging.getLogger("arbiter.checkpoints")

@@ -1,0 +1,1 @@
+"""Looking back: replay to any point, diff, verify the chain, signed checkpoints."""
