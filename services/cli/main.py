@@ -613,9 +613,8 @@ def serve(
 
     cfg = settings(backend, db)
     api = create_app(open_log(cfg), TokenStore(cfg.tokens_path))
-    api.state.feed.freeze_heap = (
-        True  # a server process: see services.projection.embedded._freeze_heap
-    )
+    # a server process: see services.projection.embedded._freeze_heap
+    api.state.feed.freeze_heap = True
     attach_scheduler(api, cfg)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
     uvicorn.run(api, host=host, port=port)
 
