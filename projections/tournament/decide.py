@@ -2,14 +2,14 @@
 
 `decide(state, proposed)` returns the events to append (usually the proposed one, sometimes
 with consequences the rules attach to it) or raises `Rejected` naming the rule and the field.
-It never mutates the state.
+It never mutates the state. Each event type is decided by its rule (`@rule(T)`,
+`projections/tournament/rules/registry.py`); a type without one is refused (`event.no_rule`).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
-from functools import singledispatch
 from typing import Annotated
 
 import chess
@@ -32,6 +32,7 @@ from projections.tournament.endings import (
     time_control_of,
 )
 from projections.tournament.invalidation import KEY, RULE, invalidated_round
+from projections.tournament.rules.registry import rule, rule_for
 from projections.tournament.state import GameState, PlayerState, TournamentState
 
 _CREATION = (ev.TournamentCreated, ev.SeriesCreated)
@@ -69,12 +70,16 @@ def decide(state: TournamentState, proposed: ev.Event) -> list[ev.Event]:
             "type",
             f"a series stream holds only rulings, lots and retractions, not {proposed.event_type}",
         )
-    return _decide(proposed, state)
-
-
-@singledispatch
-def _decide(proposed: ev.Event, state: TournamentState) -> list[ev.Event]:
-    return [proposed]
+    decides = rule_for(type(proposed))
+    if decides is None:
+        # Nothing is accepted by default: an event type is accepted only by its rule
+        # (projections/tournament/rules/registry.py), even one that accepts it as proposed.
+        raise Rejected(
+            "event.no_rule",
+            "type",
+            f"no rule of the decider decides {proposed.event_type}: it cannot be appended",
+        )
+    return decides(proposed, state)
 
 
 # --- creation and registration ---------------------------------------------------------------
@@ -85,7 +90,7 @@ def _refuse_recreation(state: TournamentState) -> None:
         raise Rejected("stream.already_created", "type", f"{state.stream_id} already exists")
 
 
-@_decide.register
+@rule(ev.TournamentCreated)
 def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
     _refuse_recreation(state)
     # Unknown criteria, bad parameters or an unknown preset are refused at creation
@@ -114,7 +119,7 @@ def _(proposed: ev.TournamentCreated, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.SeriesCreated)
 def _(proposed: ev.SeriesCreated, state: TournamentState) -> list[ev.Event]:
     _refuse_recreation(state)
     return [proposed]
@@ -125,7 +130,7 @@ def _known_player(state: TournamentState, player_id: str, field: str) -> None:
         raise Rejected("player.unknown", field, f"no player {player_id!r} is registered")
 
 
-@_decide.register
+@rule(ev.PlayerRegistered)
 def _(proposed: ev.PlayerRegistered, state: TournamentState) -> list[ev.Event]:
     if proposed.player_id in state.players:
         raise Rejected(
@@ -134,7 +139,7 @@ def _(proposed: ev.PlayerRegistered, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.PlayerWithdrew)
 def _(proposed: ev.PlayerWithdrew, state: TournamentState) -> list[ev.Event]:
     _known_player(state, proposed.player_id, "payload.player_id")
     if state.players[proposed.player_id].withdrawn:
@@ -142,7 +147,7 @@ def _(proposed: ev.PlayerWithdrew, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.LotDrawn)
 def _(proposed: ev.LotDrawn, state: TournamentState) -> list[ev.Event]:
     # A lot of a playoff is checked against what its machine asks for (subject, purpose,
     # candidates, pick): projections/tournament/playoff_guards.py.
@@ -170,7 +175,7 @@ def _withdrawn_for(player: PlayerState, rnd: int) -> bool:
     return player.withdrawn_from_round is None or rnd >= player.withdrawn_from_round
 
 
-@_decide.register
+@rule(ev.RoundScheduled)
 def _(proposed: ev.RoundScheduled, state: TournamentState) -> list[ev.Event]:
     key = (proposed.stage, proposed.round)
     if key in state.rounds:
@@ -229,7 +234,7 @@ def _not_paused(state: TournamentState, what: str) -> None:
         raise Rejected("tournament.paused", "type", f"the tournament is paused: no {what}")
 
 
-@_decide.register
+@rule(ev.GameStarted)
 def _(proposed: ev.GameStarted, state: TournamentState) -> list[ev.Event]:
     game = _game(state, proposed.game_id)
     _not_paused(state, "game starts")
@@ -256,7 +261,7 @@ def _(proposed: ev.GameStarted, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.MovePlayed)
 def _(proposed: ev.MovePlayed, state: TournamentState) -> list[ev.Event]:
     game = _game(state, proposed.game_id)
     _not_paused(state, "moves")
@@ -336,7 +341,7 @@ def _go_game(state: TournamentState, game_id: str) -> tuple[GameState, go_play.G
     return game, game.go
 
 
-@_decide.register
+@rule(ev.GoStatusAgreed)
 def _(proposed: ev.GoStatusAgreed, state: TournamentState) -> list[ev.Event]:
     """LGC Timing "Ending the game" 5 and Scoring: the agreed status is counted and the game
     ends in the same batch; refused unless play is paused after the passes, or while a dame
@@ -356,7 +361,7 @@ def _(proposed: ev.GoStatusAgreed, state: TournamentState) -> list[ev.Event]:
     return [agreed, go_play.ended_by_count(game.game_id, score, "status agreed")]
 
 
-@_decide.register
+@rule(ev.GoStatusDisputed)
 def _(proposed: ev.GoStatusDisputed, state: TournamentState) -> list[ev.Event]:
     """LGC Timing "Ending the game" 6: a dispute resumes play, Black first."""
     game, go = _go_game(state, proposed.game_id)
@@ -370,7 +375,7 @@ def _(proposed: ev.GoStatusDisputed, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.IllegalMoveNoticed)
 def _(proposed: ev.IllegalMoveNoticed, state: TournamentState) -> list[ev.Event]:
     """LGC Irregularities "Illegal move": within three moves the game is unwound, later it
     continues as it stands; which of the two is derived from the record."""
@@ -385,7 +390,7 @@ def _(proposed: ev.IllegalMoveNoticed, state: TournamentState) -> list[ev.Event]
     return [proposed.model_copy(update={"unwound": unwound, "rule": rule})]
 
 
-@_decide.register
+@rule(ev.RoundSkipped)
 def _(proposed: ev.RoundSkipped, state: TournamentState) -> list[ev.Event]:
     """LGC Player behaviour "Top groups" / "Other players": a player outside the top groups
     skips a round by notice; a player starting in a top group only in exceptional
@@ -435,7 +440,7 @@ def _(proposed: ev.RoundSkipped, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ClockPaused)
 def _(proposed: ev.ClockPaused, state: TournamentState) -> list[ev.Event]:
     """LGC Timing: both timepieces stopped, in one of the twelve circumstances."""
     _, go = _go_game(state, proposed.game_id)
@@ -444,7 +449,7 @@ def _(proposed: ev.ClockPaused, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ClockResumed)
 def _(proposed: ev.ClockResumed, state: TournamentState) -> list[ev.Event]:
     _, go = _go_game(state, proposed.game_id)
     if not go.clock_paused:
@@ -452,7 +457,7 @@ def _(proposed: ev.ClockResumed, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ClockSet)
 def _(proposed: ev.ClockSet, state: TournamentState) -> list[ev.Event]:
     """LGC Irregularities "Timing error": "Players may agree to reset a clock set incorrectly
     before the game has started ... Once the game has started, any apparent non-trivial
@@ -475,7 +480,7 @@ def _(proposed: ev.ClockSet, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ClockStarted)
 def _(proposed: ev.ClockStarted, state: TournamentState) -> list[ev.Event]:
     """LGC Timing "Start": the referee starts this board's clock at another time."""
     if state.game_kind != "go":
@@ -491,7 +496,7 @@ def _go_settings(state: TournamentState) -> GoSettings:
     return created.go if created is not None and created.go is not None else GoSettings()
 
 
-@_decide.register
+@rule(ev.PlayerArrived)
 def _(proposed: ev.PlayerArrived, state: TournamentState) -> list[ev.Event]:
     """LGC Timing "Start": "If a player is late by 30 minutes or more, they forfeit the
     game" — the forfeit is appended with the arrival."""
@@ -571,7 +576,7 @@ def _game_in_progress(state: TournamentState, game_id: str) -> GameState:
     return game
 
 
-@_decide.register
+@rule(ev.GameEnded)
 def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
     _game_in_progress(state, proposed.game_id)
     if proposed.go_score is not None and state.game_kind != "go":
@@ -579,13 +584,13 @@ def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ClockReported)
 def _(proposed: ev.ClockReported, state: TournamentState) -> list[ev.Event]:
     _game_in_progress(state, proposed.game_id)
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ServerInterrupted)
 def _(proposed: ev.ServerInterrupted, state: TournamentState) -> list[ev.Event]:
     """TCEC Swiss 7.b / Leagues 14 (ii–v, each event's own wording): with endings by rule the
     interruption brings its adjudication (and, with a result, the GameEnded) in the same
@@ -613,7 +618,7 @@ def _player_in_game(game: GameState, player_id: str) -> None:
         )
 
 
-@_decide.register
+@rule(ev.EngineCrashed)
 def _(proposed: ev.EngineCrashed, state: TournamentState) -> list[ev.Event]:
     """TCEC Swiss 7.a / Leagues 14.2: "crashes are counted as losses" — with endings by rule
     and a preset with the crash rule, the loss is appended with the crash (the organisers may
@@ -638,7 +643,7 @@ def _(proposed: ev.EngineCrashed, state: TournamentState) -> list[ev.Event]:
     return [proposed, game_ended(game.game_id, ending)]
 
 
-@_decide.register
+@rule(ev.AdjudicationIssued)
 def _(proposed: ev.AdjudicationIssued, state: TournamentState) -> list[ev.Event]:
     """An adjudication with a result ends the game (TCEC Swiss 7.b.ii–iv); "restart" (7.b.v)
     lets it continue from the position reached."""
@@ -655,7 +660,7 @@ def _(proposed: ev.AdjudicationIssued, state: TournamentState) -> list[ev.Event]
     return [proposed, ended]
 
 
-@_decide.register
+@rule(ev.SanctionIssued)
 def _(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Event]:
     _known_player(state, proposed.player_id, "payload.player_id")
     if proposed.level in ("removal_from_round", "expulsion"):
@@ -762,7 +767,7 @@ def _forfeited_by_the_other(game: GameState, player_id: str) -> bool:
     return entry.result in ("1-0", "0-1") and other_lost
 
 
-@_decide.register
+@rule(ev.AppealFiled)
 def _(proposed: ev.AppealFiled, state: TournamentState) -> list[ev.Event]:
     if proposed.appeal_id in state.appeals:
         raise Rejected("appeal.duplicate", "payload.appeal_id", f"{proposed.appeal_id!r} exists")
@@ -795,7 +800,7 @@ def _(proposed: ev.AppealFiled, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.AppealDecided)
 def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
     if proposed.appeal_id not in state.appeals:
         raise Rejected("appeal.unknown", "payload.appeal_id", f"no appeal {proposed.appeal_id!r}")
@@ -853,7 +858,7 @@ def _(proposed: ev.AppealDecided, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.AppealsCommitteeFormed)
 def _(proposed: ev.AppealsCommitteeFormed, state: TournamentState) -> list[ev.Event]:
     """LGC Arbitration "Appeals committee": "formed of three persons before the start of the
     first round and includes reserves"."""
@@ -872,7 +877,7 @@ def _(proposed: ev.AppealsCommitteeFormed, state: TournamentState) -> list[ev.Ev
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ProtestStated)
 def _(proposed: ev.ProtestStated, state: TournamentState) -> list[ev.Event]:
     """LGC Arbitration "Player responsibility": the protest is stated before the result is
     signed (recorded)."""
@@ -883,7 +888,7 @@ def _(proposed: ev.ProtestStated, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
-@_decide.register
+@rule(ev.ColourErrorNoticed)
 def _(proposed: ev.ColourErrorNoticed, state: TournamentState) -> list[ev.Event]:
     """LGC Irregularities "Colour or handicap error": noticed "before the third move is
     completed" (fewer than three moves in force) the game is restarted; later, "the game
@@ -919,7 +924,7 @@ def _(proposed: ev.ColourErrorNoticed, state: TournamentState) -> list[ev.Event]
     return [proposed.model_copy(update={"restarted": restarted, "rule": rule})]
 
 
-@_decide.register
+@rule(ev.PositionDisturbed)
 def _(proposed: ev.PositionDisturbed, state: TournamentState) -> list[ev.Event]:
     """LGC Irregularities "Position disturbance": the referee's procedure (1-5)."""
     game, go = _go_game(state, proposed.game_id)
@@ -1002,7 +1007,7 @@ def _restart_ruling(proposed: ev.RulingIssued, state: TournamentState) -> None:
         )
 
 
-@_decide.register
+@rule(ev.RulingIssued)
 def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
     if proposed.ruling_id in state.rulings:
         raise Rejected("ruling.duplicate", "payload.ruling_id", f"{proposed.ruling_id!r} exists")
@@ -1065,14 +1070,14 @@ _PRIZE_TABLE: TypeAdapter[ev.PrizeTable] = TypeAdapter(ev.PrizeTable)
 _POINTS_TABLE: TypeAdapter[list[Decimal]] = TypeAdapter(list[Annotated[Decimal, Field(ge=0)]])
 
 
-@_decide.register
+@rule(ev.TournamentPaused)
 def _(proposed: ev.TournamentPaused, state: TournamentState) -> list[ev.Event]:
     if state.paused:
         raise Rejected("tournament.already_paused", "type", "the tournament is already paused")
     return [proposed]
 
 
-@_decide.register
+@rule(ev.TournamentResumed)
 def _(proposed: ev.TournamentResumed, state: TournamentState) -> list[ev.Event]:
     if not state.paused:
         raise Rejected("tournament.not_paused", "type", "the tournament is not paused")
@@ -1082,7 +1087,7 @@ def _(proposed: ev.TournamentResumed, state: TournamentState) -> list[ev.Event]:
 # --- corrections ------------------------------------------------------------------------------
 
 
-@_decide.register
+@rule(ev.ResultCorrected)
 def _(proposed: ev.ResultCorrected, state: TournamentState) -> list[ev.Event]:
     target = state.events.get(proposed.corrects_event_id)
     field = "payload.corrects_event_id"
@@ -1119,7 +1124,7 @@ _NOT_RETRACTABLE = (
 )
 
 
-@_decide.register
+@rule(ev.EventRetracted)
 def _(proposed: ev.EventRetracted, state: TournamentState) -> list[ev.Event]:
     field = "payload.retracted_event_id"
     tid = proposed.retracted_event_id
