@@ -11,13 +11,17 @@ effect, and retracting an event that had no effect undoes nothing. So a repeated
 `RoundScheduled` of a round in force, a second registration of a player, a withdrawal of an
 unknown or withdrawn player and a `GameStarted` of a game not "scheduled" are ignored, and
 their retraction touches nothing.
+
+Each event type's undo (what an `EventRetracted` naming an event of that type takes back) is
+registered with `@_undoes(T)` right below T's apply, so a new event type is one place here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import singledispatch
+from uuid import UUID
 
 import chess
 
@@ -86,6 +90,22 @@ def _apply(event: ev.Event, state: TournamentState, rec: Recorded) -> None:
     """Events with no effect on the decider's state (lots, clocks, crashes, …)."""
 
 
+#: How an `EventRetracted` undoes an earlier event of a type: (state, the retracted event's
+#: reference, its event id). Each undo is registered with `@_undoes(T)` beside T's apply; a
+#: type without one has nothing to undo (its retraction is only noted in `state.retracted`).
+_Undo = Callable[[TournamentState, EventRef, UUID], None]
+_UNDO: dict[str, _Undo] = {}
+
+
+def _undoes(*event_types: type[ev.Event]) -> Callable[[_Undo], _Undo]:
+    def register(fn: _Undo) -> _Undo:
+        for t in event_types:
+            _UNDO[t.event_type] = fn
+        return fn
+
+    return register
+
+
 @_apply.register
 def _(event: ev.SeriesCreated, state: TournamentState, rec: Recorded) -> None:
     if state.kind == "none":
@@ -114,6 +134,13 @@ def _(event: ev.PlayerRegistered, state: TournamentState, rec: Recorded) -> None
     )
 
 
+@_undoes(ev.PlayerRegistered)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    player = state.players.get(target.player_id) if target.player_id is not None else None
+    if player is not None and player.registered_by == tid:
+        state.players.pop(player.player_id)
+
+
 @_apply.register
 def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
     player = state.players.get(event.player_id)
@@ -123,6 +150,15 @@ def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
     player.withdrawn = True
     player.withdrawn_from_round = event.from_round
     player.withdrawn_by = rec.envelope.event_id
+
+
+@_undoes(ev.PlayerWithdrew)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    player = state.players.get(target.player_id) if target.player_id is not None else None
+    if player is not None and player.withdrawn_by == tid:
+        player.withdrawn = False
+        player.withdrawn_from_round = None
+        player.withdrawn_by = None
 
 
 @_apply.register
@@ -153,6 +189,14 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
     state.byes[key] = [b.player_id for b in event.byes]
 
 
+@_undoes(ev.RoundScheduled)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    if target.round_key is not None:
+        for gid in state.rounds.pop(target.round_key, []):
+            state.games.pop(gid, None)
+        state.byes.pop(target.round_key, None)
+
+
 @_apply.register
 def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
     game = state.games.get(event.game_id)
@@ -160,6 +204,21 @@ def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
         return
     state.events[rec.envelope.event_id].game_id = event.game_id
     _start(state, game, event)
+
+
+@_undoes(ev.GameStarted)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None and not game.moves:
+        game.started = False
+        game.board = None
+        game.go = None
+        game.first_to_move = "black" if state.game_kind == "go" else "white"
+
+
+def _game_of(state: TournamentState, target: EventRef) -> GameState | None:
+    """The game a retracted event was noted for, if the game is still in the state."""
+    return state.games.get(target.game_id) if target.game_id is not None else None
 
 
 def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> None:
@@ -214,6 +273,21 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
     game.moves.append(event.uci or event.point or "?")
     game.move_event_ids.append(rec.envelope.event_id)
     game.restart_pending = False  # play went on (a 7.b.v restart was played)
+
+
+@_undoes(ev.MovePlayed)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None and game.move_event_ids and game.move_event_ids[-1] == tid:
+        game.move_event_ids.pop()
+        game.moves.pop()
+        if game.board is not None and game.board.move_stack:
+            game.board.pop()
+        if game.facts:
+            game.facts.pop()
+            game.adjudicator = new_adjudicator(state, game, game.facts)
+        if game.go is not None:
+            game.go.rebuild(game.moves)
 
 
 def _restart(game: GameState, go: GoGame) -> None:
@@ -298,6 +372,11 @@ def _(event: ev.RoundSkipped, state: TournamentState, rec: Recorded) -> None:
     state.skipped.setdefault((event.round, event.player_id), rec.envelope.event_id)
 
 
+@_undoes(ev.RoundSkipped)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.skipped = {k: v for k, v in state.skipped.items() if v != tid}
+
+
 def _set_result(
     state: TournamentState,
     rec: Recorded,
@@ -323,6 +402,15 @@ def _(event: ev.ResultCorrected, state: TournamentState, rec: Recorded) -> None:
     _set_result(state, rec, event.game_id, event.result, event.termination)
 
 
+@_undoes(ev.GameEnded, ev.ResultCorrected)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None:
+        game.results = [r for r in game.results if r.event_id != tid]
+        if game.adjudicator is not None and game.adjudicator.ending is not None:
+            game.adjudicator = None  # an overruled ending: this game's endings are by hand now
+
+
 @_apply.register
 def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
     ref = state.events[rec.envelope.event_id]
@@ -331,6 +419,13 @@ def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
         game = state.games.get(event.game_id)
         if game is not None:
             game.warnings[event.player_id] = game.warnings.get(event.player_id, 0) + 1
+
+
+@_undoes(ev.SanctionIssued)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if target.level == "warning" and game is not None and target.player_id is not None:
+        game.warnings[target.player_id] = max(0, game.warnings.get(target.player_id, 0) - 1)
 
 
 @_apply.register
@@ -429,6 +524,11 @@ def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
         state.invalidations[rec.envelope.event_id] = target
 
 
+@_undoes(ev.RulingIssued)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.invalidations.pop(tid, None)  # TCEC Swiss 7.d: the round is in force again
+
+
 @_apply.register
 def _(event: ev.TournamentPaused, state: TournamentState, rec: Recorded) -> None:
     state.pauses.append((rec.envelope.event_id, True))
@@ -439,6 +539,11 @@ def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> Non
     state.pauses.append((rec.envelope.event_id, False))
 
 
+@_undoes(ev.TournamentPaused, ev.TournamentResumed)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.pauses = [p for p in state.pauses if p[0] != tid]
+
+
 @_apply.register
 def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
     state.unreadable[rec.envelope.event_id] = (rec.envelope.seq, event.reason)
@@ -446,59 +551,14 @@ def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
 
 @_apply.register
 def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
-    target = state.events.get(event.retracted_event_id)
-    if target is None or event.retracted_event_id in state.retracted:
-        return
-    state.retracted.add(event.retracted_event_id)
-    state.invalidations.pop(event.retracted_event_id, None)
-    state.unreadable.pop(event.retracted_event_id, None)
     tid = event.retracted_event_id
-    if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:
-        game = state.games[target.game_id]
-        game.results = [r for r in game.results if r.event_id != tid]
-        if game.adjudicator is not None and game.adjudicator.ending is not None:
-            game.adjudicator = None  # an overruled ending: this game's endings are by hand now
-    elif target.type == "MovePlayed" and target.game_id in state.games:
-        game = state.games[target.game_id]
-        if game.move_event_ids and game.move_event_ids[-1] == tid:
-            game.move_event_ids.pop()
-            game.moves.pop()
-            if game.board is not None and game.board.move_stack:
-                game.board.pop()
-            if game.facts:
-                game.facts.pop()
-                game.adjudicator = new_adjudicator(state, game, game.facts)
-            if game.go is not None:
-                game.go.rebuild(game.moves)
-    elif target.type == "GameStarted" and target.game_id in state.games:
-        game = state.games[target.game_id]
-        if not game.moves:
-            game.started = False
-            game.board = None
-            game.go = None
-            game.first_to_move = "black" if state.game_kind == "go" else "white"
-    elif target.type == "PlayerRegistered" and target.player_id in state.players:
-        if state.players[target.player_id].registered_by == tid:
-            state.players.pop(target.player_id)
-    elif target.type == "PlayerWithdrew" and target.player_id in state.players:
-        player = state.players[target.player_id]
-        if player.withdrawn_by == tid:
-            player.withdrawn = False
-            player.withdrawn_from_round = None
-            player.withdrawn_by = None
-    elif target.type == "RoundScheduled" and target.round_key is not None:
-        for gid in state.rounds.pop(target.round_key, []):
-            state.games.pop(gid, None)
-        state.byes.pop(target.round_key, None)
-    elif target.type == "RoundSkipped":
-        state.skipped = {k: v for k, v in state.skipped.items() if v != tid}
-    elif target.type in ("TournamentPaused", "TournamentResumed"):
-        state.pauses = [p for p in state.pauses if p[0] != tid]
-    elif (
-        target.type == "SanctionIssued"
-        and target.level == "warning"
-        and target.game_id in state.games
-        and target.player_id is not None
-    ):
-        warnings = state.games[target.game_id].warnings
-        warnings[target.player_id] = max(0, warnings.get(target.player_id, 0) - 1)
+    target = state.events.get(tid)
+    if target is None or tid in state.retracted:
+        return
+    state.retracted.add(tid)
+    # An unreadable event (whatever its stored type) is undone by its retraction: the stream
+    # is no longer held by it.
+    state.unreadable.pop(tid, None)
+    undo = _UNDO.get(target.type)
+    if undo is not None:
+        undo(state, target, tid)
