@@ -20,7 +20,7 @@ ignored:
   reads, `ruling.wrong_stream` where it is read.
 
 The shape of what a reader reads is then checked by the decider (`projections/tournament/
-decide.py`: tables, editions, restarts, orders) or here (`shape`, for the pairing rulings);
+rules/arbitration.py`: tables, editions, restarts, orders) or here (`shape`, for the pairing rulings);
 the season rulings (`season:plan`, `field:<tournament>`, `placement:next-season`) are read
 as a whole by the season view, which names what it cannot read.
 
