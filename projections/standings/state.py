@@ -9,7 +9,11 @@ the two must read every log alike (games and their players, results, moves, regi
 withdrawals in force), which `tests/unit/test_folds_agree.py` checks on generated logs. The
 reading is the decider's: an event it would refuse (a repeated round, a second registration,
 a withdrawal of an unknown or withdrawn player, a start of a game already started or ended)
-has no effect here either, and retracting it undoes nothing.
+has no effect here either, and retracting it undoes nothing. Why the two folds stay two (what
+each keeps, for whom) is said in `projections/tournament/evolve.py`; the readings both apply to
+their own records (the games a round adds, the moves in force) are `projections/facts.py`.
+A retraction here is undone through the id-keyed indexes of what each event did
+(`result_game`, `move_game`, `start_game`, `registrations`, ...), not by the event's type.
 
 Go (LGC rules, McMahon): the fold also keeps each player's `go_rank` (McMahon start scores),
 each game's handicap stones from its `GameStarted` (the SOS correction), and the rounds
@@ -31,6 +35,7 @@ from uuid import UUID
 
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
+from projections.facts import keep_moves, retract_last_move, schedule_games
 
 
 @dataclass
@@ -183,11 +188,9 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
     if key in state.round_keys:  # the decider's round.duplicate: no effect
         return
     state.round_keys[key] = event_id
-    ids = []
-    for p in event.pairings:
-        if p.game_id in state.games:
-            continue
-        state.games[p.game_id] = GameRecord(
+
+    def game(p: ev.Pairing) -> GameRecord:
+        return GameRecord(
             game_id=p.game_id,
             stage=event.stage,
             round=event.round,
@@ -201,7 +204,8 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
             paired_handicap=p.handicap,
             board=p.board,
         )
-        ids.append(p.game_id)
+
+    ids = schedule_games(event, state.games, game)
     byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]
     state.rounds[event_id] = (ids, byes)
 
@@ -247,11 +251,8 @@ def _(event: ev.ClockSet, state: StandingsState, event_id: UUID, seq: int) -> No
 
 def _truncate(state: StandingsState, game: GameRecord, keep: int) -> None:
     """Only the first `keep` moves stay in force (a Go game unwound or restarted)."""
-    for mid in game.move_ids[keep:]:
+    for mid in keep_moves(keep, game.move_ids, game.moves, game.move_events):
         state.move_game.pop(mid, None)
-    del game.moves[keep:]
-    del game.move_ids[keep:]
-    del game.move_events[keep:]
 
 
 @_apply.register
@@ -351,10 +352,7 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
         game.results = [r for r in game.results if r[0] != target]
     if (gid := state.move_game.pop(target, None)) is not None and gid in state.games:
         game = state.games[gid]
-        if game.move_ids and game.move_ids[-1] == target:
-            game.move_ids.pop()
-            game.moves.pop()
-            game.move_events.pop()
+        retract_last_move(game.move_ids, target, game.moves, game.move_events)
     if (gid := state.start_game.pop(target, None)) is not None and gid in state.games:
         game = state.games[gid]
         if not game.moves:  # the decider's retraction.game_has_moves: no effect

@@ -12,6 +12,18 @@ effect, and retracting an event that had no effect undoes nothing. So a repeated
 unknown or withdrawn player and a `GameStarted` of a game not "scheduled" are ignored, and
 their retraction touches nothing.
 
+Two folds, on purpose. This one keeps what the decider's checks need, indexed for them (rounds
+by (stage, round), a reference to every event by id for corrections and retractions, each
+game's chess board, endings adjudicator and Go board, appeals, rulings, pauses); the standings
+fold keeps what the documents need (pair ids, openings, cycles, seeds and titles, each move's
+`MovePlayed`, clock readings, lots and rulings, the seq of each result), indexed by event id.
+One fold holding both would carry the other's weight on each hot path (this fold runs per
+command, the standings fold per published event); a tournament with a playoff keeps both
+(`TournamentState.standings`). Where the two apply the same reading to their own records (the
+games a round adds, the moves in force after a retraction or an unwind) the code has one home,
+`projections/facts.py`; the rest of the shared reading is written against each fold's records
+and held together by `test_folds_agree.py`.
+
 Each event type's undo (what an `EventRetracted` naming an event of that type takes back) is
 registered with `@_undoes(T)` right below T's apply, so a new event type is one place here.
 """
@@ -28,6 +40,7 @@ import chess
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
 from projections.endings.adjudicator import MoveFacts
+from projections.facts import keep_moves, retract_last_move, schedule_games
 from projections.standings.state import StandingsState
 from projections.standings.state import evolve as evolve_standings
 from projections.tournament.endings import new_adjudicator, time_control_of
@@ -167,11 +180,9 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
     if key in state.rounds:  # decider: round.duplicate
         return
     state.events[rec.envelope.event_id].round_key = key
-    ids = []
-    for p in event.pairings:
-        if p.game_id in state.games:
-            continue
-        state.games[p.game_id] = GameState(
+
+    def game(p: ev.Pairing) -> GameState:
+        return GameState(
             game_id=p.game_id,
             stage=event.stage,
             round=event.round,
@@ -184,8 +195,8 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
             scheduled_at=event.scheduled_at,
             handicap=p.handicap,
         )
-        ids.append(p.game_id)
-    state.rounds[key] = ids
+
+    state.rounds[key] = schedule_games(event, state.games, game)
     state.byes[key] = [b.player_id for b in event.byes]
 
 
@@ -278,9 +289,7 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
 @_undoes(ev.MovePlayed)
 def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
     game = _game_of(state, target)
-    if game is not None and game.move_event_ids and game.move_event_ids[-1] == tid:
-        game.move_event_ids.pop()
-        game.moves.pop()
+    if game is not None and retract_last_move(game.move_event_ids, tid, game.moves):
         if game.board is not None and game.board.move_stack:
             game.board.pop()
         if game.facts:
@@ -293,8 +302,7 @@ def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
 def _restart(game: GameState, go: GoGame) -> None:
     """The game starts afresh (LGC Irregularities: a colour or handicap error noticed early,
     or "cancel the game and start afresh"): no move, resumption, ruling or edit in force."""
-    del game.moves[:]
-    del game.move_event_ids[:]
+    keep_moves(0, game.move_event_ids, game.moves)
     go.resumptions, go.stood, go.edits = [], {}, []
     go.rebuild([])
 
@@ -318,8 +326,7 @@ def _(event: ev.IllegalMoveNoticed, state: TournamentState, rec: Recorded) -> No
         return
     game, go = found
     if event.unwound:
-        del game.moves[event.ply - 1 :]
-        del game.move_event_ids[event.ply - 1 :]
+        keep_moves(event.ply - 1, game.move_event_ids, game.moves)
         go.rebuild(game.moves)
     else:
         go.stood[event.ply] = event.rule or "stands"
@@ -494,8 +501,7 @@ def _(event: ev.PositionDisturbed, state: TournamentState, rec: Recorded) -> Non
         return
     game, go = found
     if event.procedure == "unwind" and event.to_ply is not None:
-        del game.moves[event.to_ply :]
-        del game.move_event_ids[event.to_ply :]
+        keep_moves(event.to_ply, game.move_event_ids, game.moves)
         go.rebuild(game.moves)
     elif event.procedure == "restart":
         _restart(game, go)
