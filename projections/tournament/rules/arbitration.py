@@ -17,6 +17,7 @@ from projections.tournament.rules.lookups import (
     find_game,
     game_in_progress,
     known_player,
+    not_paired_in,
     player_in_game,
 )
 from projections.tournament.rules.registry import rule
@@ -98,14 +99,9 @@ def _removal(proposed: ev.SanctionIssued, state: TournamentState) -> list[ev.Eve
         raise Rejected(
             "sanction.no_round", "payload.round", "a removal from a round names the round"
         )
-    for key in state.rounds:
-        if key[1] == proposed.round and state.player_in_round(key, proposed.player_id):
-            raise Rejected(
-                "round.already_paired",
-                "payload.round",
-                f"{proposed.player_id} is paired in round {proposed.round}: forfeit the game "
-                "instead (level game_forfeit)",
-            )
+    not_paired_in(
+        state, proposed.round, proposed.player_id, "forfeit the game instead (level game_forfeit)"
+    )
     if state.game_kind != "go":
         return [proposed]  # chess: recorded; the arbiter pairs the round without them
     skipped = ev.RoundSkipped(

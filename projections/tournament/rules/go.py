@@ -13,7 +13,12 @@ from projections.go.board import parse_point
 from projections.rejection import Rejected
 from projections.tournament import go_play
 from projections.tournament.endings import time_control_of
-from projections.tournament.rules.lookups import game_in_progress, known_player, player_in_game
+from projections.tournament.rules.lookups import (
+    game_in_progress,
+    known_player,
+    not_paired_in,
+    player_in_game,
+)
 from projections.tournament.rules.registry import rule
 from projections.tournament.state import GameState, TournamentState
 
@@ -95,14 +100,12 @@ def _(proposed: ev.RoundSkipped, state: TournamentState) -> list[ev.Event]:
         raise Rejected(
             "round.already_skipped", "payload.round", f"already skipping round {proposed.round}"
         )
-    for key in state.rounds:
-        if key[1] == proposed.round and state.player_in_round(key, proposed.player_id):
-            raise Rejected(
-                "round.already_paired",
-                "payload.round",
-                f"{proposed.player_id} is paired in round {proposed.round}: the notice comes "
-                "before the round is paired (LGC: at least 30 minutes before it)",
-            )
+    not_paired_in(
+        state,
+        proposed.round,
+        proposed.player_id,
+        "the notice comes before the round is paired (LGC: at least 30 minutes before it)",
+    )
     if proposed.notice == "exceptional" and not proposed.reason.strip():
         raise Rejected(
             "round_skip.no_reason",

@@ -43,3 +43,15 @@ def player_in_game(game: GameState, player_id: str) -> None:
         raise Rejected(
             "player.not_in_game", "payload.player_id", f"{player_id!r} is not in {game.game_id}"
         )
+
+
+def not_paired_in(state: TournamentState, rnd: int, player_id: str, instead: str) -> None:
+    """Refuse what must come before `player_id` is paired in round `rnd` (of any stage): a
+    round skipped, a removal from the round; `instead` says what to do now."""
+    for key in state.rounds:
+        if key[1] == rnd and state.player_in_round(key, player_id):
+            raise Rejected(
+                "round.already_paired",
+                "payload.round",
+                f"{player_id} is paired in round {rnd}: {instead}",
+            )
