@@ -20,9 +20,9 @@ ignored:
   reads, `ruling.wrong_stream` where it is read.
 
 The shape of what a reader reads is then checked by the decider (`projections/tournament/
-decide.py`: tables, editions, restarts, orders) or here (`shape`, for the pairing rulings);
-the season rulings (`season:plan`, `field:<tournament>`, `placement:next-season`) are read
-as a whole by the season view, which names what it cannot read.
+rules/arbitration.py`: tables, editions, restarts, orders) or here (`shape`, for the pairing
+rulings); the season rulings (`season:plan`, `field:<tournament>`, `placement:next-season`)
+are read as a whole by the season view, which names what it cannot read.
 
 A new reader of rulings adds its subject here (`tests/unit/test_decider_playoff_guards.py`
 checks that every subject constant of the projections is listed).

@@ -9,7 +9,12 @@ the two must read every log alike (games and their players, results, moves, regi
 withdrawals in force), which `tests/unit/test_folds_agree.py` checks on generated logs. The
 reading is the decider's: an event it would refuse (a repeated round, a second registration,
 a withdrawal of an unknown or withdrawn player, a start of a game already started or ended)
-has no effect here either, and retracting it undoes nothing.
+has no effect here either, and retracting it undoes nothing. Why the two folds stay two (what
+each keeps, for whom) is said in `projections/tournament/evolve.py`; the readings both apply to
+their own records (the games a round adds, the moves in force) are `projections/facts.py`.
+A retraction is undone through the id-keyed index each apply keeps of what its events did
+(`result_game`, `move_game`, `start_game`, `registrations`, ...), by an undo registered beside
+that apply (`@_undoes`).
 
 Go (LGC rules, McMahon): the fold also keeps each player's `go_rank` (McMahon start scores),
 each game's handicap stones from its `GameStarted` (the SOS correction), and the rounds
@@ -25,12 +30,14 @@ itself is built lazily by the document builder, off this fold's path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import singledispatch
 from uuid import UUID
 
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
+from projections.facts import keep_moves, retract_last_move, schedule_games
 
 
 @dataclass
@@ -147,6 +154,18 @@ def _apply(event: ev.Event, state: StandingsState, event_id: UUID, seq: int) -> 
     pass
 
 
+#: What an `EventRetracted` takes back: each apply that leaves a mark keyed by its event id
+#: (`registrations`, `rounds`, `result_game`, `move_game`, ...) registers with `@_undoes`,
+#: beside it, the undo that finds and removes that mark; a retraction runs them all.
+_Undo = Callable[[StandingsState, UUID], None]
+_UNDOS: list[_Undo] = []
+
+
+def _undoes(fn: _Undo) -> _Undo:
+    _UNDOS.append(fn)
+    return fn
+
+
 @_apply.register
 def _(event: ev.TournamentCreated, state: StandingsState, event_id: UUID, seq: int) -> None:
     if state.created is None:
@@ -170,11 +189,25 @@ def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: in
         state.registrations[event_id] = event.player_id
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    if (pid := state.registrations.pop(target, None)) is not None:
+        state.players.pop(pid, None)
+        # The player is gone, and with them their withdrawal (a new registration starts afresh).
+        for wid in [w for w, (p, _) in state.withdrawals.items() if p == pid]:
+            del state.withdrawals[wid]
+
+
 @_apply.register
 def _(event: ev.PlayerWithdrew, state: StandingsState, event_id: UUID, seq: int) -> None:
     pid = event.player_id
     if pid in state.players and all(w[0] != pid for w in state.withdrawals.values()):
         state.withdrawals[event_id] = (pid, event.from_round)
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.withdrawals.pop(target, None)
 
 
 @_apply.register
@@ -183,11 +216,9 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
     if key in state.round_keys:  # the decider's round.duplicate: no effect
         return
     state.round_keys[key] = event_id
-    ids = []
-    for p in event.pairings:
-        if p.game_id in state.games:
-            continue
-        state.games[p.game_id] = GameRecord(
+
+    def game(p: ev.Pairing) -> GameRecord:
+        return GameRecord(
             game_id=p.game_id,
             stage=event.stage,
             round=event.round,
@@ -201,9 +232,19 @@ def _(event: ev.RoundScheduled, state: StandingsState, event_id: UUID, seq: int)
             paired_handicap=p.handicap,
             board=p.board,
         )
-        ids.append(p.game_id)
+
+    ids = schedule_games(event, state.games, game)
     byes = [ByeRecord(b.player_id, event.stage, event.round, b.kind) for b in event.byes]
     state.rounds[event_id] = (ids, byes)
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    if target in state.rounds:
+        ids, _ = state.rounds.pop(target)
+        for gid in ids:
+            state.games.pop(gid, None)
+        state.round_keys = {k: v for k, v in state.round_keys.items() if v != target}
 
 
 @_apply.register
@@ -214,6 +255,22 @@ def _(event: ev.GameStarted, state: StandingsState, event_id: UUID, seq: int) ->
         game.fen = event.fen
         game.handicap = event.handicap or game.paired_handicap  # 0: as paired
         state.start_game[event_id] = event.game_id
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    game = _game_of(state, state.start_game.pop(target, None))
+    if game is not None and not game.moves:  # the decider's retraction.game_has_moves
+        game.started = False
+        game.fen = None
+        game.handicap = game.paired_handicap
+
+
+def _game_of(state: StandingsState, gid: str | None) -> GameRecord | None:
+    """The game a retracted event was for. It may be gone (its round retracted, in a log the
+    decider would not have accepted): the fold never fails on history, so each game is
+    looked up, not assumed."""
+    return state.games.get(gid) if gid is not None else None
 
 
 @_apply.register
@@ -227,11 +284,23 @@ def _(event: ev.MovePlayed, state: StandingsState, event_id: UUID, seq: int) -> 
         state.move_game[event_id] = event.game_id
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    if (game := _game_of(state, state.move_game.pop(target, None))) is not None:
+        retract_last_move(game.move_ids, target, game.moves, game.move_events)
+
+
 def _clock(state: StandingsState, eid: UUID, gid: str, white_ms: int, black_ms: int) -> None:
     game = state.games.get(gid)
     if game is not None:
         game.clock_readings.append((eid, len(game.moves), white_ms, black_ms))
         state.clock_game[eid] = gid
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    if (game := _game_of(state, state.clock_game.pop(target, None))) is not None:
+        game.clock_readings = [c for c in game.clock_readings if c[0] != target]
 
 
 @_apply.register
@@ -247,11 +316,8 @@ def _(event: ev.ClockSet, state: StandingsState, event_id: UUID, seq: int) -> No
 
 def _truncate(state: StandingsState, game: GameRecord, keep: int) -> None:
     """Only the first `keep` moves stay in force (a Go game unwound or restarted)."""
-    for mid in game.move_ids[keep:]:
+    for mid in keep_moves(keep, game.move_ids, game.moves, game.move_events):
         state.move_game.pop(mid, None)
-    del game.moves[keep:]
-    del game.move_ids[keep:]
-    del game.move_events[keep:]
 
 
 @_apply.register
@@ -309,6 +375,12 @@ def _(event: ev.ResultCorrected, state: StandingsState, event_id: UUID, seq: int
     _result(state, event_id, seq, event.game_id, event.result, event.termination)
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    if (game := _game_of(state, state.result_game.pop(target, None))) is not None:
+        game.results = [r for r in game.results if r[0] != target]
+
+
 @_apply.register
 def _(event: ev.RoundSkipped, state: StandingsState, event_id: UUID, seq: int) -> None:
     # The decider's reading: the first notice for a (player, round) is in force, a repeat
@@ -317,14 +389,29 @@ def _(event: ev.RoundSkipped, state: StandingsState, event_id: UUID, seq: int) -
         state.skipped[event_id] = (event.player_id, event.round)
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.skipped.pop(target, None)
+
+
 @_apply.register
 def _(event: ev.RulingIssued, state: StandingsState, event_id: UUID, seq: int) -> None:
     state.rulings[event_id] = event
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.rulings.pop(target, None)
+
+
 @_apply.register
 def _(event: ev.LotDrawn, state: StandingsState, event_id: UUID, seq: int) -> None:
     state.lots[event_id] = event
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.lots.pop(target, None)
 
 
 @_apply.register
@@ -333,41 +420,13 @@ def _(event: Unreadable, state: StandingsState, event_id: UUID, seq: int) -> Non
     state.unreadable[event_id] = (seq, event.stored_type, event.reason)
 
 
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.unreadable.pop(target, None)
+
+
 @_apply.register
 def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int) -> None:
-    target = event.retracted_event_id
-    state.unreadable.pop(target, None)
-    state.withdrawals.pop(target, None)
-    state.rulings.pop(target, None)
-    state.lots.pop(target, None)
-    state.skipped.pop(target, None)
-    if (gid := state.clock_game.pop(target, None)) is not None and gid in state.games:
-        game = state.games[gid]
-        game.clock_readings = [c for c in game.clock_readings if c[0] != target]
-    # A game may be gone (its round retracted, in a log the decider would not have accepted):
-    # the fold never fails on history, so each game is looked up, not assumed.
-    if (gid := state.result_game.pop(target, None)) is not None and gid in state.games:
-        game = state.games[gid]
-        game.results = [r for r in game.results if r[0] != target]
-    if (gid := state.move_game.pop(target, None)) is not None and gid in state.games:
-        game = state.games[gid]
-        if game.move_ids and game.move_ids[-1] == target:
-            game.move_ids.pop()
-            game.moves.pop()
-            game.move_events.pop()
-    if (gid := state.start_game.pop(target, None)) is not None and gid in state.games:
-        game = state.games[gid]
-        if not game.moves:  # the decider's retraction.game_has_moves: no effect
-            game.started = False
-            game.fen = None
-            game.handicap = game.paired_handicap
-    if target in state.rounds:
-        ids, _ = state.rounds.pop(target)
-        for gid in ids:
-            state.games.pop(gid, None)
-        state.round_keys = {k: v for k, v in state.round_keys.items() if v != target}
-    if (pid := state.registrations.pop(target, None)) is not None:
-        state.players.pop(pid, None)
-        # The player is gone, and with them their withdrawal (a new registration starts afresh).
-        for wid in [w for w, (p, _) in state.withdrawals.items() if p == pid]:
-            del state.withdrawals[wid]
+    # The retracted event left its mark in one index at most: each undo looks in its own.
+    for undo in _UNDOS:
+        undo(state, event.retracted_event_id)

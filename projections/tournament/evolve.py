@@ -11,19 +11,36 @@ effect, and retracting an event that had no effect undoes nothing. So a repeated
 `RoundScheduled` of a round in force, a second registration of a player, a withdrawal of an
 unknown or withdrawn player and a `GameStarted` of a game not "scheduled" are ignored, and
 their retraction touches nothing.
+
+Two folds, on purpose. This one keeps what the decider's checks need, indexed for them (rounds
+by (stage, round), a reference to every event by id for corrections and retractions, each
+game's chess board, endings adjudicator and Go board, appeals, rulings, pauses); the standings
+fold keeps what the documents need (pair ids, openings, cycles, seeds and titles, each move's
+`MovePlayed`, clock readings, lots and rulings, the seq of each result), indexed by event id.
+One fold holding both would carry the other's weight on each hot path (this fold runs per
+command, the standings fold per published event); a tournament with a playoff keeps both
+(`TournamentState.standings`). Where the two apply the same reading to their own records (the
+games a round adds, the moves in force after a retraction or an unwind) the code has one home,
+`projections/facts.py`; the rest of the shared reading is written against each fold's records
+and held together by `test_folds_agree.py`.
+
+Each event type's undo (what an `EventRetracted` naming an event of that type takes back) is
+registered with `@_undoes(T)` right below T's apply, so a new event type is one place here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import singledispatch
+from uuid import UUID
 
 import chess
 
 from events_schema import events as ev
 from events_schema.registry import Recorded, Unreadable
 from projections.endings.adjudicator import MoveFacts
+from projections.facts import keep_moves, retract_last_move, schedule_games
 from projections.standings.state import StandingsState
 from projections.standings.state import evolve as evolve_standings
 from projections.tournament.endings import new_adjudicator, time_control_of
@@ -86,6 +103,22 @@ def _apply(event: ev.Event, state: TournamentState, rec: Recorded) -> None:
     """Events with no effect on the decider's state (lots, clocks, crashes, …)."""
 
 
+#: How an `EventRetracted` undoes an earlier event of a type: (state, the retracted event's
+#: reference, its event id). Each undo is registered with `@_undoes(T)` beside T's apply; a
+#: type without one has nothing to undo (its retraction is only noted in `state.retracted`).
+_Undo = Callable[[TournamentState, EventRef, UUID], None]
+_UNDO: dict[str, _Undo] = {}
+
+
+def _undoes(*event_types: type[ev.Event]) -> Callable[[_Undo], _Undo]:
+    def register(fn: _Undo) -> _Undo:
+        for t in event_types:
+            _UNDO[t.event_type] = fn
+        return fn
+
+    return register
+
+
 @_apply.register
 def _(event: ev.SeriesCreated, state: TournamentState, rec: Recorded) -> None:
     if state.kind == "none":
@@ -114,6 +147,13 @@ def _(event: ev.PlayerRegistered, state: TournamentState, rec: Recorded) -> None
     )
 
 
+@_undoes(ev.PlayerRegistered)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    player = state.players.get(target.player_id) if target.player_id is not None else None
+    if player is not None and player.registered_by == tid:
+        state.players.pop(player.player_id)
+
+
 @_apply.register
 def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
     player = state.players.get(event.player_id)
@@ -125,17 +165,24 @@ def _(event: ev.PlayerWithdrew, state: TournamentState, rec: Recorded) -> None:
     player.withdrawn_by = rec.envelope.event_id
 
 
+@_undoes(ev.PlayerWithdrew)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    player = state.players.get(target.player_id) if target.player_id is not None else None
+    if player is not None and player.withdrawn_by == tid:
+        player.withdrawn = False
+        player.withdrawn_from_round = None
+        player.withdrawn_by = None
+
+
 @_apply.register
 def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
     key = (event.stage, event.round)
     if key in state.rounds:  # decider: round.duplicate
         return
     state.events[rec.envelope.event_id].round_key = key
-    ids = []
-    for p in event.pairings:
-        if p.game_id in state.games:
-            continue
-        state.games[p.game_id] = GameState(
+
+    def game(p: ev.Pairing) -> GameState:
+        return GameState(
             game_id=p.game_id,
             stage=event.stage,
             round=event.round,
@@ -148,9 +195,17 @@ def _(event: ev.RoundScheduled, state: TournamentState, rec: Recorded) -> None:
             scheduled_at=event.scheduled_at,
             handicap=p.handicap,
         )
-        ids.append(p.game_id)
-    state.rounds[key] = ids
+
+    state.rounds[key] = schedule_games(event, state.games, game)
     state.byes[key] = [b.player_id for b in event.byes]
+
+
+@_undoes(ev.RoundScheduled)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    if target.round_key is not None:
+        for gid in state.rounds.pop(target.round_key, []):
+            state.games.pop(gid, None)
+        state.byes.pop(target.round_key, None)
 
 
 @_apply.register
@@ -160,6 +215,21 @@ def _(event: ev.GameStarted, state: TournamentState, rec: Recorded) -> None:
         return
     state.events[rec.envelope.event_id].game_id = event.game_id
     _start(state, game, event)
+
+
+@_undoes(ev.GameStarted)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None and not game.moves:
+        game.started = False
+        game.board = None
+        game.go = None
+        game.first_to_move = "black" if state.game_kind == "go" else "white"
+
+
+def _game_of(state: TournamentState, target: EventRef) -> GameState | None:
+    """The game a retracted event was noted for, if the game is still in the state."""
+    return state.games.get(target.game_id) if target.game_id is not None else None
 
 
 def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> None:
@@ -216,11 +286,23 @@ def _(event: ev.MovePlayed, state: TournamentState, rec: Recorded) -> None:
     game.restart_pending = False  # play went on (a 7.b.v restart was played)
 
 
+@_undoes(ev.MovePlayed)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None and retract_last_move(game.move_event_ids, tid, game.moves):
+        if game.board is not None and game.board.move_stack:
+            game.board.pop()
+        if game.facts:
+            game.facts.pop()
+            game.adjudicator = new_adjudicator(state, game, game.facts)
+        if game.go is not None:
+            game.go.rebuild(game.moves)
+
+
 def _restart(game: GameState, go: GoGame) -> None:
     """The game starts afresh (LGC Irregularities: a colour or handicap error noticed early,
     or "cancel the game and start afresh"): no move, resumption, ruling or edit in force."""
-    del game.moves[:]
-    del game.move_event_ids[:]
+    keep_moves(0, game.move_event_ids, game.moves)
     go.resumptions, go.stood, go.edits = [], {}, []
     go.rebuild([])
 
@@ -244,8 +326,7 @@ def _(event: ev.IllegalMoveNoticed, state: TournamentState, rec: Recorded) -> No
         return
     game, go = found
     if event.unwound:
-        del game.moves[event.ply - 1 :]
-        del game.move_event_ids[event.ply - 1 :]
+        keep_moves(event.ply - 1, game.move_event_ids, game.moves)
         go.rebuild(game.moves)
     else:
         go.stood[event.ply] = event.rule or "stands"
@@ -298,6 +379,11 @@ def _(event: ev.RoundSkipped, state: TournamentState, rec: Recorded) -> None:
     state.skipped.setdefault((event.round, event.player_id), rec.envelope.event_id)
 
 
+@_undoes(ev.RoundSkipped)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.skipped = {k: v for k, v in state.skipped.items() if v != tid}
+
+
 def _set_result(
     state: TournamentState,
     rec: Recorded,
@@ -323,6 +409,15 @@ def _(event: ev.ResultCorrected, state: TournamentState, rec: Recorded) -> None:
     _set_result(state, rec, event.game_id, event.result, event.termination)
 
 
+@_undoes(ev.GameEnded, ev.ResultCorrected)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if game is not None:
+        game.results = [r for r in game.results if r.event_id != tid]
+        if game.adjudicator is not None and game.adjudicator.ending is not None:
+            game.adjudicator = None  # an overruled ending: this game's endings are by hand now
+
+
 @_apply.register
 def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
     ref = state.events[rec.envelope.event_id]
@@ -331,6 +426,13 @@ def _(event: ev.SanctionIssued, state: TournamentState, rec: Recorded) -> None:
         game = state.games.get(event.game_id)
         if game is not None:
             game.warnings[event.player_id] = game.warnings.get(event.player_id, 0) + 1
+
+
+@_undoes(ev.SanctionIssued)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    game = _game_of(state, target)
+    if target.level == "warning" and game is not None and target.player_id is not None:
+        game.warnings[target.player_id] = max(0, game.warnings.get(target.player_id, 0) - 1)
 
 
 @_apply.register
@@ -399,8 +501,7 @@ def _(event: ev.PositionDisturbed, state: TournamentState, rec: Recorded) -> Non
         return
     game, go = found
     if event.procedure == "unwind" and event.to_ply is not None:
-        del game.moves[event.to_ply :]
-        del game.move_event_ids[event.to_ply :]
+        keep_moves(event.to_ply, game.move_event_ids, game.moves)
         go.rebuild(game.moves)
     elif event.procedure == "restart":
         _restart(game, go)
@@ -429,6 +530,11 @@ def _(event: ev.RulingIssued, state: TournamentState, rec: Recorded) -> None:
         state.invalidations[rec.envelope.event_id] = target
 
 
+@_undoes(ev.RulingIssued)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.invalidations.pop(tid, None)  # TCEC Swiss 7.d: the round is in force again
+
+
 @_apply.register
 def _(event: ev.TournamentPaused, state: TournamentState, rec: Recorded) -> None:
     state.pauses.append((rec.envelope.event_id, True))
@@ -439,6 +545,11 @@ def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> Non
     state.pauses.append((rec.envelope.event_id, False))
 
 
+@_undoes(ev.TournamentPaused, ev.TournamentResumed)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.pauses = [p for p in state.pauses if p[0] != tid]
+
+
 @_apply.register
 def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
     state.unreadable[rec.envelope.event_id] = (rec.envelope.seq, event.reason)
@@ -446,59 +557,14 @@ def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
 
 @_apply.register
 def _(event: ev.EventRetracted, state: TournamentState, rec: Recorded) -> None:
-    target = state.events.get(event.retracted_event_id)
-    if target is None or event.retracted_event_id in state.retracted:
-        return
-    state.retracted.add(event.retracted_event_id)
-    state.invalidations.pop(event.retracted_event_id, None)
-    state.unreadable.pop(event.retracted_event_id, None)
     tid = event.retracted_event_id
-    if target.type in ("GameEnded", "ResultCorrected") and target.game_id in state.games:
-        game = state.games[target.game_id]
-        game.results = [r for r in game.results if r.event_id != tid]
-        if game.adjudicator is not None and game.adjudicator.ending is not None:
-            game.adjudicator = None  # an overruled ending: this game's endings are by hand now
-    elif target.type == "MovePlayed" and target.game_id in state.games:
-        game = state.games[target.game_id]
-        if game.move_event_ids and game.move_event_ids[-1] == tid:
-            game.move_event_ids.pop()
-            game.moves.pop()
-            if game.board is not None and game.board.move_stack:
-                game.board.pop()
-            if game.facts:
-                game.facts.pop()
-                game.adjudicator = new_adjudicator(state, game, game.facts)
-            if game.go is not None:
-                game.go.rebuild(game.moves)
-    elif target.type == "GameStarted" and target.game_id in state.games:
-        game = state.games[target.game_id]
-        if not game.moves:
-            game.started = False
-            game.board = None
-            game.go = None
-            game.first_to_move = "black" if state.game_kind == "go" else "white"
-    elif target.type == "PlayerRegistered" and target.player_id in state.players:
-        if state.players[target.player_id].registered_by == tid:
-            state.players.pop(target.player_id)
-    elif target.type == "PlayerWithdrew" and target.player_id in state.players:
-        player = state.players[target.player_id]
-        if player.withdrawn_by == tid:
-            player.withdrawn = False
-            player.withdrawn_from_round = None
-            player.withdrawn_by = None
-    elif target.type == "RoundScheduled" and target.round_key is not None:
-        for gid in state.rounds.pop(target.round_key, []):
-            state.games.pop(gid, None)
-        state.byes.pop(target.round_key, None)
-    elif target.type == "RoundSkipped":
-        state.skipped = {k: v for k, v in state.skipped.items() if v != tid}
-    elif target.type in ("TournamentPaused", "TournamentResumed"):
-        state.pauses = [p for p in state.pauses if p[0] != tid]
-    elif (
-        target.type == "SanctionIssued"
-        and target.level == "warning"
-        and target.game_id in state.games
-        and target.player_id is not None
-    ):
-        warnings = state.games[target.game_id].warnings
-        warnings[target.player_id] = max(0, warnings.get(target.player_id, 0) - 1)
+    target = state.events.get(tid)
+    if target is None or tid in state.retracted:
+        return
+    state.retracted.add(tid)
+    # An unreadable event (whatever its stored type) is undone by its retraction: the stream
+    # is no longer held by it.
+    state.unreadable.pop(tid, None)
+    undo = _UNDO.get(target.type)
+    if undo is not None:
+        undo(state, target, tid)

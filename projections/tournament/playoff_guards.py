@@ -54,9 +54,9 @@ is the tie of the overall table stays with the tour machine's notes.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from events_schema import events as ev
 from projections.outcome import STANDARD, game_points
@@ -79,7 +79,7 @@ _N = r"[1-9][0-9]*"
 
 
 @dataclass(frozen=True)
-class _Kind:
+class PlayoffKind:
     name: str
     machine: Machine
     lot_subject: re.Pattern[str]
@@ -93,7 +93,7 @@ class _Kind:
         return sum(1 for p in st.players.values() if p.kind == "engine") == 2
 
 
-_GCT_EVENT = _Kind(
+_GCT_EVENT = PlayoffKind(
     "gct-event",
     gct_event.view,
     re.compile(rf"{gct_event.RR_STAGE}|gct-armageddon-{_N}(-pairs|-b{_N})?"),
@@ -101,7 +101,7 @@ _GCT_EVENT = _Kind(
     "id",
     re.compile(gct_event.RR_STAGE),
 )
-_TCEC_CT = _Kind(
+_TCEC_CT = PlayoffKind(
     "tcec-conditional",
     tcec_conditional.conditional_tiebreak,
     re.compile(rf"tcec-ct-{_N}"),
@@ -109,7 +109,7 @@ _TCEC_CT = _Kind(
     "pair",
     re.compile(rf"tcec-ct-{_N}"),
 )
-_TCEC_MATCH = _Kind(
+_TCEC_MATCH = PlayoffKind(
     "tcec-match",
     tcec_match.match,
     re.compile(rf"({tcec_match.TIEBREAK_MATCH}|extra-pair-{_N}) opening"),
@@ -120,7 +120,9 @@ _TCEC_MATCH = _Kind(
 _TOUR = re.compile(rf"tour-(1st|3rd)-rr({_N})")
 
 
-def _kind(st: StandingsState) -> _Kind | None:
+def playoff_kind(st: StandingsState) -> PlayoffKind | None:
+    """The event playoff a tournament's preset has (its machine and the names of its steps),
+    None without one (or a match preset whose tournament is not a match)."""
     preset = st.created.rules_preset if st.created is not None else None
     machine = EVENT_MACHINES.get(preset or "")
     for kind in (_GCT_EVENT, _TCEC_CT, _TCEC_MATCH):
@@ -132,7 +134,7 @@ def _kind(st: StandingsState) -> _Kind | None:
 # --- articles ---------------------------------------------------------------------------------
 
 
-def _article(kind: _Kind, st: StandingsState, what: str, purpose: str = "") -> str:
+def _article(kind: PlayoffKind, st: StandingsState, what: str, purpose: str = "") -> str:
     """The article a step of the playoff follows (`what`: a lot subject or a stage)."""
     if kind is _GCT_EVENT:
         sec, _ = gct_event.section_for(st)
@@ -176,32 +178,46 @@ def _lot_call(spec: dict[str, object]) -> str:
 
 def check_lot(state: TournamentState, lot: ev.LotDrawn) -> None:
     """Refuse a lot of a playoff that does not fit what its machine requires next."""
-    st = state.standings
-    if st is None or st.created is None:
-        return
-    if st.created.rules_preset == gct_tour.PRESET:
-        if _TOUR.fullmatch(lot.subject):
-            _check_tour_lot(st, lot)
-        return
-    kind = _kind(st)
-    if kind is None or not kind.lot_subject.fullmatch(lot.subject):
-        return
-    _check_lot(kind, st, kind.machine(st, None), lot)
+    _check_step(state, lot, lot.subject, _check_tour_lot, _lot_subjects, check_machine_lot)
 
 
 def check_round(state: TournamentState, rnd: ev.RoundScheduled) -> None:
     """Refuse a round of a playoff stage that does not fit what its machine prescribes."""
+    _check_step(state, rnd, rnd.stage, _check_tour_round, _stages, check_machine_round)
+
+
+_Step = TypeVar("_Step", ev.LotDrawn, ev.RoundScheduled)
+
+
+def _lot_subjects(kind: PlayoffKind) -> re.Pattern[str]:
+    return kind.lot_subject
+
+
+def _stages(kind: PlayoffKind) -> re.Pattern[str]:
+    return kind.stage
+
+
+def _check_step(
+    state: TournamentState,
+    step: _Step,
+    name: str,
+    check_tour: Callable[[StandingsState, _Step], None],
+    names: Callable[[PlayoffKind], re.Pattern[str]],
+    check_machine: Callable[[PlayoffKind, StandingsState, PlayoffView, _Step], None],
+) -> None:
+    """Check a lot or a round (`step`, its subject or stage `name`) that belongs to a playoff:
+    the GCT tour playoff's from its stream alone (`check_tour`), an event playoff's against
+    what its machine asks for (`check_machine`); a step of no playoff is not checked here."""
     st = state.standings
     if st is None or st.created is None:
         return
     if st.created.rules_preset == gct_tour.PRESET:
-        if _TOUR.fullmatch(rnd.stage):
-            _check_tour_round(st, rnd)
+        if _TOUR.fullmatch(name):
+            check_tour(st, step)
         return
-    kind = _kind(st)
-    if kind is None or not kind.stage.fullmatch(rnd.stage):
-        return
-    _check_round(kind, st, kind.machine(st, None), rnd)
+    kind = playoff_kind(st)
+    if kind is not None and names(kind).fullmatch(name):
+        check_machine(kind, st, kind.machine(st, None), step)
 
 
 # --- lots ---------------------------------------------------------------------------------------
@@ -268,7 +284,9 @@ _AMONG = {
 }
 
 
-def _check_lot(kind: _Kind, st: StandingsState, view: PlayoffView, lot: ev.LotDrawn) -> None:
+def check_machine_lot(
+    kind: PlayoffKind, st: StandingsState, view: PlayoffView, lot: ev.LotDrawn
+) -> None:
     art = _article(kind, st, lot.subject, lot.purpose)
     _in_force(st, lot.subject, art)
     required = view.lots_required(subject=lot.subject)
@@ -309,7 +327,7 @@ def _check_lot(kind: _Kind, st: StandingsState, view: PlayoffView, lot: ev.LotDr
 
 
 def _match(
-    kind: _Kind, open_games: Sequence[PlannedGame], used: set[str], p: ev.Pairing, rnd: int
+    kind: PlayoffKind, open_games: Sequence[PlannedGame], used: set[str], p: ev.Pairing, rnd: int
 ) -> PlannedGame | None:
     for g in open_games:
         if g.game_id in used:
@@ -327,7 +345,7 @@ def _games_text(games: Sequence[PlannedGame]) -> str:
     return ", ".join(f"{g.game_id} ({g.white}–{g.black})" for g in games) or "none"
 
 
-def _seats(kind: _Kind, st: StandingsState, sv: StageView, rnd: ev.RoundScheduled) -> None:
+def _seats(kind: PlayoffKind, st: StandingsState, sv: StageView, rnd: ev.RoundScheduled) -> None:
     """Who may be seated, who has a bye."""
     art = _article(kind, st, rnd.stage)
     armageddon = kind is _GCT_EVENT and rnd.stage != gct_event.RR_STAGE
@@ -364,7 +382,7 @@ def _seats(kind: _Kind, st: StandingsState, sv: StageView, rnd: ev.RoundSchedule
             )
 
 
-def _lots_first(kind: _Kind, st: StandingsState, view: PlayoffView, sv: StageView) -> None:
+def _lots_first(kind: PlayoffKind, st: StandingsState, view: PlayoffView, sv: StageView) -> None:
     """The stage's own lots (not a game's coin toss) come before its games."""
     ids = {g.game_id for g in sv.games}
     lots = [r for r in view.lots_required(stage=sv.name) if r.lot and r.lot["subject"] not in ids]
@@ -379,8 +397,8 @@ def _lots_first(kind: _Kind, st: StandingsState, view: PlayoffView, sv: StageVie
         )
 
 
-def _check_round(
-    kind: _Kind, st: StandingsState, view: PlayoffView, rnd: ev.RoundScheduled
+def check_machine_round(
+    kind: PlayoffKind, st: StandingsState, view: PlayoffView, rnd: ev.RoundScheduled
 ) -> None:
     art = _article(kind, st, rnd.stage)
     sv = view.stage(rnd.stage)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import chess
 import pytest
 from builders import created, move, player, recorded, result, round_, small_tournament
 
 from events_schema import Event
 from events_schema import events as ev
+from events_schema.events import EVENT_CLASSES
+from events_schema.registry import Unreadable
 from projections.rejection import Rejected
 from projections.tournament import decide, fold
+from projections.tournament.rules.registry import RULES, rule_for
 
 
 def given(*events: Event):
@@ -417,3 +422,30 @@ def test_an_edition_ruling_names_a_known_c07_edition():
     then_rejected([created()], ruling, "ruling.unknown_edition", "payload.decision.edition")
     ok = ruling.model_copy(update={"decision": {"edition": "fide-2026"}})
     then_events([created()], ok, [ok])
+
+
+# --- every event type has its rule: nothing is accepted by default ----------------------------
+
+
+class _Unruled(Event):
+    """An event type no rule decides (a type added to the schema without its rule)."""
+
+    event_type: ClassVar[str] = "Unruled"
+
+    note: str = ""
+
+
+def test_an_event_type_without_a_rule_is_refused():
+    err = then_rejected([created()], _Unruled(note="x"), "event.no_rule", "type")
+    assert "Unruled" in err.message
+    # Not a stored type: no command proposes it, and no rule accepts it.
+    unreadable = Unreadable(stored_type="Mystery", reason="unknown type")
+    then_rejected([created()], unreadable, "event.no_rule", "type")
+
+
+def test_every_event_type_has_a_rule_of_the_decider():
+    """Each type in EVENT_CLASSES is decided by its own rule (one accepting it as proposed
+    included); a type on purpose without one would be listed here, and none is."""
+    without_rule: set[type[Event]] = set()  # deliberately none
+    assert {c for c in EVENT_CLASSES if rule_for(c) is None} == without_rule
+    assert set(RULES) == set(EVENT_CLASSES) - without_rule

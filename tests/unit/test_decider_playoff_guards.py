@@ -361,7 +361,7 @@ def test_the_presets_keeping_the_standings_fold_are_those_with_a_playoff_machine
             created(rules_preset=preset), player("e1", kind="engine"), player("e2", kind="engine")
         )
         assert state.standings is not None
-        assert playoff_guards._kind(state.standings) is not None, preset
+        assert playoff_guards.playoff_kind(state.standings) is not None, preset
 
 
 def test_a_playoff_tournament_keeps_the_standings_fold_of_the_same_events():
@@ -381,8 +381,12 @@ def test_the_machine_runs_only_for_a_lot_or_a_round_of_a_playoff(monkeypatch):
 
         return wrapped
 
-    monkeypatch.setattr(playoff_guards, "_check_round", spy("round", playoff_guards._check_round))
-    monkeypatch.setattr(playoff_guards, "_check_lot", spy("lot", playoff_guards._check_lot))
+    monkeypatch.setattr(
+        playoff_guards, "check_machine_round", spy("round", playoff_guards.check_machine_round)
+    )
+    monkeypatch.setattr(
+        playoff_guards, "check_machine_lot", spy("lot", playoff_guards.check_machine_lot)
+    )
     main = gct_main()
     decide(given(*main[:-1]), result(main[-1].game_id, "1-0"))  # type: ignore[attr-defined]
     decide(given(*main[:8]), round_(4, ("m-r4-b1", "t1", "x1")))  # a main-stage round
