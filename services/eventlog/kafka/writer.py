@@ -1,8 +1,5 @@
-"""The production event log on Apache Kafka.
-
-Layout: one topic (default `arbiter.events`), keyed by tournament id, so all of a tournament's
-events live in one partition, in order. Infinite retention (`retention.ms=-1`). Created with
-kafka-python's admin client.
+"""The group-commit writer of the Kafka log: the fenced single writer per partition, and the
+groups of appends it commits as one transaction each.
 
 How seq assignment and concurrency stay correct with several writer processes
 ("fenced single writer per partition"):
@@ -59,197 +56,62 @@ Between processes nothing changes: each process's committer is one more writer o
 partition's transactional id, fenced and re-reading as above, so N processes with group
 commit are as correct as N processes without it.
 
-The offset index (`_Partition.streams`: each stream's offsets by seq, last hash, and the
-partition's event ids) is rebuilt once per partition per process, on first use, and then
-extended incrementally: every read first asks the partition's last stable offset and indexes
-only the records from its last indexed offset to there (so an index is never trusted stale:
-another process's appends are always picked up), and the writer adds its own commits. It is
-not persisted, because the writer must read its partition to the end after
-`init_transactions()` anyway (the fencing handover: seqs, hashes and event ids of every
-committed event); that one pass builds the offsets too. A persisted index (a compacted topic
-written in the same transactions) would add a second partition to every transaction (more
-coordinator work and markers per commit, the writer's bottleneck), would still have to be
-extended from its end by scanning, and would be a second copy of the truth to keep
-consistent. The cost is one scan of a partition the first time a process touches it.
-
-`read()` of one tournament then fetches only its own offsets: runs of them with at most
-`READ_SEEK_GAP` (128) other offsets between neighbours are read as one range, a larger gap
-is skipped with a seek (a fetch of its own, about 1 ms here; scanning 128 records costs about
-the same). Short ranges are read by a consumer of their own with small fetches (`READ_FETCH_BYTES`,
-64 KiB), since after a seek the broker sends that much from the offset on; longer ranges
-(over `READ_POINT_SPAN` offsets), catch-up and `read_all` scan with 1 MiB fetches. Each
-consumer is assigned only the partition it reads.
-
-Writers must all use this class (a producer that writes to the topic outside
-this protocol would break the guarantee). On Kafka, event-id idempotency is checked within the
-stream's partition (event ids are UUIDs); SQLite checks it globally.
-
 Read after append: a commit returns once the coordinator has logged it, but a `read_committed`
 reader only sees the batch once the commit markers are written to the partition (its last
 stable offset moves past them), a moment later. An append therefore returns only when the
 partition's last stable offset is past its batch, so any reader, in any process, that starts
 after the append returned sees it.
 
-Replication and availability (deploy/README.md): the topic is created with replication factor
-min(3, brokers in the cluster) unless given (`replication_factor`, `ARBITER_KAFKA_REPLICATION`),
-`min.insync.replicas` 2 from replication factor 3 on, and `max.message.bytes` from the limits
-(`max_event_bytes` + 64 KiB, the producer's `max_request_size` too, so the limits refuse an
-event before Kafka would). When the cluster cannot be reached, has no leader for the
-partition or too few in-sync replicas, calls raise `EventLogUnavailable` (HTTP 503) in bounded
-time: reads after `READ_TIMEOUT_S` without progress, appends once `APPEND_TIMEOUT_S` (retries
+When the cluster cannot be reached, has no leader for the partition or too few in-sync
+replicas, an append raises `EventLogUnavailable` (HTTP 503) once `APPEND_TIMEOUT_S` (retries
 included) has passed. An append that raised `EventLogUnavailable` after its commit was sent
 (`maybe_committed`) may still land: resending the same event ids is safe, as above.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import random
 import threading
 import time
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-import orjson
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaProducer
 from kafka.errors import (
     KafkaConfigurationError,
     KafkaError,
     KafkaTimeoutError,
     MessageSizeTooLargeError,
     RecordListTooLargeError,
-    TopicAlreadyExistsError,
 )
-from kafka.partitioner.default import murmur2
 
 from events_schema import GENESIS_HASH, Envelope
-from events_schema.envelope import read_envelope
 from events_schema.limits import KIB, LimitExceeded, Limits
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
-    EventLog,
     EventLogUnavailable,
     NewEvent,
-    Subscription,
     check_duplicates,
-    content_digest,
     encode_checked,
     utcnow,
 )
+from services.eventlog.kafka.admin import MESSAGE_HEADROOM
+from services.eventlog.kafka.clients import KafkaUnavailable, client_options
+from services.eventlog.kafka.partition import Partition, StreamIndex
+from services.eventlog.kafka.reader import IndexedReader
 
 log = logging.getLogger("arbiter.eventlog.kafka")
 
-#: The broker version the clients assume (deploy/kafka/pom.xml). Given, so that no client
-#: probes the cluster when it is created (a probe against a dead cluster blocks for 30 s); each
-#: connection still negotiates the versions the broker supports, this only caps them.
-API_VERSION = (3, 9)
-#: Headroom of a topic's `max.message.bytes` (and the producer's `max_request_size`) above the
-#: largest event the limits allow: the record batch framing and headers.
-MESSAGE_HEADROOM = 64 * KIB
 #: Group commit: the longest an append waits for others to join its transaction
 #: (`ARBITER_KAFKA_GROUP_COMMIT_MS`), and the most events one transaction takes
 #: (`ARBITER_KAFKA_GROUP_MAX_EVENTS`).
 DEFAULT_GROUP_COMMIT_MS = 3.0
 DEFAULT_GROUP_MAX_EVENTS = 1000
-
-
-def client_options(bootstrap: str, client_id: str, request_timeout_s: float) -> dict[str, Any]:
-    """Settings every client of the log shares: no probing at start, bounded requests, a
-    short reconnect backoff, so that a broker that comes back is used again within a second
-    (kafka-python backs off up to 30 s by default), and metadata at most 5 s old:
-    kafka-python 3.0's `end_offsets` retries a NOT_LEADER_OR_FOLLOWER answer without
-    refreshing its metadata (the Java client's KAFKA-9535), so after a leader moved it would
-    keep asking the old leader until the metadata expires (5 minutes by default)."""
-    return {
-        "bootstrap_servers": bootstrap,
-        "client_id": client_id,
-        "api_version": API_VERSION,
-        "request_timeout_ms": int(request_timeout_s * 1000),
-        "reconnect_backoff_max_ms": 1000,
-        "metadata_max_age_ms": 5000,
-    }
-
-
-def replication_factor_for(admin: KafkaAdminClient, explicit: int | None = None) -> int:
-    """`explicit`, else `ARBITER_KAFKA_REPLICATION`, else min(3, brokers in the cluster now)
-    (a broker that is down is not counted: a topic created then has one replica fewer)."""
-    if explicit is None and os.environ.get("ARBITER_KAFKA_REPLICATION"):
-        explicit = int(os.environ["ARBITER_KAFKA_REPLICATION"])
-    if explicit is not None:
-        if explicit < 1:
-            raise ValueError(f"replication factor must be at least 1, not {explicit}")
-        return explicit
-    brokers = len(admin.describe_cluster()["brokers"])
-    # A node that has just started can be missing from another node's view for a moment:
-    # with two of a cluster in sight, look again for a few seconds before settling on two.
-    # (A single broker answers at once; production names the factor explicitly.)
-    deadline = time.monotonic() + 5.0
-    while brokers == 2 and time.monotonic() < deadline:
-        time.sleep(0.25)
-        brokers = max(brokers, len(admin.describe_cluster()["brokers"]))
-    if 0 < brokers < 3:
-        log.info(
-            "%d broker(s) in the cluster: new topics get replication factor %d", brokers, brokers
-        )
-    return max(1, min(3, brokers))
-
-
-def durability_configs(replication_factor: int) -> dict[str, str]:
-    """What every topic of ours gets: acks=all needs 2 in-sync replicas from replication
-    factor 3 on, and a replica that fell behind never becomes leader."""
-    return {
-        "min.insync.replicas": "2" if replication_factor >= 3 else "1",
-        "unclean.leader.election.enable": "false",
-    }
-
-
-def events_topic_configs(replication_factor: int, limits: Limits) -> dict[str, str]:
-    """The events topic: kept forever, and records as large as the limits allow."""
-    return {
-        "retention.ms": "-1",
-        "retention.bytes": "-1",
-        "cleanup.policy": "delete",
-        "max.message.bytes": str(limits.max_event_bytes + MESSAGE_HEADROOM),
-        **durability_configs(replication_factor),
-    }
-
-
-def create_topic(
-    admin: KafkaAdminClient,
-    name: str,
-    partitions: int,
-    replication_factor: int,
-    configs: dict[str, str],
-) -> None:
-    """Create a topic (nothing if it exists) and wait until every partition has a leader."""
-    with contextlib.suppress(TopicAlreadyExistsError):
-        admin.create_topics(
-            {
-                name: {
-                    "num_partitions": partitions,
-                    "replication_factor": replication_factor,
-                    "configs": configs,
-                }
-            },
-            wait_for_metadata=True,
-        )
-
-
-class KafkaUnavailable(EventLogUnavailable):
-    """`EventLogUnavailable` from the Kafka log. `maybe_committed`: the failed append had sent
-    its commit and the cluster did not say whether it took it; the batch may still appear
-    (resend the same event ids: it then comes back as a duplicate). False: nothing of it was
-    stored."""
-
-    def __init__(self, message: str, maybe_committed: bool = False) -> None:
-        super().__init__(message)
-        self.maybe_committed = maybe_committed
 
 
 def _begin_commit(producer: KafkaProducer) -> Any:
@@ -290,37 +152,8 @@ def _discard(producer: KafkaProducer) -> None:
             sender.force_close()
 
 
-@dataclass
-class _Stream:
-    offsets: list[int] = field(default_factory=list)  # offsets[seq - 1]
-    last_hash: str = GENESIS_HASH
-
-
-@dataclass
-class _Partition:
-    number: int
-    next_offset: int = 0  # first offset not yet read into the index
-    streams: dict[str, _Stream] = field(default_factory=dict)
-    ids: dict[UUID, tuple[str, int, str]] = field(default_factory=dict)  # id -> tid, seq, digest
-    # Guards the index (streams, ids, next_offset) and the reader's catch-up of it.
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    producer: KafkaProducer | None = None  # used by the committer thread only
-    # The appends waiting for the committer (guarded by `cond`).
-    queue: deque[_Request] = field(default_factory=deque)
-    queued_events: int = 0
-    last_group: int = 0  # requests in the group taken last
-    busy: bool = False  # a group is being committed (by the committer or a lone writer)
-    cond: threading.Condition = field(default_factory=threading.Condition)
-    committer: threading.Thread | None = None
-    watcher: KafkaConsumer | None = None  # the committer's: the last stable offset
-    closing: bool = False
-    # Committed by this process: transactions and the events in them (the benchmark's groups).
-    transactions: int = 0
-    events_written: int = 0
-
-
 @dataclass(eq=False)
-class _Request:
+class AppendRequest:
     """One caller's append, waiting for its group's transaction."""
 
     tournament_id: str
@@ -356,7 +189,7 @@ class _Planned:
     a duplicate (`result`; `after`: the batches of the group it repeats, which must commit
     first), or a refusal (`error`)."""
 
-    req: _Request
+    req: AppendRequest
     sealed: list[Envelope] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
@@ -365,7 +198,7 @@ class _Planned:
     after: list[_Planned] = field(default_factory=list)
 
 
-def _env_ms(name: str, default: float) -> float:
+def env_ms(name: str, default: float) -> float:
     raw = os.environ.get(name)
     if not raw:
         return default
@@ -375,28 +208,9 @@ def _env_ms(name: str, default: float) -> float:
     return value
 
 
-def _spans(offsets: Sequence[int], gap: int) -> list[tuple[int, int]]:
-    """The [start, end) ranges to fetch for these ascending offsets: one range per run of
-    offsets with at most `gap` other offsets between neighbours (reading past a few records
-    of other streams costs less than a seek, which is a fetch request of its own)."""
-    spans: list[tuple[int, int]] = []
-    start = prev = offsets[0]
-    for off in offsets[1:]:
-        if off - prev - 1 > gap:
-            spans.append((start, prev + 1))
-            start = off
-        prev = off
-    spans.append((start, prev + 1))
-    return spans
+class GroupCommitWriter(IndexedReader):
+    """The writing half of `KafkaEventLog` (which sets the attributes below)."""
 
-
-def partition_for(tournament_id: str, partitions: int) -> int:
-    """The Java client's default partitioner (murmur2 of the key), so every client agrees."""
-    return int(murmur2(tournament_id.encode()) & 0x7FFFFFFF) % partitions
-
-
-class KafkaEventLog(EventLog):
-    backend = "kafka"
     MAX_ATTEMPTS = 20
     #: An append that the cluster has not taken within this many seconds, retries included,
     #: raises `EventLogUnavailable`. Longer than a leader election after a broker dies (the
@@ -406,267 +220,26 @@ class KafkaEventLog(EventLog):
     #: whose partition leader died keeps trying the dead broker, so after this long it is
     #: replaced (the new one learns the new leader) and the append retried.
     ATTEMPT_TIMEOUT_S = 2.5
-    #: A read that makes no progress for this long raises `EventLogUnavailable`; so does
-    #: opening the log against a cluster that does not answer.
-    READ_TIMEOUT_S = 8.0
     #: After a commit, how long to wait at most for the batch to become visible to readers
     #: (commit markers written) when the append's own time is up.
     VISIBLE_TIMEOUT_S = 3.0
     #: Producer transactions that hang (a writer that died mid-append) are aborted by the
     #: coordinator after this long, which unblocks `read_committed` readers of the partition.
     TRANSACTION_TIMEOUT_S = 20.0
-    #: `read()` fetches a stream's own offsets from the index: runs of them with at most this
-    #: many other offsets between neighbours are read as one range, larger gaps are skipped
-    #: with a seek (a fetch request of its own).
-    READ_SEEK_GAP = 128
-    #: The point reader's fetch size (see `_point_reader`), and the longest range it reads;
-    #: a longer one is read by the scan reader (1 MiB fetches).
-    READ_FETCH_BYTES = 64 * KIB
-    READ_POINT_SPAN = 256
 
-    def __init__(
-        self,
-        bootstrap: str,
-        topic: str = "arbiter.events",
-        partitions: int = 8,
-        client_id: str = "arbiter",
-        replication_factor: int | None = None,
-        limits: Limits | None = None,
-        group_commit_ms: float | None = None,
-        group_max_events: int | None = None,
-    ) -> None:
-        self.bootstrap = bootstrap
-        if group_commit_ms is None:
-            group_commit_ms = _env_ms("ARBITER_KAFKA_GROUP_COMMIT_MS", DEFAULT_GROUP_COMMIT_MS)
-        if group_max_events is None:
-            group_max_events = int(
-                _env_ms("ARBITER_KAFKA_GROUP_MAX_EVENTS", DEFAULT_GROUP_MAX_EVENTS)
-            )
-        if group_commit_ms < 0 or group_max_events < 1:
-            raise ValueError("group_commit_ms must be >= 0 and group_max_events >= 1")
-        #: How long an append waits at most for others to join its transaction.
-        self.group_window_s = group_commit_ms / 1000
-        #: The most events one group (one transaction) takes; a larger batch goes alone.
-        self.group_max_events = group_max_events
-        self._closed = False
-        self.topic = topic
-        self.client_id = client_id
-        if limits is not None:
-            self.limits = limits
-        try:
-            found, self.replication_factor = self._ensure_topic(partitions, replication_factor)
-        except KafkaConfigurationError:
-            raise
-        except KafkaError as exc:
-            raise KafkaUnavailable(f"kafka at {bootstrap}: cannot open {topic}: {exc}") from exc
-        self._reader = self._consumer(f"{client_id}-reader")  # scans: catch-up, read_all
-        self._reader_lock = threading.RLock()  # the reader's and the point reader's
-        self._seeker: KafkaConsumer | None = None
-        self.partitions = found or partitions
-        self._parts = [_Partition(n) for n in range(self.partitions)]
-        self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
-
-    # -- topic -----------------------------------------------------------------------------
-
-    def _ensure_topic(self, partitions: int, replication_factor: int | None) -> tuple[int, int]:
-        """Create the topic if it is missing; (its partition count, its replication factor)."""
-        admin = KafkaAdminClient(
-            **client_options(self.bootstrap, f"{self.client_id}-admin", self.READ_TIMEOUT_S),
-            bootstrap_timeout_ms=int(self.READ_TIMEOUT_S * 1000),
-        )
-        try:
-            deadline = time.monotonic() + self.READ_TIMEOUT_S
-            while True:
-                try:
-                    info = admin.describe_topics([self.topic])[0]
-                    if info["error_code"] == 0 and info["partitions"]:
-                        replicas = len(info["partitions"][0]["replica_nodes"])
-                        return len(info["partitions"]), replicas
-                    if time.monotonic() > deadline:
-                        raise KafkaTimeoutError(f"topic {self.topic} has no partitions (yet)")
-                    rf = replication_factor_for(admin, replication_factor)
-                    configs = events_topic_configs(rf, self.limits)
-                    create_topic(admin, self.topic, partitions, rf, configs)
-                except KafkaConfigurationError:
-                    raise
-                except KafkaError as exc:
-                    # A broker that has just (re)started is not in every metadata view yet:
-                    # UnknownBrokerIdError, NotControllerError, ... Try again for a while.
-                    if time.monotonic() > deadline:
-                        raise
-                    log.info("opening %s: %s; retrying", self.topic, exc)
-                    time.sleep(0.2)
-        finally:
-            admin.close()
+    limits: Limits
+    #: How long an append waits at most for others to join its transaction.
+    group_window_s: float
+    #: The most events one group (one transaction) takes; a larger batch goes alone.
+    group_max_events: int
+    _closed: bool
 
     def _max_message_bytes(self) -> int:
         return self.limits.max_event_bytes + MESSAGE_HEADROOM
 
-    @contextlib.contextmanager
-    def _unavailable(self, what: str) -> Iterator[None]:
-        """A Kafka client error while reading becomes `EventLogUnavailable`."""
-        try:
-            yield
-        except KafkaError as exc:
-            raise KafkaUnavailable(f"kafka at {self.bootstrap}: {what}: {exc}") from exc
-
-    # -- index -----------------------------------------------------------------------------
-
-    def _end_offset(
-        self, tp: TopicPartition, timeout_s: float | None = None, part: _Partition | None = None
-    ) -> int:
-        """The partition's last stable offset (under read_committed nothing past it is
-        visible), asked by the shared reader, or with `part` by that partition's committer's
-        own consumer (no wait for the reader's lock)."""
-        wait_s = self.READ_TIMEOUT_S if timeout_s is None else timeout_s
-        deadline = time.monotonic() + max(wait_s, 0.5)
-        lock: contextlib.AbstractContextManager[Any]
-        if part is not None:
-            if part.watcher is None:
-                part.watcher = self._consumer(f"{self.client_id}-watch-p{part.number}")
-            consumer, lock = part.watcher, contextlib.nullcontext()
-        else:
-            consumer, lock = self._reader, self._reader_lock
-        with lock, self._unavailable(f"end of {tp.topic}[{tp.partition}]"):
-            while True:
-                step_ms = int(max(min(1.0, deadline - time.monotonic()), 0.1) * 1000)
-                try:
-                    return int(consumer.end_offsets([tp], timeout_ms=step_ms)[tp])
-                except KafkaTimeoutError:
-                    if time.monotonic() >= deadline:
-                        raise
-                    self._refresh_metadata(consumer)
-
-    def _consumer(
-        self, client_id: str, fetch_bytes: int = 1024 * KIB, fetch_wait_ms: int = 50
-    ) -> KafkaConsumer:
-        return KafkaConsumer(
-            **client_options(self.bootstrap, client_id, self.READ_TIMEOUT_S),
-            group_id=None,
-            enable_auto_commit=False,
-            isolation_level="read_committed",
-            auto_offset_reset="earliest",
-            fetch_max_wait_ms=fetch_wait_ms,
-            max_poll_records=5000,
-            # A fetch returns at least one whole record batch, however large.
-            max_partition_fetch_bytes=fetch_bytes,
-        )
-
-    def _point_reader(self) -> KafkaConsumer:
-        """The consumer `read()` fetches a stream's own offsets with: small fetches, since
-        after each seek the broker sends up to this much from the offset on (the shared
-        reader's 1 MiB suits whole-partition scans)."""
-        with self._reader_lock:
-            if self._seeker is None:
-                # No wait at the partition's end: the fetch the consumer sends ahead after
-                # each range would otherwise hold the next seek for fetch_max_wait_ms.
-                self._seeker = self._consumer(
-                    f"{self.client_id}-point", self.READ_FETCH_BYTES, fetch_wait_ms=0
-                )
-            return self._seeker
-
-    @staticmethod
-    def _refresh_metadata(consumer: KafkaConsumer) -> None:
-        """Ask a consumer for fresh metadata: kafka-python 3.0's `end_offsets` keeps asking a
-        partition's old leader (see `client_options`), so after a second without an answer
-        the leader may have moved. (kafka-python internals; without them the metadata
-        expires within `metadata_max_age_ms`.)"""
-        cluster = getattr(getattr(consumer, "_manager", None), "cluster", None)
-        if cluster is not None and hasattr(cluster, "request_update"):
-            cluster.request_update()
-
-    def _records(
-        self,
-        tp: TopicPartition,
-        start: int,
-        end: int,
-        timeout_s: float | None = None,
-        reader: KafkaConsumer | None = None,
-    ) -> Iterator[tuple[int, bytes | None, bytes]]:
-        """(offset, key, value) of the committed records in [start, end); markers are
-        skipped. Raises `EventLogUnavailable` when no record comes for READ_TIMEOUT_S (the
-        partition has no leader, or `end` is past its last stable offset)."""
-        what = f"reading {tp.topic}[{tp.partition}] from {start} to {end}"
-        stall_s = max(self.READ_TIMEOUT_S if timeout_s is None else timeout_s, 0.5)
-        consumer = self._reader if reader is None else reader
-        with self._reader_lock:
-            if consumer.assignment() != {tp}:
-                # Only this partition: a consumer fetches from every partition it is
-                # assigned, and the others' records would be fetched for nothing.
-                consumer.assign([tp])
-            consumer.seek(tp, start)
-            position = start
-            progress_at = time.monotonic()
-            while position < end:
-                with self._unavailable(what):
-                    batch = consumer.poll(timeout_ms=200, max_records=5000).get(tp, [])
-                for rec in batch:
-                    if rec.offset >= end:
-                        return
-                    yield rec.offset, rec.key, rec.value
-                with self._unavailable(what):
-                    now_at = consumer.position(tp, timeout_ms=1000)
-                if now_at is not None and now_at > position:
-                    position, progress_at = now_at, time.monotonic()
-                elif time.monotonic() - progress_at > stall_s:
-                    raise KafkaUnavailable(
-                        f"kafka at {self.bootstrap}: {what}: stuck at {position} for "
-                        f"{stall_s:.1f} s"
-                    )
-
-    def _catch_up(self, part: _Partition, timeout_s: float | None = None) -> None:
-        tp = self._tps[part.number]
-        # An append of this process may hold the partition while the cluster is down.
-        if not part.lock.acquire(timeout=self.READ_TIMEOUT_S):
-            raise KafkaUnavailable(
-                f"kafka at {self.bootstrap}: {self.topic}[{part.number}] is busy with an "
-                f"append of this process for {self.READ_TIMEOUT_S:.0f} s"
-            )
-        try:
-            end = self._end_offset(tp, timeout_s)
-            if part.next_offset >= end:
-                return
-            for offset, key, value in list(self._records(tp, part.next_offset, end, timeout_s)):
-                self._index(part, offset, key, value)
-            part.next_offset = end
-        finally:
-            part.lock.release()
-
-    @staticmethod
-    def _index(part: _Partition, offset: int, key: bytes | None, value: bytes) -> None:
-        """Index one record. A record that does not decode (poison: a manual write, an old
-        bug) is indexed at the next seq of its key's stream — a stream's records are its seqs
-        in offset order — under the id every reader derives for it, so it can be read back
-        as unreadable and retracted by that id."""
-        try:
-            raw = orjson.loads(value)
-            tid = str(raw["tournament_id"])
-            seq = int(raw["seq"])
-            version = int(raw["schema_version"])
-            digest = content_digest(tid, str(raw["type"]), version, raw["payload"])
-            event_id = UUID(str(raw["event_id"]))
-            last_hash = str(raw["hash"])
-        except Exception:
-            tid = key.decode(errors="replace") if key else "?"
-            stream = part.streams.get(tid)
-            env = read_envelope(
-                value, tournament_id=tid, seq=len(stream.offsets) + 1 if stream else 1
-            )
-            seq, event_id, digest = env.seq, env.event_id, ""
-            last_hash = env.hash
-        stream = part.streams.setdefault(tid, _Stream())
-        if seq != len(stream.offsets) + 1:
-            return  # already indexed (our own write) — seqs are gapless per stream
-        stream.offsets.append(offset)
-        stream.last_hash = last_hash
-        part.ids[event_id] = (tid, seq, digest)
-
-    def _part(self, tournament_id: str) -> _Partition:
-        return self._parts[partition_for(tournament_id, self.partitions)]
-
     # -- writing ---------------------------------------------------------------------------
 
-    def _writer(self, part: _Partition, deadline: float) -> KafkaProducer:
+    def _writer(self, part: Partition, deadline: float) -> KafkaProducer:
         if part.producer is None:
             budget_ms = int(
                 max(1.0, min(deadline - time.monotonic(), 2 * self.ATTEMPT_TIMEOUT_S)) * 1000
@@ -703,7 +276,7 @@ class KafkaEventLog(EventLog):
             self._catch_up(part, min(self.READ_TIMEOUT_S, deadline - time.monotonic()))
         return part.producer
 
-    def _drop_writer(self, part: _Partition) -> None:
+    def _drop_writer(self, part: Partition) -> None:
         if part.producer is not None:
             _discard(part.producer)
             part.producer = None
@@ -715,7 +288,9 @@ class KafkaEventLog(EventLog):
             return AppendResult([])
         part = self._part(tournament_id)
         now = time.monotonic()
-        req = _Request(tournament_id, list(events), expected_seq, now + self.APPEND_TIMEOUT_S, now)
+        req = AppendRequest(
+            tournament_id, list(events), expected_seq, now + self.APPEND_TIMEOUT_S, now
+        )
         with part.cond:
             if self._closed:
                 raise KafkaUnavailable(f"{self.topic}: the log is closed; nothing was appended")
@@ -769,7 +344,7 @@ class KafkaEventLog(EventLog):
 
     # -- group commit ----------------------------------------------------------------------
 
-    def _committer(self, part: _Partition) -> None:
+    def _committer(self, part: Partition) -> None:
         """The partition's committer thread: gathers the queued appends into groups and
         commits each group as one transaction (see the module docstring)."""
         while True:
@@ -788,7 +363,7 @@ class KafkaEventLog(EventLog):
                     if left <= 0:
                         break
                     part.cond.wait(left)
-                group: list[_Request] = []
+                group: list[AppendRequest] = []
                 n = 0
                 while part.queue and (
                     not group or n + len(part.queue[0].events) <= self.group_max_events
@@ -814,7 +389,7 @@ class KafkaEventLog(EventLog):
                 with part.cond:
                     part.busy = False
 
-    def _run_group(self, part: _Partition, group: list[_Request]) -> None:
+    def _run_group(self, part: Partition, group: list[AppendRequest]) -> None:
         try:
             self._commit_group(part, group)
         except BaseException as exc:  # a bug: never leave a caller waiting
@@ -830,7 +405,7 @@ class KafkaEventLog(EventLog):
             if not isinstance(exc, Exception):
                 raise  # KeyboardInterrupt, SystemExit: answered, then passed on
 
-    def _commit_group(self, part: _Partition, group: list[_Request]) -> None:
+    def _commit_group(self, part: Partition, group: list[AppendRequest]) -> None:
         """Commit one group: plan it against the index, write every admitted batch in one
         transaction, then answer each caller. On a fenced producer or a failed transaction
         nothing of the group is trusted: a new writer is initialised (which completes or
@@ -910,8 +485,8 @@ class KafkaEventLog(EventLog):
 
     def _timed_out(
         self,
-        part: _Partition,
-        req: _Request,
+        part: Partition,
+        req: AppendRequest,
         attempts: int,
         last_error: Exception | None,
         why: str = "",
@@ -934,7 +509,7 @@ class KafkaEventLog(EventLog):
             maybe_committed=req.in_doubt,
         )
 
-    def _plan(self, part: _Partition, live: list[_Request]) -> list[_Planned]:
+    def _plan(self, part: Partition, live: list[AppendRequest]) -> list[_Planned]:
         """Decide each request of a group in order, against the index (complete: this process
         holds the partition's writer) and the batches admitted ahead of it in the group. A
         request that fails (conflict, reused id, limits) only gets its own error; a redelivery
@@ -987,7 +562,7 @@ class KafkaEventLog(EventLog):
         return plans
 
     def _commit_once(
-        self, part: _Partition, producer: KafkaProducer, live: list[_Request], deadline: float
+        self, part: Partition, producer: KafkaProducer, live: list[AppendRequest], deadline: float
     ) -> None:
         with part.lock:
             plans = self._plan(part, live)
@@ -1027,7 +602,7 @@ class KafkaEventLog(EventLog):
             with part.lock:
                 for p, fs in zip(writes, futures, strict=True):
                     tid = p.req.tournament_id
-                    stream = part.streams.setdefault(tid, _Stream())
+                    stream = part.streams.setdefault(tid, StreamIndex())
                     for env, digest, f in zip(p.sealed, p.digests, fs, strict=True):
                         off = f.get(timeout=10).offset
                         last_offset = max(last_offset, off)
@@ -1065,7 +640,7 @@ class KafkaEventLog(EventLog):
     def _attempt_time(self, deadline: float) -> float:
         return max(min(deadline - time.monotonic(), self.ATTEMPT_TIMEOUT_S), 0.1)
 
-    def _await_visible(self, part: _Partition, last_offset: int, deadline: float) -> None:
+    def _await_visible(self, part: Partition, last_offset: int, deadline: float) -> None:
         """Return once `read_committed` readers can see the committed batch ending at
         `last_offset`: the partition's last stable offset is past it (the commit markers are
         written, which the coordinator does after the commit returned)."""
@@ -1080,127 +655,3 @@ class KafkaEventLog(EventLog):
                 pause = min(pause * 2, 0.02)
         except (KafkaError, EventLogUnavailable) as exc:
             raise KafkaUnavailable(str(exc), maybe_committed=True) from exc
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def _get(self, tournament_id: str, seq: int) -> Envelope:
-        return next(iter(self.read(tournament_id, seq, seq)))
-
-    def read(
-        self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
-    ) -> Iterator[Envelope]:
-        part = self._part(tournament_id)
-        self._catch_up(part)  # the index extended to the partition's end, never trusted stale
-        with part.lock:
-            stream = part.streams.get(tournament_id)
-            offsets = stream.offsets[max(from_seq, 1) - 1 : to_seq] if stream else []
-        if not offsets:
-            return iter(())
-        seq_at = {off: seq for seq, off in enumerate(offsets, start=max(from_seq, 1))}
-        tp = self._tps[part.number]
-        out: list[Envelope] = []
-        for start, end in _spans(offsets, self.READ_SEEK_GAP):
-            # A long range is a scan: the scan reader's large fetches suit it better.
-            reader = self._point_reader() if end - start <= self.READ_POINT_SPAN else None
-            out += [
-                read_envelope(value, tournament_id=tournament_id, seq=seq_at[off])
-                for off, _key, value in self._records(tp, start, end, reader=reader)
-                if off in seq_at
-            ]
-        return iter(out)
-
-    def read_all(self) -> Iterator[Envelope]:
-        for part in self._parts:
-            tp = self._tps[part.number]
-            end = self._end_offset(tp)
-            start = 0
-            while start < end:
-                chunk = []
-                for off, key, value in self._records(tp, start, end):
-                    chunk.append((key, value))
-                    start = off + 1
-                    if len(chunk) >= 5000:
-                        break
-                else:
-                    start = end
-                yield from (_read(k, v) for k, v in chunk)
-
-    def last_seq(self, tournament_id: str) -> int:
-        part = self._part(tournament_id)
-        self._catch_up(part)
-        stream = part.streams.get(tournament_id)
-        return len(stream.offsets) if stream else 0
-
-    def find(self, event_id: UUID, tournament_id: str | None = None) -> Envelope | None:
-        parts = [self._part(tournament_id)] if tournament_id is not None else self._parts
-        for part in parts:
-            self._catch_up(part)
-            hit = part.ids.get(event_id)
-            if hit is not None:
-                return self._get(hit[0], hit[1])
-        return None
-
-    def stream_ids(self) -> list[str]:
-        for part in self._parts:
-            self._catch_up(part)
-        return sorted(t for part in self._parts for t in part.streams)
-
-    def subscribe(self, from_beginning: bool = False) -> Subscription:
-        return _KafkaSubscription(self, from_beginning)
-
-    def close(self) -> None:
-        """Stop the committers (the groups under way finish; appends still queued are
-        refused, nothing of them appended), then the producers and the reader."""
-        with contextlib.suppress(AttributeError):  # a log whose __init__ failed
-            self._closed = True
-            for part in self._parts:
-                with part.cond:
-                    part.closing = True
-                    part.cond.notify_all()
-            for part in self._parts:
-                if part.committer is not None:
-                    part.committer.join(timeout=self.APPEND_TIMEOUT_S + self.VISIBLE_TIMEOUT_S)
-                self._drop_writer(part)
-                if part.watcher is not None:
-                    part.watcher.close()
-                    part.watcher = None
-            self._reader.close()
-            if self._seeker is not None:
-                self._seeker.close()
-
-
-def _read(key: bytes | None, value: bytes) -> Envelope:
-    """A reader's decode of a record (never raises). An unreadable record whose bytes do not
-    say its seq gets seq 0: the fold counts it as its stream's next event."""
-    return read_envelope(value, tournament_id=key.decode(errors="replace") if key else None)
-
-
-class _KafkaSubscription(Subscription):
-    def __init__(self, log: KafkaEventLog, from_beginning: bool) -> None:
-        super().__init__()
-        self.consumer = KafkaConsumer(
-            **client_options(log.bootstrap, f"{log.client_id}-tail", log.READ_TIMEOUT_S),
-            group_id=None,
-            enable_auto_commit=False,
-            isolation_level="read_committed",
-            fetch_max_wait_ms=10,
-        )
-        self.consumer.assign(log._tps)
-        if from_beginning:
-            self.consumer.seek_to_beginning(*log._tps)
-        else:
-            try:
-                ends = self.consumer.end_offsets(log._tps)
-            except KafkaError as exc:
-                self.consumer.close()
-                raise KafkaUnavailable(f"kafka at {log.bootstrap}: tail: {exc}") from exc
-            for tp in log._tps:
-                self.consumer.seek(tp, ends[tp])
-
-    def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]:
-        batches = self.consumer.poll(timeout_ms=int(timeout * 1000), max_records=max_events)
-        return [_read(r.key, r.value) for recs in batches.values() for r in recs]
-
-    def close(self) -> None:
-        super().close()
-        self.consumer.close()
