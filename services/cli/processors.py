@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         """Run the NAME processor: a projection (standings, tiebreaks, playoff, prizes) or
         the adjudicator (games ended by rule, through the command path)."""
         from services.config import Settings
-        from services.projection.processors.core import ProcessorConfig
+        from services.projection.processors.config import ProcessorConfig
         from services.projection.tablebases import TablebaseError, open_prober, tablebases_from_env
 
         if name not in NAMES:

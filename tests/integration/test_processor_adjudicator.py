@@ -36,7 +36,7 @@ from services.eventlog.base import utcnow
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.eventlog.sqlite import SQLiteEventLog
 from services.projection.processors.adjudicator import AdjudicatorCore, Candidate, command_id
-from services.projection.processors.core import ADJUDICATOR, ProcessorConfig
+from services.projection.processors.config import ADJUDICATOR, ProcessorConfig
 
 REPO = Path(__file__).resolve().parents[2]
 GAVIOTA = Path("/usr/share/gaviotatb/gtb4")

@@ -114,6 +114,7 @@ folded).
 
 from __future__ import annotations
 
-from services.projection.processors.core import ProcessorConfig, ProcessorCore
+from services.projection.processors.config import ProcessorConfig
+from services.projection.processors.core import ProcessorCore
 
 __all__ = ["ProcessorConfig", "ProcessorCore"]

@@ -17,13 +17,9 @@ import faust
 from kafka.errors import KafkaError
 
 from services.projection.processors import transport
-from services.projection.processors.core import (
-    SNAPSHOT_MAX_BYTES,
-    ProcessorConfig,
-    ProcessorCore,
-    Superseded,
-    TopicReader,
-)
+from services.projection.processors.config import SNAPSHOT_MAX_BYTES, ProcessorConfig
+from services.projection.processors.core import ProcessorCore, Superseded
+from services.projection.processors.topic_reader import TopicReader
 from services.projection.projector import Message
 
 log = logging.getLogger("arbiter.processor")
