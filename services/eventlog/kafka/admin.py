@@ -2,7 +2,8 @@
 a topic, and opening the events topic (created when missing).
 
 Replication and availability (deploy/README.md): the topic is created with replication factor
-min(3, brokers in the cluster) unless given (`replication_factor`, `ARBITER_KAFKA_REPLICATION`),
+min(3, brokers in the cluster) unless given (`replication_factor`; services/config.py reads
+`ARBITER_KAFKA_REPLICATION`),
 `min.insync.replicas` 2 from replication factor 3 on, and `max.message.bytes` from the limits
 (`max_event_bytes` + 64 KiB, the producer's `max_request_size` too, so the limits refuse an
 event before Kafka would)."""
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 
 from kafka import KafkaAdminClient
@@ -33,10 +33,9 @@ MESSAGE_HEADROOM = 64 * KIB
 
 
 def replication_factor_for(admin: KafkaAdminClient, explicit: int | None = None) -> int:
-    """`explicit`, else `ARBITER_KAFKA_REPLICATION`, else min(3, brokers in the cluster now)
+    """`explicit` (services/config.py: `ARBITER_KAFKA_REPLICATION`), else min(3, brokers in
+    the cluster now)
     (a broker that is down is not counted: a topic created then has one replica fewer)."""
-    if explicit is None and os.environ.get("ARBITER_KAFKA_REPLICATION"):
-        explicit = int(os.environ["ARBITER_KAFKA_REPLICATION"])
     if explicit is not None:
         if explicit < 1:
             raise ValueError(f"replication factor must be at least 1, not {explicit}")

@@ -19,7 +19,6 @@ from services.eventlog.kafka.writer import (
     DEFAULT_GROUP_COMMIT_MS,
     DEFAULT_GROUP_MAX_EVENTS,
     GroupCommitWriter,
-    env_ms,
 )
 
 
@@ -36,16 +35,10 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         client_id: str = "arbiter",
         replication_factor: int | None = None,
         limits: Limits | None = None,
-        group_commit_ms: float | None = None,
-        group_max_events: int | None = None,
+        group_commit_ms: float = DEFAULT_GROUP_COMMIT_MS,
+        group_max_events: int = DEFAULT_GROUP_MAX_EVENTS,
     ) -> None:
         self.bootstrap = bootstrap
-        if group_commit_ms is None:
-            group_commit_ms = env_ms("ARBITER_KAFKA_GROUP_COMMIT_MS", DEFAULT_GROUP_COMMIT_MS)
-        if group_max_events is None:
-            group_max_events = int(
-                env_ms("ARBITER_KAFKA_GROUP_MAX_EVENTS", DEFAULT_GROUP_MAX_EVENTS)
-            )
         if group_commit_ms < 0 or group_max_events < 1:
             raise ValueError("group_commit_ms must be >= 0 and group_max_events >= 1")
         self.group_window_s = group_commit_ms / 1000

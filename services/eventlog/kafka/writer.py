@@ -28,13 +28,14 @@ Group commit (within one process). Appends to one partition are queued for that 
 committer thread, which commits them in groups, one transaction per group:
 
 - The window: a group closes when its oldest append has waited `group_commit_ms` (the
-  constructor's argument, else `ARBITER_KAFKA_GROUP_COMMIT_MS`, default 3 ms; 0 sends what is
-  queued at once), or when it holds `group_max_events` events (`ARBITER_KAFKA_GROUP_MAX_EVENTS`,
-  default 1000; a larger batch goes alone). While a transaction is in flight the next group
-  gathers, so under load a group forms without any extra wait, and an append waits at most
-  the window. A lone writer does not wait at all: the window applies only when more than one
-  append is queued or the previous group held more than one, and an append that finds
-  nothing committing or queued (after a group of one) commits in the caller's own thread.
+  constructor's argument; services/config.py gives `ARBITER_KAFKA_GROUP_COMMIT_MS`; default
+  3 ms; 0 sends what is queued at once), or when it holds `group_max_events` events
+  (`ARBITER_KAFKA_GROUP_MAX_EVENTS`, default 1000; a larger batch goes alone). While a
+  transaction is in flight the next group gathers, so under load a group forms without any
+  extra wait, and an append waits at most the window. A lone writer does not wait at all:
+  the window applies only when more than one append is queued or the previous group held
+  more than one, and an append that finds nothing committing or queued (after a group of
+  one) commits in the caller's own thread.
 - The plan: the group's appends are decided in arrival order against the index and the
   batches admitted ahead of them in the same group, exactly as if each had been appended
   alone in that order: a redelivery (stored, or ahead in the group) is a duplicate; an event
@@ -71,7 +72,6 @@ included) has passed. An append that raised `EventLogUnavailable` after its comm
 from __future__ import annotations
 
 import logging
-import os
 import random
 import threading
 import time
@@ -196,16 +196,6 @@ class _Planned:
     result: AppendResult | None = None
     error: BaseException | None = None
     after: list[_Planned] = field(default_factory=list)
-
-
-def env_ms(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    value = float(raw)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, not {raw}")
-    return value
 
 
 class GroupCommitWriter(IndexedReader):

@@ -173,6 +173,10 @@ def kafka_log_factory(cfg: ProcessorConfig) -> Callable[[], EventLog]:
     def make() -> EventLog:
         from services.eventlog.kafka import KafkaEventLog
 
+        group_commit: dict[str, Any] = {
+            "group_commit_ms": cfg.group_commit_ms,
+            "group_max_events": cfg.group_max_events,
+        }
         return KafkaEventLog(
             cfg.bootstrap,
             topic=cfg.events_topic,
@@ -180,6 +184,7 @@ def kafka_log_factory(cfg: ProcessorConfig) -> Callable[[], EventLog]:
             client_id=cfg.group_id,
             replication_factor=cfg.replication_factor,
             limits=Limits.from_env(),
+            **{k: v for k, v in group_commit.items() if v is not None},
         )
 
     return make

@@ -31,8 +31,14 @@ class ProcessorConfig:
     output_topic: str | None = None  # default: see `out_topic`
     group: str | None = None  # default: see `group_id`
     partitions: int = 8  # only used to create a missing events topic
-    # Of the topics this creates; None: ARBITER_KAFKA_REPLICATION, else min(3, brokers).
+    # Of the topics this creates; None: min(3, brokers). (`arbiter processor`:
+    # ARBITER_KAFKA_REPLICATION.)
     replication_factor: int | None = None
+    # The group commit of the adjudicator's Kafka log (its appends through the command path);
+    # None: the log's defaults. (`arbiter processor`: ARBITER_KAFKA_GROUP_COMMIT_MS and
+    # ARBITER_KAFKA_GROUP_MAX_EVENTS.)
+    group_commit_ms: float | None = None
+    group_max_events: int | None = None
     data_dir: Path = Path("arbiter-data/processors")
     web_port: int | None = None  # None: Faust's web server is disabled
     batch: int = 2000
