@@ -1,6 +1,6 @@
 """One partition of the events topic as a process sees it: its offset index (each stream's
 offsets by seq, last hash, and the partition's event ids) and its writer's state (producer,
-queue of appends, committer thread, counters).
+queue of appends (`AppendRequest`), committer thread, counters).
 
 The offset index (`Partition.streams`) is rebuilt once per partition per process, on first use,
 and then extended incrementally: every read first asks the partition's last stable offset and
@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from uuid import UUID
 
 import orjson
@@ -27,10 +26,38 @@ from kafka import KafkaConsumer, KafkaProducer
 
 from events_schema import GENESIS_HASH
 from events_schema.envelope import read_envelope
-from services.eventlog.base import content_digest
+from services.eventlog.base import AppendResult, NewEvent, content_digest
 
-if TYPE_CHECKING:
-    from services.eventlog.kafka.writer import AppendRequest
+
+@dataclass(eq=False)
+class AppendRequest:
+    """One caller's append, waiting for its group's transaction."""
+
+    tournament_id: str
+    events: list[NewEvent]
+    expected_seq: int | None
+    deadline: float
+    arrived: float
+    done: threading.Event = field(default_factory=threading.Event)
+    result: AppendResult | None = None
+    error: BaseException | None = None
+    # Its batch was in a transaction whose commit was sent and not confirmed (until a new
+    # writer has initialised and re-read the partition).
+    in_doubt: bool = False
+
+    def finish(
+        self, result: AppendResult | None = None, error: BaseException | None = None
+    ) -> None:
+        if self.done.is_set():
+            return  # answered already (e.g. refused when its commit was not yet visible)
+        self.result, self.error = result, error
+        self.done.set()
+
+    def outcome(self) -> AppendResult:
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
 
 
 @dataclass

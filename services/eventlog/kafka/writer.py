@@ -102,7 +102,7 @@ from services.eventlog.base import (
 )
 from services.eventlog.kafka.admin import MESSAGE_HEADROOM
 from services.eventlog.kafka.clients import KafkaUnavailable, client_options
-from services.eventlog.kafka.partition import Partition, StreamIndex
+from services.eventlog.kafka.partition import AppendRequest, Partition, StreamIndex
 from services.eventlog.kafka.reader import IndexedReader
 
 log = logging.getLogger("arbiter.eventlog.kafka")
@@ -150,37 +150,6 @@ def _discard(producer: KafkaProducer) -> None:
         sender = getattr(producer, "_sender", None)
         if sender is not None:
             sender.force_close()
-
-
-@dataclass(eq=False)
-class AppendRequest:
-    """One caller's append, waiting for its group's transaction."""
-
-    tournament_id: str
-    events: list[NewEvent]
-    expected_seq: int | None
-    deadline: float
-    arrived: float
-    done: threading.Event = field(default_factory=threading.Event)
-    result: AppendResult | None = None
-    error: BaseException | None = None
-    # Its batch was in a transaction whose commit was sent and not confirmed (until a new
-    # writer has initialised and re-read the partition).
-    in_doubt: bool = False
-
-    def finish(
-        self, result: AppendResult | None = None, error: BaseException | None = None
-    ) -> None:
-        if self.done.is_set():
-            return  # answered already (e.g. refused when its commit was not yet visible)
-        self.result, self.error = result, error
-        self.done.set()
-
-    def outcome(self) -> AppendResult:
-        if self.error is not None:
-            raise self.error
-        assert self.result is not None
-        return self.result
 
 
 @dataclass(eq=False)
