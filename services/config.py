@@ -26,6 +26,8 @@ class Settings:
     kafka_group_commit_ms: float | None = None  # ARBITER_KAFKA_GROUP_COMMIT_MS
     kafka_group_max_events: int | None = None  # ARBITER_KAFKA_GROUP_MAX_EVENTS
     sqlite_synchronous: str = "FULL"  # ARBITER_SQLITE_SYNCHRONOUS: FULL, NORMAL or EXTRA
+    # Seconds between a processor's checkpoints (0: none).
+    snapshot_every: float = 30.0  # ARBITER_SNAPSHOT_EVERY
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -45,6 +47,7 @@ class Settings:
             "kafka_group_commit_ms": _milliseconds("ARBITER_KAFKA_GROUP_COMMIT_MS"),
             "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
             "sqlite_synchronous": _synchronous(),
+            "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["backend"] not in ("sqlite", "kafka"):

@@ -76,7 +76,7 @@ import faust
 from events_schema import Actor, Command, CommandBatch, Envelope, Recorded
 from events_schema import events as ev
 from events_schema.envelope import UnreadableEnvelope
-from events_schema.limits import LimitExceeded, Limits
+from events_schema.limits import LimitExceeded
 from events_schema.registry import encode_payload
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.endings.ending import Ending
@@ -183,7 +183,7 @@ def kafka_log_factory(cfg: ProcessorConfig) -> Callable[[], EventLog]:
             partitions=cfg.partitions,
             client_id=cfg.group_id,
             replication_factor=cfg.replication_factor,
-            limits=Limits.from_env(),
+            limits=cfg.limits,
             **{k: v for k, v in group_commit.items() if v is not None},
         )
 

@@ -3,10 +3,10 @@ batching, watchdog and snapshots), and the names every processor shares."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from events_schema.limits import DEFAULT_LIMITS, Limits
 from projections.documents import PROJECTIONS
 
 DEFAULT_EVENTS_TOPIC = "arbiter.events"
@@ -17,10 +17,6 @@ ADJUDICATOR = "adjudicator"
 PROCESSORS: tuple[str, ...] = (*PROJECTIONS, ADJUDICATOR)
 #: Largest snapshot record (the snapshot topic's max.message.bytes and the producers' limit).
 SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
-
-
-def _snapshot_every() -> float:
-    return float(os.environ.get("ARBITER_SNAPSHOT_EVERY", "30"))
 
 
 @dataclass(frozen=True)
@@ -49,9 +45,14 @@ class ProcessorConfig:
     # (a Faust consumer that never resumes after a broker restart; faust #175/#640). The
     # rebuild on start makes the restart safe. 0 disables the watchdog.
     stall_after: float = 20.0
-    # Seconds between checkpoints of the fold to the snapshot topic (ARBITER_SNAPSHOT_EVERY,
-    # default 30; 0: write none, but still restore from what is there). Only with `rebuild`.
-    snapshot_every: float = field(default_factory=_snapshot_every)
+    # Seconds between checkpoints of the fold to the snapshot topic (`arbiter processor`:
+    # ARBITER_SNAPSHOT_EVERY; 0: write none, but still restore from what is there). Only with
+    # `rebuild`.
+    snapshot_every: float = 30.0
+    # The limits the API enforces (`arbiter processor`: ARBITER_MAX_*): a missing events
+    # topic is created to take any event they allow (max.message.bytes), and the
+    # adjudicator's appends are checked against them.
+    limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
 
     # The adjudicator only (`arbiter processor adjudicator --tablebases DIR`): where its
     # tablebases are; None: no tablebase adjudication (never implicitly).

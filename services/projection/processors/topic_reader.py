@@ -15,7 +15,6 @@ from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 
 from events_schema import Envelope
-from events_schema.limits import Limits
 from services.eventlog.kafka import (
     create_topic,
     decode_record,
@@ -57,14 +56,14 @@ class TopicReader:
             existing = set(admin.list_topics())
             rf = replication_factor_for(admin, self.cfg.replication_factor)
             if self.cfg.events_topic not in existing:
-                # Limits from the environment, as the API's: the topic must take any event
-                # they allow (max.message.bytes).
+                # The API's limits: the topic must take any event they allow
+                # (max.message.bytes).
                 create_topic(
                     admin,
                     self.cfg.events_topic,
                     self.cfg.partitions,
                     rf,
-                    events_topic_configs(rf, Limits.from_env()),
+                    events_topic_configs(rf, self.cfg.limits),
                 )
             self.partitions = self._partition_count(self.cfg.events_topic)
             # Faust's one internal topic; created here (with the retry in app.run) so that a
