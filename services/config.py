@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from events_schema.limits import Limits
 from services.eventlog.base import EventLog
@@ -19,6 +20,14 @@ class Settings:
     kafka_bootstrap: str = "127.0.0.1:19092"  # KAFKA_BOOTSTRAP
     kafka_topic: str = "arbiter.events"  # ARBITER_TOPIC
     kafka_partitions: int = 8  # ARBITER_PARTITIONS
+    # Of the topics created; None: min(3, brokers in the cluster).
+    kafka_replication: int | None = None  # ARBITER_KAFKA_REPLICATION
+    # The Kafka writer's group commit; None: the log's defaults (3 ms, 1000 events).
+    kafka_group_commit_ms: float | None = None  # ARBITER_KAFKA_GROUP_COMMIT_MS
+    kafka_group_max_events: int | None = None  # ARBITER_KAFKA_GROUP_MAX_EVENTS
+    sqlite_synchronous: str = "FULL"  # ARBITER_SQLITE_SYNCHRONOUS: FULL, NORMAL or EXTRA
+    # Seconds between a processor's checkpoints (0: none).
+    snapshot_every: float = 30.0  # ARBITER_SNAPSHOT_EVERY
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -32,11 +41,52 @@ class Settings:
             "kafka_bootstrap": env.get("KAFKA_BOOTSTRAP", "127.0.0.1:19092"),
             "kafka_topic": env.get("ARBITER_TOPIC", "arbiter.events"),
             "kafka_partitions": int(env.get("ARBITER_PARTITIONS", "8")),
+            "kafka_replication": int(env["ARBITER_KAFKA_REPLICATION"])
+            if env.get("ARBITER_KAFKA_REPLICATION")
+            else None,
+            "kafka_group_commit_ms": _milliseconds("ARBITER_KAFKA_GROUP_COMMIT_MS"),
+            "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
+            "sqlite_synchronous": _synchronous(),
+            "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["backend"] not in ("sqlite", "kafka"):
             raise ValueError(f"ARBITER_LOG must be sqlite or kafka, not {values['backend']!r}")
         return cls(**values)  # type: ignore[arg-type]
+
+    def kafka_options(self) -> dict[str, Any]:
+        """The `KafkaEventLog` arguments the environment set (the log's defaults for the
+        others): replication factor and group commit."""
+        options = {
+            "replication_factor": self.kafka_replication,
+            "group_commit_ms": self.kafka_group_commit_ms,
+            "group_max_events": self.kafka_group_max_events,
+        }
+        return {k: v for k, v in options.items() if v is not None}
+
+
+def _milliseconds(name: str) -> float | None:
+    raw = os.environ.get(name)
+    if not raw:
+        return None
+    value = float(raw)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, not {raw}")
+    return value
+
+
+def _count(name: str) -> int | None:
+    value = _milliseconds(name)  # a number >= 0, as for the window
+    return None if value is None else int(value)
+
+
+def _synchronous() -> str:
+    from services.eventlog.sqlite import SYNCHRONOUS_MODES
+
+    mode = os.environ.get("ARBITER_SQLITE_SYNCHRONOUS", "FULL").upper()
+    if mode not in SYNCHRONOUS_MODES:
+        raise ValueError(f"ARBITER_SQLITE_SYNCHRONOUS must be one of {SYNCHRONOUS_MODES}")
+    return mode
 
 
 def open_log(settings: Settings) -> EventLog:
@@ -51,9 +101,10 @@ def open_log(settings: Settings) -> EventLog:
             topic=settings.kafka_topic,
             partitions=settings.kafka_partitions,
             limits=limits,
+            **settings.kafka_options(),
         )
     from services.eventlog.sqlite import SQLiteEventLog
 
-    log = SQLiteEventLog(settings.sqlite_path)
+    log = SQLiteEventLog(settings.sqlite_path, synchronous=settings.sqlite_synchronous)
     log.limits = limits
     return log

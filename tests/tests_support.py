@@ -2,6 +2,7 @@
 
 import contextlib
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from events_schema import GENESIS_HASH, Actor, Envelope
 
 if TYPE_CHECKING:
+    from services.eventlog.base import EventLog
     from services.eventlog.kafka import KafkaEventLog
 
 ADMIN_ACTOR = Actor(id="admin-test", role="admin")
@@ -138,3 +140,84 @@ def cli_ok(*args: str) -> str:
 def cli_words(*args: str) -> str:
     """`cli_ok`'s output as words, without the tables' rules (for phrase assertions)."""
     return " ".join(cli_ok(*args).translate(str.maketrans("", "", "│┃")).split())
+
+
+# -- the Kafka processors' tests -------------------------------------------------------------
+
+
+def read_topic(bootstrap: str, topic: str) -> list[Any]:
+    """Every committed record of a topic, in offset order per partition."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+        fetch_max_wait_ms=50,
+    )
+    try:
+        parts = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(parts)]
+        if not tps:
+            return []
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        out: list[Any] = []
+        deadline = time.monotonic() + 60
+        while any(consumer.position(tp) < ends[tp] for tp in tps):
+            assert time.monotonic() < deadline, f"could not read {topic}"
+            for recs in consumer.poll(timeout_ms=200).values():
+                out.extend(recs)
+        return out
+    finally:
+        consumer.close()
+
+
+def output_topic(topic: str, name: str) -> str:
+    """The output topic of processor `name` on events topic `topic` (not the default one)."""
+    return f"{topic}.projection.{name}"
+
+
+def append_in_batches(
+    log: "EventLog", tid: str, events: list[Any], size: int, pause: float = 0
+) -> None:
+    """Append `events` to `tid` in batches of `size`, `pause` seconds apart."""
+    from builders import new_event
+
+    for i in range(0, len(events), size):
+        log.append(tid, [new_event(e) for e in events[i : i + size]])
+        if pause:
+            time.sleep(pause)
+
+
+def processor_tournaments() -> dict[str, list[Any]]:
+    """Three tournaments' events for the processors' tests: a league, a Swiss, a GCT event."""
+    from bench.standings import league_events, swiss_events
+    from builders import small_tournament
+
+    return {
+        "league": league_events(4, 1, max_plies=60),
+        "swiss": swiss_events(16, 5),
+        "gct": small_tournament(),
+    }
+
+
+def never_backwards(bootstrap: str, topic: str, name: str) -> list[str]:
+    """Every message of processor `name`'s output topic, in offset order per tournament:
+    as_of_seq never goes down, and one as_of_seq is always the same bytes."""
+    from events_schema.codec import loads
+
+    problems = []
+    last: dict[str, tuple[int, bytes]] = {}
+    for rec in read_topic(bootstrap, output_topic(topic, name)):
+        tid, seq = rec.key.decode(), loads(rec.value)["as_of_seq"]
+        if tid in last:
+            prev_seq, prev_body = last[tid]
+            if seq < prev_seq:
+                problems.append(f"{tid}: as_of_seq {prev_seq} then {seq}")
+            if seq == prev_seq and rec.value != prev_body:
+                problems.append(f"{tid}: two bodies at as_of_seq {seq}")
+        last[tid] = (seq, rec.value)
+    return problems

@@ -19,6 +19,7 @@ from events_schema import events as ev
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.endings.ending import Ending
 from projections.endings.interruptions import interruption_ruling
+from projections.endings.tablebase import Prober
 from projections.tournament.state import GameState, TournamentState
 
 
@@ -35,13 +36,16 @@ def time_control_of(state: TournamentState, game: GameState) -> ev.TimeControl |
     return created.time_controls[0] if len(created.time_controls) == 1 else None
 
 
-def new_adjudicator(
-    state: TournamentState, game: GameState, facts: Sequence[MoveFacts] = ()
+def adjudicator_at_start(
+    state: TournamentState, game: GameState, prober: Prober | None = None
 ) -> Adjudicator | None:
-    """The game's adjudicator after `facts`, or None when its endings are entered by hand
-    (adjudication "manual", Go, a preset without endings, a position it cannot follow)."""
+    """The game's adjudicator at its start position, whatever the tournament's adjudication
+    (the adjudicator processor follows "manual" tournaments too): the tournament's preset and
+    Armageddon, the game's start position and time control, `prober` for tablebase endings.
+    None when the preset or the position cannot be followed, or the start position is
+    already over (an arbiter's matter)."""
     created = state.created
-    if created is None or created.adjudication != "rules" or created.game != "chess":
+    if created is None:
         return None
     tc = time_control_of(state, game)
     try:
@@ -50,9 +54,25 @@ def new_adjudicator(
             start_fen=game.start_fen,
             time_control=tc if tc is not None and tc.overtime in ("none", "fischer") else None,
             armageddon=created.scoring.armageddon,
+            prober=prober,
         )
-        if adj.ending is not None:
-            return None  # the start position is already over: an arbiter's matter
+    except (KeyError, ValueError):
+        return None
+    return adj if adj.ending is None else None
+
+
+def new_adjudicator(
+    state: TournamentState, game: GameState, facts: Sequence[MoveFacts] = ()
+) -> Adjudicator | None:
+    """The game's adjudicator after `facts`, or None when its endings are entered by hand
+    (adjudication "manual", Go, a preset without endings, a position it cannot follow)."""
+    created = state.created
+    if created is None or created.adjudication != "rules" or created.game != "chess":
+        return None
+    adj = adjudicator_at_start(state, game)
+    if adj is None:
+        return None
+    try:
         for f in facts:
             if adj.push_facts(f) is not None:
                 return None

@@ -20,6 +20,7 @@ from projections.standings import fold, standings
 from services.cli.render import print_standings
 from services.commands.pairing import pair_next
 from services.commands.service import CommandRejected, CommandService
+from services.config import Settings
 from services.eventlog.sqlite import SQLiteEventLog
 from services.projection.projector import Projector
 
@@ -55,7 +56,7 @@ def _expected(white: str, black: str, rnd: int) -> str:
 def run_demo(db: Path, out: Console) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    log = SQLiteEventLog(db)
+    log = SQLiteEventLog(db, synchronous=Settings.from_env().sqlite_synchronous)
     service = CommandService(log)
 
     def show(envs: Any) -> None:

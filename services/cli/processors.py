@@ -68,8 +68,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run the NAME processor: a projection (standings, tiebreaks, playoff, prizes) or
         the adjudicator (games ended by rule, through the command path)."""
+        from events_schema.limits import Limits
         from services.config import Settings
-        from services.projection.processors.core import ProcessorConfig
+        from services.projection.processors.config import ProcessorConfig
         from services.projection.tablebases import TablebaseError, open_prober, tablebases_from_env
 
         if name not in NAMES:
@@ -92,6 +93,11 @@ def register(app: typer.Typer) -> None:
             output_topic=output_topic,
             group=group,
             partitions=settings.kafka_partitions,
+            replication_factor=settings.kafka_replication,
+            group_commit_ms=settings.kafka_group_commit_ms,
+            group_max_events=settings.kafka_group_max_events,
+            snapshot_every=settings.snapshot_every,
+            limits=Limits.from_env(),
             data_dir=data_dir or settings.data_dir / "processors",
             web_port=web_port,
             batch=batch,

@@ -7,7 +7,6 @@ of defence. `position` is the global append order that `subscribe` tails.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -55,23 +54,17 @@ CREATE TABLE IF NOT EXISTS events (
 #: Durability of a committed append (`PRAGMA synchronous`). FULL: the WAL is fsynced at every
 #: commit, so an acknowledged event survives a power cut or an OS crash, not only a killed
 #: process — what an audit log promises. NORMAL fsyncs only at checkpoints (a power cut can
-#: lose the last commits; a process kill cannot). Chosen by `ARBITER_SQLITE_SYNCHRONOUS`;
-#: the cost is measured by `make bench` (`sqlite.durability`).
+#: lose the last commits; a process kill cannot). The constructor's `synchronous` (services/
+#: config.py gives `ARBITER_SQLITE_SYNCHRONOUS`); the cost is measured by `make bench`
+#: (`sqlite.durability`).
 SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
-
-
-def synchronous_from_env() -> str:
-    mode = os.environ.get("ARBITER_SQLITE_SYNCHRONOUS", "FULL").upper()
-    if mode not in SYNCHRONOUS_MODES:
-        raise ValueError(f"ARBITER_SQLITE_SYNCHRONOUS must be one of {SYNCHRONOUS_MODES}")
-    return mode
 
 
 class SQLiteEventLog(EventLog):
     backend = "sqlite"
 
-    def __init__(self, path: str | Path, synchronous: str | None = None) -> None:
-        self.synchronous = (synchronous or synchronous_from_env()).upper()
+    def __init__(self, path: str | Path, synchronous: str = "FULL") -> None:
+        self.synchronous = synchronous.upper()
         if self.synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}")
         self.path = str(path)

@@ -86,7 +86,7 @@ class Feed:
     def _make_source(self) -> Source:
         mode = os.environ.get("ARBITER_FEED_SOURCE", "")
         if self.event_log.backend == "kafka" and mode != "log":
-            from services.projection.processors.core import ProcessorConfig
+            from services.projection.processors.config import ProcessorConfig
 
             bootstrap = str(getattr(self.event_log, "bootstrap", ""))
             # The processors' naming rule (ProcessorConfig.out_topic): `arbiter.projection.`

@@ -45,6 +45,7 @@ for _p in (_repo / "tests", _repo):
 
 from kafka import KafkaAdminClient, KafkaProducer  # noqa: E402
 
+from services.config import Settings  # noqa: E402
 from services.eventlog.base import NewEvent  # noqa: E402
 from services.eventlog.kafka import (  # noqa: E402
     API_VERSION,
@@ -54,6 +55,8 @@ from services.eventlog.kafka import (  # noqa: E402
 from tests.bench.runner import MoveFactory, _dist  # noqa: E402
 
 CLIENTS = 50
+#: What the environment sets of the log (ARBITER_KAFKA_GROUP_COMMIT_MS, ...), as the API's.
+_OPTIONS = Settings.from_env().kafka_options()
 
 
 def _progress(msg: str) -> None:
@@ -205,7 +208,7 @@ def _scan_read(log: KafkaEventLog, tid: str) -> int:
 def _reads(bootstrap: str, topic: str, partitions: int, tids: list[str]) -> dict[str, Any]:
     """`read()` of each of `tids` in a new log instance (the index built on the way), then
     again (index warm), then the whole-range scan of each, and `read_all()` of the topic."""
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions)
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions, **_OPTIONS)
     try:
         t = time.perf_counter()
         n_cold = sum(sum(1 for _ in log.read(tid)) for tid in tids)
@@ -244,7 +247,7 @@ def _batched_topic(
     boards, a round's pairings)."""
     topic = _topic("batched")
     tids = [f"bt-{i:03d}" for i in range(tournaments)]
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions)
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions, **_OPTIONS)
     try:
         evs = factory.events(total)
         for k, i in enumerate(range(0, total, 20)):
@@ -278,7 +281,7 @@ def _append_run(
     tids = [f"ct-{i:02d}" for i in range(CLIENTS)]
     per_client = int(seconds * 120) + 50  # more than a client can append in the time
     events = [factory.events(per_client) for _ in range(CLIENTS)]
-    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions)
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions, **_OPTIONS)
     try:
         for tid in tids:  # the writers initialised and warm, as in a running server
             log.append(tid, factory.events(1))
@@ -291,7 +294,7 @@ def _append_run(
         log.close()
     _progress(f"raw peers: {sum(len(r) for r in records.values())} records")
     raw_topic = _topic(f"raw{partitions}")
-    KafkaEventLog(bootstrap, topic=raw_topic, partitions=partitions).close()
+    KafkaEventLog(bootstrap, topic=raw_topic, partitions=partitions, **_OPTIONS).close()
     try:
         per_txn = max(1, round(res["events_per_transaction"]))
         raw_txn = _raw_transactional(bootstrap, raw_topic, records, per_txn)

@@ -23,7 +23,7 @@ from conftest import kafka_bootstrap
 from tests_support import assert_chain
 
 from services.eventlog.base import AppendConflict, AppendResult, EventIdConflict, NewEvent
-from services.eventlog.kafka import KafkaEventLog, _spans, partition_for
+from services.eventlog.kafka import KafkaEventLog, partition_for, spans
 
 
 def _topic() -> str:
@@ -366,9 +366,9 @@ def test_read_after_restart_and_partition_routing(logs):
 
 
 def test_spans_merge_close_offsets_and_seek_over_far_ones():
-    assert _spans([5], 0) == [(5, 6)]
-    assert _spans([1, 2, 3, 10, 11, 40], 0) == [(1, 4), (10, 12), (40, 41)]
-    assert _spans([1, 3, 5], 0) == [(1, 2), (3, 4), (5, 6)]
-    assert _spans([1, 3, 5], 1) == [(1, 6)]
-    assert _spans([1, 2, 3, 10, 11, 40], 6) == [(1, 12), (40, 41)]
-    assert _spans([1, 2, 3, 10, 11, 40], 100) == [(1, 41)]
+    assert spans([5], 0) == [(5, 6)]
+    assert spans([1, 2, 3, 10, 11, 40], 0) == [(1, 4), (10, 12), (40, 41)]
+    assert spans([1, 3, 5], 0) == [(1, 2), (3, 4), (5, 6)]
+    assert spans([1, 3, 5], 1) == [(1, 6)]
+    assert spans([1, 2, 3, 10, 11, 40], 6) == [(1, 12), (40, 41)]
+    assert spans([1, 2, 3, 10, 11, 40], 100) == [(1, 41)]

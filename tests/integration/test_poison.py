@@ -253,7 +253,8 @@ def test_the_processor_core_rebuilds_and_folds_past_a_poison_record(
     bootstrap = kafka_bootstrap()
     assert bootstrap is not None
     from services.eventlog.kafka import KafkaEventLog
-    from services.projection.processors.core import ProcessorConfig, ProcessorCore
+    from services.projection.processors.config import ProcessorConfig
+    from services.projection.processors.core import ProcessorCore
 
     topic = f"arbiter.test.{uuid.uuid4().hex[:12]}"
     log = KafkaEventLog(bootstrap, topic=topic, partitions=2)

@@ -23,8 +23,15 @@ import chess
 import orjson
 import pytest
 from builders import created, move, new_event, player, round_
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from tests_support import ADMIN_ACTOR, fresh_kafka_log, processor_args, tail_logs, terminate
+from kafka import KafkaProducer
+from tests_support import (
+    ADMIN_ACTOR,
+    fresh_kafka_log,
+    processor_args,
+    read_topic,
+    tail_logs,
+    terminate,
+)
 
 from events_schema import Command, CommandBatch, Envelope, Event
 from events_schema import events as ev
@@ -36,7 +43,7 @@ from services.eventlog.base import utcnow
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.eventlog.sqlite import SQLiteEventLog
 from services.projection.processors.adjudicator import AdjudicatorCore, Candidate, command_id
-from services.projection.processors.core import ADJUDICATOR, ProcessorConfig
+from services.projection.processors.config import ADJUDICATOR, ProcessorConfig
 
 REPO = Path(__file__).resolve().parents[2]
 GAVIOTA = Path("/usr/share/gaviotatb/gtb4")
@@ -364,36 +371,11 @@ class Adjudicator:
         return tail_logs(self.tmp)
 
 
-def _read(bootstrap: str, topic: str) -> list[Any]:
-    """Every committed record of the topic, in offset order per partition."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        fetch_max_wait_ms=50,
-    )
-    try:
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic))]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        out: list[Any] = []
-        deadline = time.monotonic() + 30
-        while any(consumer.position(tp) < ends[tp] for tp in tps):
-            assert time.monotonic() < deadline, f"could not read {topic}"
-            for recs in consumer.poll(timeout_ms=200).values():
-                out.extend(recs)
-        return out
-    finally:
-        consumer.close()
-
-
 def _envelopes(bootstrap: str, topic: str) -> list[Envelope]:
     """The decodable envelopes, each (tournament, seq) once (raw copies dropped)."""
     seen: set[tuple[str, int]] = set()
     out = []
-    for rec in _read(bootstrap, topic):
+    for rec in read_topic(bootstrap, topic):
         try:
             env = envelope_from_bytes(rec.value)
         except Exception:
@@ -452,7 +434,7 @@ def test_manual_arena_endings_once_across_kill9_restart_and_redelivery(broker):
     # (raw copies: a broker-side redelivery as the consumer sees it).
     proc.kill9()
     _arena(log, "arena", moves("g3", FOOLS_MATE))
-    records = _read(bootstrap, topic)
+    records = read_topic(bootstrap, topic)
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
     for rec in records:
         producer.send(topic, key=rec.key, value=rec.value)

@@ -14,18 +14,9 @@ from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from test_processors import (  # the fixture `env` too
-    PARTITIONS,
-    Checker,
-    Procs,
-    _append,
-    _out_topic,
-    _read,
-    _tournaments,
-    env,
-)
+from test_processors import PARTITIONS, Checker, Procs, env  # the fixture `env` too
+from tests_support import append_in_batches, never_backwards, processor_tournaments, read_topic
 
-from events_schema.codec import loads
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.projection.processors import snapshots
 
@@ -39,23 +30,6 @@ __all__ = ["env"]
 
 def _snapshot_topic(topic: str) -> str:
     return f"{topic}.snapshot.{NAME}"
-
-
-def _never_backwards(bootstrap: str, topic: str) -> list[str]:
-    """Every message of the output topic, in offset order per tournament: as_of_seq never
-    goes down, and one as_of_seq is always the same bytes."""
-    problems = []
-    last: dict[str, tuple[int, bytes]] = {}
-    for rec in _read(bootstrap, _out_topic(topic, NAME)):
-        tid, seq = rec.key.decode(), loads(rec.value)["as_of_seq"]
-        if tid in last:
-            prev_seq, prev_body = last[tid]
-            if seq < prev_seq:
-                problems.append(f"{tid}: as_of_seq {prev_seq} then {seq}")
-            if seq == prev_seq and rec.value != prev_body:
-                problems.append(f"{tid}: two bodies at as_of_seq {seq}")
-        last[tid] = (seq, rec.value)
-    return problems
 
 
 def _covered(st: dict[str, Any], log: KafkaEventLog, topic: str) -> bool:
@@ -80,8 +54,8 @@ def _checkpointed_run(log: KafkaEventLog, topic: str, procs: Procs) -> None:
 
 def test_restore_from_a_snapshot_older_than_the_committed_offsets(env):
     bootstrap, topic, log, procs = env
-    tours = _tournaments()
-    _append(log, "league", tours["league"], 50)
+    tours = processor_tournaments()
+    append_in_batches(log, "league", tours["league"], 50)
     procs.env = {"ARBITER_SNAPSHOT_EVERY": "0.5"}
     _checkpointed_run(log, topic, procs)
 
@@ -92,8 +66,8 @@ def test_restore_from_a_snapshot_older_than_the_committed_offsets(env):
     st = procs.wait_status(NAME, lambda st: st["start"] is not None)
     assert st["start"]["mode"] == "restore" and st["rebuild_published"] == 0
     covers = dict(st["snapshot_covers"])
-    _append(log, "swiss", tours["swiss"], 10)
-    _append(log, "gct", tours["gct"], 5)
+    append_in_batches(log, "swiss", tours["swiss"], 10)
+    append_in_batches(log, "gct", tours["gct"], 5)
     checker = Checker(bootstrap, topic, (NAME,))
     checker.wait_converged(procs)
     group = f"arbiter-processor-{NAME}-{topic}"
@@ -121,19 +95,19 @@ def test_restore_from_a_snapshot_older_than_the_committed_offsets(env):
     time.sleep(2.0)
     checker.wait_converged(procs)
     assert checker.counts() == counts, "the restart published something"
-    assert _never_backwards(bootstrap, topic) == []
+    assert never_backwards(bootstrap, topic, NAME) == []
 
 
 def _latest_snapshots(bootstrap: str, topic: str) -> dict[bytes, bytes | None]:
-    return {r.key: r.value for r in _read(bootstrap, _snapshot_topic(topic))}
+    return {r.key: r.value for r in read_topic(bootstrap, _snapshot_topic(topic))}
 
 
 @pytest.mark.parametrize("damage", ["missing", "corrupt", "other_code"])
 def test_a_missing_or_corrupt_snapshot_rebuilds_its_partition_and_says_so(env, damage):
     bootstrap, topic, log, procs = env
-    tours = _tournaments()
+    tours = processor_tournaments()
     for tid in ("league", "swiss"):
-        _append(log, tid, tours[tid], 40)
+        append_in_batches(log, tid, tours[tid], 40)
     procs.env = {"ARBITER_SNAPSHOT_EVERY": "0.5"}
     _checkpointed_run(log, topic, procs)
     checker = Checker(bootstrap, topic, (NAME,))
@@ -148,7 +122,7 @@ def test_a_missing_or_corrupt_snapshot_rebuilds_its_partition_and_says_so(env, d
         cut = len(good) // 2
         bad = good[:cut] + bytes([good[cut] ^ 0xFF]) + good[cut + 1 :]
     else:  # a snapshot written by other code (another fingerprint), otherwise intact
-        fp = snapshots._HEAD.size - 64
+        fp = snapshots.HEADER.size - 64
         bad = good[:fp] + bytes(32) + good[fp + 32 :]
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
     producer.send(_snapshot_topic(topic), key=key, value=bad)
@@ -173,9 +147,9 @@ def test_a_missing_or_corrupt_snapshot_rebuilds_its_partition_and_says_so(env, d
     # It checkpoints again; the next restart (kill -9) restores every partition.
     procs.wait_status(NAME, lambda st: _covered(st, log, topic) and st["snapshots"]["written"])
     procs.kill9(NAME)
-    _append(log, "gct", tours["gct"], 5)
+    append_in_batches(log, "gct", tours["gct"], 5)
     procs.start(NAME)
     st = procs.wait_status(NAME, lambda st: st["start"] is not None)
     assert st["start"]["mode"] == "restore", st["start"]
     checker.wait_converged(procs)
-    assert _never_backwards(bootstrap, topic) == []
+    assert never_backwards(bootstrap, topic, NAME) == []

@@ -23,9 +23,8 @@ import orjson
 import pytest
 from bench.standings import league_events, swiss_events
 from kafka import KafkaConsumer, TopicPartition
-from test_processor_snapshots import _never_backwards
-from test_processors import REPO, Checker, Procs, _read
-from tests_support import fresh_kafka_log, processor_args
+from test_processors import REPO, Checker, Procs
+from tests_support import fresh_kafka_log, never_backwards, processor_args, read_topic
 
 from services.eventlog.kafka import KafkaEventLog, partition_for
 from services.projection.processors import snapshots
@@ -174,7 +173,7 @@ def test_three_workers_kill9_and_a_new_one_converge_to_the_clean_replay(workers)
 
     checker = Checker(bootstrap, topic, (NAME,))
     checker.wait_converged(procs, timeout=120)
-    assert _never_backwards(bootstrap, topic) == []
+    assert never_backwards(bootstrap, topic, NAME) == []
     final = procs.settled()
     for name, st in final.items():
         assert st["gaps"] == 0 and st["held"] == {} and st["unreadable"] == {}, (name, st)
@@ -196,7 +195,7 @@ def test_three_workers_kill9_and_a_new_one_converge_to_the_clean_replay(workers)
     for name in final:
         procs.wait_status(name, covered)
     owners = set()
-    for rec in _read(bootstrap, f"{topic}.snapshot.{NAME}"):
+    for rec in read_topic(bootstrap, f"{topic}.snapshot.{NAME}"):
         if rec.key.startswith(b"p:") and rec.value is not None:
             header, _ = snapshots.decode(rec.value)
             assert header["partition"] == int(rec.key[2:])
@@ -211,4 +210,4 @@ def test_three_workers_kill9_and_a_new_one_converge_to_the_clean_replay(workers)
     assert st["rebuild_published"] == 0
     checker.wait_converged(procs)
     assert checker.counts() == counts
-    assert _never_backwards(bootstrap, topic) == []
+    assert never_backwards(bootstrap, topic, NAME) == []

@@ -24,12 +24,21 @@ from typing import Any
 
 import orjson
 import pytest
-from bench.standings import league_events, swiss_events
-from builders import new_event, small_tournament
+from bench.standings import swiss_events
+from builders import new_event
 from conftest import kafka_bootstrap
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
-from tests_support import fresh_kafka_log, processor_args, tail_logs, terminate
+from tests_support import (
+    append_in_batches,
+    fresh_kafka_log,
+    output_topic,
+    processor_args,
+    processor_tournaments,
+    read_topic,
+    tail_logs,
+    terminate,
+)
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
@@ -48,39 +57,11 @@ PARTITIONS = 3
 # -- helpers -------------------------------------------------------------------------------
 
 
-def _read(bootstrap: str, topic: str) -> list[Any]:
-    """Every committed record of a topic, in offset order per partition."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        fetch_max_wait_ms=50,
-    )
-    try:
-        parts = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(parts)]
-        if not tps:
-            return []
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        out: list[Any] = []
-        deadline = time.monotonic() + 60
-        while any(consumer.position(tp) < ends[tp] for tp in tps):
-            assert time.monotonic() < deadline, f"could not read {topic}"
-            for recs in consumer.poll(timeout_ms=200).values():
-                out.extend(recs)
-        return out
-    finally:
-        consumer.close()
-
-
 def _envelopes(bootstrap: str, topic: str) -> dict[str, list[Envelope]]:
     """Each tournament's gapless stream 1..n (raw copies and late events the tests write
     outside the writer protocol are put in place)."""
     by_seq: dict[str, dict[int, Envelope]] = {}
-    for rec in _read(bootstrap, topic):
+    for rec in read_topic(bootstrap, topic):
         env = envelope_from_bytes(rec.value)
         by_seq.setdefault(env.tournament_id, {}).setdefault(env.seq, env)
     streams: dict[str, list[Envelope]] = {}
@@ -89,10 +70,6 @@ def _envelopes(bootstrap: str, topic: str) -> dict[str, list[Envelope]]:
         while len(stream) + 1 in envs:
             stream.append(envs[len(stream) + 1])
     return streams
-
-
-def _out_topic(topic: str, name: str) -> str:
-    return f"{topic}.projection.{name}"
 
 
 class Checker:
@@ -107,14 +84,15 @@ class Checker:
         return self._replays[key]
 
     def counts(self) -> dict[str, int]:
-        return {n: len(_read(self.bootstrap, _out_topic(self.topic, n))) for n in self.names}
+        return {n: len(read_topic(self.bootstrap, output_topic(self.topic, n))) for n in self.names}
 
     def problems(self) -> list[str]:
         streams = _envelopes(self.bootstrap, self.topic)
         problems = []
         for name in self.names:
             latest = {
-                r.key.decode(): r.value for r in _read(self.bootstrap, _out_topic(self.topic, name))
+                r.key.decode(): r.value
+                for r in read_topic(self.bootstrap, output_topic(self.topic, name))
             }
             for tid, envs in streams.items():
                 got = latest.get(tid)
@@ -214,31 +192,16 @@ def env(tmp_path: Path) -> Iterator[tuple[str, str, KafkaEventLog, Procs]]:
             procs.stop_all()
 
 
-def _append(log: KafkaEventLog, tid: str, events: list[Any], size: int, pause: float = 0) -> None:
-    for i in range(0, len(events), size):
-        log.append(tid, [new_event(e) for e in events[i : i + size]])
-        if pause:
-            time.sleep(pause)
-
-
-def _tournaments() -> dict[str, list[Any]]:
-    return {
-        "league": league_events(4, 1, max_plies=60),
-        "swiss": swiss_events(16, 5),
-        "gct": small_tournament(),
-    }
-
-
 # -- tests ---------------------------------------------------------------------------------
 
 
 def test_four_processors_publish_the_clean_replay_and_survive_kill9(env):
     bootstrap, topic, log, procs = env
-    tours = _tournaments()
+    tours = processor_tournaments()
     # Half of two tournaments before the processors start, the rest while they run.
     half = len(tours["league"]) // 2
-    _append(log, "league", tours["league"][:half], 50)
-    _append(log, "swiss", tours["swiss"][:20], 10)
+    append_in_batches(log, "league", tours["league"][:half], 50)
+    append_in_batches(log, "swiss", tours["swiss"][:20], 10)
     procs.start(*PROJECTIONS)
 
     # The writer stops in the middle of the stream until the kill is done, then goes on:
@@ -247,11 +210,11 @@ def test_four_processors_publish_the_clean_replay_and_survive_kill9(env):
     first = half + 48
 
     def rest() -> None:
-        _append(log, "league", tours["league"][half:first], 8)
+        append_in_batches(log, "league", tours["league"][half:first], 8)
         assert killed.wait(120), "the processors were never killed"
-        _append(log, "league", tours["league"][first:], 8)
-        _append(log, "swiss", tours["swiss"][20:], 4)
-        _append(log, "gct", tours["gct"], 2)
+        append_in_batches(log, "league", tours["league"][first:], 8)
+        append_in_batches(log, "swiss", tours["swiss"][20:], 4)
+        append_in_batches(log, "gct", tours["gct"], 2)
 
     writer = threading.Thread(target=rest)
     for name in PROJECTIONS:
@@ -278,9 +241,9 @@ def test_four_processors_publish_the_clean_replay_and_survive_kill9(env):
 
 def test_redelivery_and_offset_reset_change_nothing(env):
     bootstrap, topic, log, procs = env
-    tours = _tournaments()
+    tours = processor_tournaments()
     for tid in ("league", "swiss"):
-        _append(log, tid, tours[tid], 40)
+        append_in_batches(log, tid, tours[tid], 40)
     procs.start(*PROJECTIONS)
     checker = Checker(bootstrap, topic)
     checker.wait_converged(procs)
@@ -291,7 +254,7 @@ def test_redelivery_and_offset_reset_change_nothing(env):
 
     # 1. Redelivery: append raw copies of already-folded events (a producer outside the
     # writer protocol, as a broker-side redelivery would look to the consumer).
-    records = _read(bootstrap, topic)
+    records = read_topic(bootstrap, topic)
     copies = records[:50] + records[-150:]
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
     for rec in copies:
@@ -345,7 +308,9 @@ def test_gap_is_detected_held_and_recovered(env):
     st = procs.wait_status("standings", lambda st: st["gaps"] == 1)
     assert st["held"] == {"gappy": {"expected": 5, "got": 6}}
     assert st["tournaments"]["gappy"] == 4  # not folded past the gap
-    latest = [r for r in _read(bootstrap, _out_topic(topic, "standings")) if r.key == b"gappy"]
+    latest = [
+        r for r in read_topic(bootstrap, output_topic(topic, "standings")) if r.key == b"gappy"
+    ]
     assert loads(latest[-1].value)["as_of_seq"] <= 4
 
     send(raw[4:5] + raw[8:])  # the missing event arrives late, then the rest
@@ -390,9 +355,9 @@ def test_broker_restart_keeping_data_converges(tmp_path: Path):
     procs = Procs(bootstrap, topic, tmp_path / "procs")
     log = None
     try:
-        tours = _tournaments()
+        tours = processor_tournaments()
         log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS)
-        _append(log, "league", tours["league"], 50)
+        append_in_batches(log, "league", tours["league"], 50)
         procs.start("standings", "playoff")
         Checker(bootstrap, topic, ("standings", "playoff")).wait_converged(procs)
         log.close()
@@ -402,8 +367,8 @@ def test_broker_restart_keeping_data_converges(tmp_path: Path):
         broker("start")
         log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS)
         assert len(_envelopes(bootstrap, topic)["league"]) == len(tours["league"])  # kept
-        _append(log, "swiss", tours["swiss"], 20)
-        _append(log, "gct", tours["gct"], 5)
+        append_in_batches(log, "swiss", tours["swiss"], 20)
+        append_in_batches(log, "gct", tours["gct"], 5)
         Checker(bootstrap, topic, ("standings", "playoff")).wait_converged(procs, timeout=90)
     finally:
         procs.stop_all()

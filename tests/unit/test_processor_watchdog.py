@@ -3,7 +3,8 @@ folded since, for longer than `stall_after` (a Faust consumer that never resumed
 
 from __future__ import annotations
 
-from services.projection.processors.core import ProcessorConfig, ProcessorCore
+from services.projection.processors.config import ProcessorConfig
+from services.projection.processors.core import ProcessorCore
 
 
 def _core(stall_after: float = 20.0) -> ProcessorCore:

@@ -96,8 +96,8 @@ partition from the beginning (`recover_gaps`: on the next batch touching it and 
 seconds) and folds it in order; once the missing seq is there the tournament is released and
 published. If the event is really absent from the log the tournament stays held and the gap
 stays visible in status.json and the log (an operator matter: the writer protocol in
-`services/eventlog/kafka.py` never produces one). A gap can also appear when a partition moves
-between two workers of one group; the same re-read repairs it.
+`services/eventlog/kafka/writer.py` never produces one). A gap can also appear when a partition
+moves between two workers of one group; the same re-read repairs it.
 
 Faust settings for one node (see `app.build_app`): store `memory://` (no tables), one agent
 instance (concurrency 1) subscribed to the events topic (the batch path folds its records),
@@ -114,6 +114,7 @@ folded).
 
 from __future__ import annotations
 
-from services.projection.processors.core import ProcessorConfig, ProcessorCore
+from services.projection.processors.config import ProcessorConfig
+from services.projection.processors.core import ProcessorCore
 
 __all__ = ["ProcessorConfig", "ProcessorCore"]

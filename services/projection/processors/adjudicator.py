@@ -76,16 +76,17 @@ import faust
 from events_schema import Actor, Command, CommandBatch, Envelope, Recorded
 from events_schema import events as ev
 from events_schema.envelope import UnreadableEnvelope
-from events_schema.limits import LimitExceeded, Limits
+from events_schema.limits import LimitExceeded
 from events_schema.registry import encode_payload
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.endings.ending import Ending
 from projections.endings.tablebase import Prober
 from projections.tournament import TournamentState, evolve
-from projections.tournament.endings import game_ended, time_control_of
+from projections.tournament.endings import adjudicator_at_start, game_ended
 from projections.tournament.state import GameState
 from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import EventIdConflict, EventLog, EventLogUnavailable
+from services.eventlog.kafka import decode_record
 from services.projection.processors.app import (
     add_watchdog,
     ensure_topics,
@@ -95,13 +96,8 @@ from services.projection.processors.app import (
     run_worker,
     setup_logging,
 )
-from services.projection.processors.core import (
-    ADJUDICATOR,
-    GAP_RETRY_S,
-    ProcessorConfig,
-    TopicReader,
-    decode_record,
-)
+from services.projection.processors.config import ADJUDICATOR, ProcessorConfig
+from services.projection.processors.folding import FoldingCore
 from services.projection.projector import GapDetected
 from services.projection.tablebases import open_prober
 
@@ -177,22 +173,29 @@ def kafka_log_factory(cfg: ProcessorConfig) -> Callable[[], EventLog]:
     def make() -> EventLog:
         from services.eventlog.kafka import KafkaEventLog
 
+        group_commit: dict[str, Any] = {
+            "group_commit_ms": cfg.group_commit_ms,
+            "group_max_events": cfg.group_max_events,
+        }
         return KafkaEventLog(
             cfg.bootstrap,
             topic=cfg.events_topic,
             partitions=cfg.partitions,
             client_id=cfg.group_id,
             replication_factor=cfg.replication_factor,
-            limits=Limits.from_env(),
+            limits=cfg.limits,
+            **{k: v for k, v in group_commit.items() if v is not None},
         )
 
     return make
 
 
-class AdjudicatorCore(TopicReader):
+class AdjudicatorCore(FoldingCore[list["Candidate"]]):
     """The processor's logic outside Faust: the fold, what to send, sending. `open_log`
     gives the event log the command path appends to (the Kafka log in production; tests may
     pass another)."""
+
+    logger = log
 
     def __init__(
         self,
@@ -326,28 +329,8 @@ class AdjudicatorCore(TopicReader):
             # never sent again, even if that result is retracted (the arbiter's then).
             self.handled.add(command_id(w.ending_move))
 
-    def _new_adjudicator(self, state: TournamentState, game: GameState) -> Adjudicator | None:
-        """As `projections.tournament.endings.new_adjudicator` (same preset, start, time
-        control, Armageddon) with the prober, whatever the tournament's adjudication."""
-        created = state.created
-        assert created is not None
-        tc = time_control_of(state, game)
-        try:
-            adj = Adjudicator(
-                created.rules_preset,
-                start_fen=game.start_fen,
-                time_control=tc if tc is not None and tc.overtime in ("none", "fischer") else None,
-                armageddon=created.scoring.armageddon,
-                prober=self.prober,
-            )
-        except (KeyError, ValueError):
-            return None
-        if adj.ending is not None:
-            return None  # the start position is already over: an arbiter's matter
-        return adj
-
     def _rebuild(self, state: TournamentState, game: GameState) -> _Watch:
-        w = _Watch(game, game.start_fen, self._new_adjudicator(state, game))
+        w = _Watch(game, game.start_fen, adjudicator_at_start(state, game, self.prober))
         if len(game.move_event_ids) != len(game.facts):
             w.adjudicator = None  # a move without UCI in a chess game: not followed
         for fact, move_id in zip(game.facts, game.move_event_ids, strict=False):
@@ -382,23 +365,13 @@ class AdjudicatorCore(TopicReader):
                 if tid not in touched:
                     touched.append(tid)
         except GapDetected as gap:
-            if tid not in self.held:
-                self.held[tid] = gap
-                self.stats["gaps"] += 1
-                log.warning("gap detected: %s; tournament held, re-reading its partition", gap)
+            self.hold(tid, gap)
         except Exception as exc:  # a bug: hold this tournament, go on
             self.failed[tid] = f"folding seq {env.seq}: {type(exc).__name__}: {exc}"[:500]
             log.exception("%s held: %s", tid, self.failed[tid])
 
-    def fold(self, records: Iterable[tuple[bytes | None, bytes]]) -> list[Candidate]:
-        """One batch from the agent, as (key, value) records: decode, fold, the endings to
-        send for the tournaments it touched."""
-        touched: list[str] = []
-        for key, raw in records:
-            self.stats["events"] += 1
-            self._fold_one(decode_record(key, raw), touched)
-        self.stats["batches"] += 1
-        self.stats["last_fold_at"] = time.time()
+    def _emit(self, touched: list[str]) -> list[Candidate]:
+        """The endings to send for the tournaments a batch touched."""
         return self.pending(touched)
 
     def pending(self, tids: Iterable[str] | None = None) -> list[Candidate]:
@@ -514,24 +487,7 @@ class AdjudicatorCore(TopicReader):
         )
         return out
 
-    def recovery_due(self, touched_held: bool = False) -> list[str]:
-        if not self.held:
-            return []
-        if not touched_held and time.monotonic() - self.last_recovery < GAP_RETRY_S:
-            return []
-        self.last_recovery = time.monotonic()
-        return sorted(self.held)
-
-    def apply_recovered(self, tids: list[str], envs: list[Envelope]) -> list[Candidate]:
-        for tid in tids:
-            self.held.pop(tid, None)
-        touched: list[str] = []
-        for env in envs:
-            self._fold_one(env, touched)  # re-holds a tournament whose gap is still there
-        for tid in tids:
-            if tid not in self.held:
-                self.stats["recovered"] += 1
-                log.warning("gap recovered: %s folded to seq %d", tid, self._seq(tid))
+    def _recovered(self, tids: list[str], touched: list[str]) -> list[Candidate]:
         return self.pending([t for t in tids if t not in self.held])
 
     def _seq(self, tid: str) -> int:

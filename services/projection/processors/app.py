@@ -11,19 +11,16 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import faust
 from kafka.errors import KafkaError
 
 from services.projection.processors import transport
-from services.projection.processors.core import (
-    SNAPSHOT_MAX_BYTES,
-    ProcessorConfig,
-    ProcessorCore,
-    Superseded,
-    TopicReader,
-)
+from services.projection.processors.config import SNAPSHOT_MAX_BYTES, ProcessorConfig
+from services.projection.processors.core import ProcessorCore, Superseded
+from services.projection.processors.folding import FoldingCore
+from services.projection.processors.topic_reader import TopicReader
 from services.projection.projector import Message
 
 log = logging.getLogger("arbiter.processor")
@@ -106,23 +103,11 @@ def add_watchdog(app: faust.App, cfg: ProcessorConfig, core: TopicReader) -> Non
             restart_process()
 
 
-class FoldCore(Protocol):
-    """What `fold_agent` needs of a processor's core (ProcessorCore, AdjudicatorCore)."""
-
-    held: Any
-    stats: dict[str, Any]
-
-    def fold(self, records: list[tuple[Any, Any]]) -> Any: ...
-    def recovery_due(self, touched_held: bool = False) -> list[str]: ...
-    def read_tournaments(self, tids: list[str]) -> Any: ...
-    def apply_recovered(self, tids: list[str], envs: Any) -> Any: ...
-
-
 def fold_agent(
     app: faust.App,
     events: Any,
     cfg: ProcessorConfig,
-    core: FoldCore,
+    core: FoldingCore[Any],
     lock: asyncio.Lock,
     sink: Callable[[Any], Awaitable[None]],
     name: str,

@@ -1,352 +1,43 @@
-"""The processor's logic outside Faust: topics, the start-up rebuild, folding a batch, gaps.
+"""The projection processor's fold outside Faust: folding a batch into its projection, the
+start-up restore (snapshots, then the tail of each assigned partition), checkpoints, and the
+status it reports. The Kafka plumbing it reads with is `topic_reader.py`.
 
 Synchronous and Faust-free so that the agent stays thin and the rebuild can run before the
-worker starts. Reads use kafka-python consumers without a group (isolation read_committed).
+worker starts.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaAdminClient, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError
 
 from events_schema import Envelope
 from events_schema.codec import dumps, loads
-from events_schema.envelope import read_envelope
-from events_schema.limits import Limits
 from projections.documents import PROJECTIONS
-from services.eventlog.kafka import (
-    create_topic,
-    durability_configs,
-    events_topic_configs,
-    partition_for,
-    replication_factor_for,
-)
+from services.eventlog.kafka import create_topic, decode_record, durability_configs, partition_for
 from services.projection.processors import snapshots
+from services.projection.processors.config import SNAPSHOT_MAX_BYTES, ProcessorConfig
+from services.projection.processors.folding import FoldingCore
 from services.projection.processors.snapshots import SnapshotUnreadable
 from services.projection.projector import GapDetected, Message, Projector
 
 log = logging.getLogger("arbiter.processor")
-
-DEFAULT_EVENTS_TOPIC = "arbiter.events"
-#: The processor that is not a projection: it ends games by rule through the command path
-#: (services/projection/processors/adjudicator.py).
-ADJUDICATOR = "adjudicator"
-#: Every name `arbiter processor NAME` accepts.
-PROCESSORS: tuple[str, ...] = (*PROJECTIONS, ADJUDICATOR)
-READ_TIMEOUT_S = 120.0
-GAP_RETRY_S = 2.0
-#: Largest snapshot record (the snapshot topic's max.message.bytes and the producers' limit).
-SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
-
-
-def _snapshot_every() -> float:
-    return float(os.environ.get("ARBITER_SNAPSHOT_EVERY", "30"))
-
-
-@dataclass(frozen=True)
-class ProcessorConfig:
-    projection: str
-    bootstrap: str = "127.0.0.1:19092"
-    events_topic: str = DEFAULT_EVENTS_TOPIC
-    output_topic: str | None = None  # default: see `out_topic`
-    group: str | None = None  # default: see `group_id`
-    partitions: int = 8  # only used to create a missing events topic
-    # Of the topics this creates; None: ARBITER_KAFKA_REPLICATION, else min(3, brokers).
-    replication_factor: int | None = None
-    data_dir: Path = Path("arbiter-data/processors")
-    web_port: int | None = None  # None: Faust's web server is disabled
-    batch: int = 2000
-    within: float = 0.05
-    session_timeout: float = 10.0
-    rebuild: bool = True  # False only for a fresh group (benchmarks): see run()
-    # Restart the process when the events topic grew but nothing was folded for this long
-    # (a Faust consumer that never resumes after a broker restart; faust #175/#640). The
-    # rebuild on start makes the restart safe. 0 disables the watchdog.
-    stall_after: float = 20.0
-    # Seconds between checkpoints of the fold to the snapshot topic (ARBITER_SNAPSHOT_EVERY,
-    # default 30; 0: write none, but still restore from what is there). Only with `rebuild`.
-    snapshot_every: float = field(default_factory=_snapshot_every)
-
-    # The adjudicator only (`arbiter processor adjudicator --tablebases DIR`): where its
-    # tablebases are; None: no tablebase adjudication (never implicitly).
-    tablebases: Path | None = None
-
-    def __post_init__(self) -> None:
-        if self.projection not in PROCESSORS:
-            raise ValueError(f"projection must be one of {', '.join(PROCESSORS)}")
-
-    @property
-    def out_topic(self) -> str:
-        if self.output_topic:
-            return self.output_topic
-        if self.events_topic == DEFAULT_EVENTS_TOPIC:
-            return f"arbiter.projection.{self.projection}"
-        return f"{self.events_topic}.projection.{self.projection}"
-
-    @property
-    def group_id(self) -> str:
-        if self.group:
-            return self.group
-        if self.events_topic == DEFAULT_EVENTS_TOPIC:
-            return f"arbiter-processor-{self.projection}"
-        return f"arbiter-processor-{self.projection}-{self.events_topic}"
-
-    @property
-    def snapshot_topic(self) -> str:
-        """The compacted topic of this processor's checkpoints (snapshots.py), named after
-        its output topic (a fresh output topic starts without snapshots):
-        `arbiter.snapshot.<name>` beside `arbiter.projection.<name>`, outside the prefix the
-        feed readers may read."""
-        if ".projection." in self.out_topic:
-            return self.out_topic.replace(".projection.", ".snapshot.", 1)
-        return f"{self.out_topic}.snapshots"
-
-    @property
-    def workdir(self) -> Path:
-        return self.data_dir / self.projection
 
 
 class Superseded(Exception):
     """A restore abandoned because a rebalance began while it ran."""
 
 
-def decode_record(key: bytes | None, value: bytes) -> Envelope:
-    """A reader's decode of an events-topic record: never raises (see `read_envelope`); the
-    record's key names the tournament when the bytes cannot."""
-    return read_envelope(value, tournament_id=key.decode(errors="replace") if key else None)
-
-
-class TopicReader:
-    """What every processor does with the events topic outside Faust (kafka-python clients
-    without a group, isolation read_committed): partition counts, reads from the beginning,
-    the watchdog's view of the topic's end, and status.json. Subclasses set `cfg` and
-    `stats` and define `status()`."""
-
-    cfg: ProcessorConfig
-    stats: dict[str, Any]
-    partitions: int
-
-    def status(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    # -- topics ----------------------------------------------------------------------------
-
-    def ensure_topics(self) -> int:
-        """Create the events topic if missing (same settings as KafkaEventLog), Faust's
-        assignor topic and the processor's own (`_more_topics`); return the events topic's
-        partition count."""
-        admin = KafkaAdminClient(
-            bootstrap_servers=self.cfg.bootstrap, client_id=f"{self.cfg.group_id}-admin"
-        )
-        try:
-            existing = set(admin.list_topics())
-            rf = replication_factor_for(admin, self.cfg.replication_factor)
-            if self.cfg.events_topic not in existing:
-                # Limits from the environment, as the API's: the topic must take any event
-                # they allow (max.message.bytes).
-                create_topic(
-                    admin,
-                    self.cfg.events_topic,
-                    self.cfg.partitions,
-                    rf,
-                    events_topic_configs(rf, Limits.from_env()),
-                )
-            self.partitions = self._partition_count(self.cfg.events_topic)
-            # Faust's one internal topic; created here (with the retry in app.run) so that a
-            # broker that is briefly not ready cannot kill the worker at start.
-            leader = f"{self.cfg.group_id}-__assignor-__leader"
-            if leader not in existing:
-                create_topic(admin, leader, 1, rf, durability_configs(rf))
-            self._more_topics(admin, existing, rf)
-        finally:
-            admin.close()
-        return self.partitions
-
-    def _more_topics(self, admin: KafkaAdminClient, existing: set[str], rf: int) -> None:
-        """Topics of this processor besides the events topic (none by default)."""
-
-    def _partition_count(self, topic: str) -> int:
-        consumer = self._consumer()
-        try:
-            deadline = time.monotonic() + 30
-            while not (found := consumer.partitions_for_topic(topic)):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"topic {topic} has no partitions")
-                time.sleep(0.1)
-            return len(found)
-        finally:
-            self._release(consumer)
-
-    # -- liveness ---------------------------------------------------------------------------
-
-    def watched(self) -> frozenset[int] | None:
-        """The events partitions the watchdog watches: those this worker owns (a worker of a
-        group must not take another's growth for its own stall); None: every partition."""
-        return None
-
-    def events_end_total(self, scope: Iterable[int] | None = None) -> int:
-        """Sum of the events topic's end offsets (read_committed: the last stable offsets),
-        over the partitions `scope` (None: all)."""
-        consumer = self._consumer()
-        try:
-            parts = consumer.partitions_for_topic(self.cfg.events_topic) or set()
-            if scope is not None:
-                parts = set(parts) & set(scope)
-            tps = [TopicPartition(self.cfg.events_topic, p) for p in sorted(parts)]
-            return sum(consumer.end_offsets(tps).values()) if tps else 0
-        finally:
-            self._release(consumer)
-
-    def watch_from_here(self) -> None:
-        """Take the watchdog's baseline before the rebuild: growth of the topic beyond this
-        point that no batch folds is a stall. (Without it the first look was the baseline,
-        and a topic that grew before that look, e.g. while the broker restarted a moment
-        after the start, was never seen to grow: the consumer stayed stuck.)"""
-        try:
-            self.stats["watch_end_total"] = self.events_end_total()
-        except KafkaError as exc:  # the first look of the watchdog takes it instead
-            log.warning("watchdog: cannot read the events topic's end (%s)", exc)
-            return
-        self.stats["watch_grew_at"] = 0.0
-
-    def stalled(self, end_total: int, now: float, scope: Iterable[int] | None = None) -> bool:
-        """True when the topic grew at least `stall_after` seconds ago and no batch was folded
-        since it grew. (A transaction marker alone can grow it too: a needless restart, never a
-        wrong result.) `scope`: the partitions `end_total` sums (None: all); when it differs
-        from the baseline's (a rebalance), this look is a new baseline."""
-        if self.cfg.stall_after <= 0:
-            return False
-        key = None if scope is None else sorted(scope)
-        if "watch_end_total" not in self.stats or self.stats.get("watch_scope") != key:
-            self.stats["watch_end_total"] = end_total  # first look: no growth seen yet
-            self.stats["watch_grew_at"] = 0.0
-            self.stats["watch_scope"] = key
-            return False
-        if end_total != self.stats["watch_end_total"]:
-            self.stats["watch_end_total"] = end_total
-            self.stats["watch_grew_at"] = now
-            return False
-        grew_at = float(self.stats.get("watch_grew_at") or 0.0)
-        # A checkpoint holds the fold lock while it pickles: busy, not stalled.
-        if self.stats.get("checkpointing"):
-            return False
-        folded_at = max(
-            float(self.stats.get("last_fold_at") or 0.0),
-            float(self.stats.get("checkpoint_ended_at") or 0.0),
-        )
-        return bool(grew_at) and folded_at < grew_at and now - grew_at > self.cfg.stall_after
-
-    # -- reading ---------------------------------------------------------------------------
-
-    _shared: KafkaConsumer | None = None
-
-    @contextmanager
-    def shared_consumer(self) -> Iterator[None]:
-        """One reader for every read inside the block (the start: each new client costs a
-        bootstrap and a metadata round trip, ~0.1 s here)."""
-        self._shared = self._new_consumer()
-        try:
-            yield
-        finally:
-            consumer, self._shared = self._shared, None
-            consumer.close()
-
-    def _consumer(self) -> KafkaConsumer:
-        return self._shared if self._shared is not None else self._new_consumer()
-
-    def _release(self, consumer: KafkaConsumer) -> None:
-        if self._shared is not None and consumer is self._shared:
-            self._shared.unsubscribe()
-        else:
-            consumer.close()
-
-    def _new_consumer(self) -> KafkaConsumer:
-        return KafkaConsumer(
-            bootstrap_servers=self.cfg.bootstrap,
-            client_id=f"{self.cfg.group_id}-reader",
-            group_id=None,
-            enable_auto_commit=False,
-            isolation_level="read_committed",
-            auto_offset_reset="earliest",
-            fetch_max_wait_ms=50,
-            max_poll_records=10_000,
-        )
-
-    def read(
-        self,
-        topic: str,
-        upto: dict[int, int | None],
-        start: Mapping[int, int] | None = None,
-        reached: dict[int, int] | None = None,
-    ) -> Iterator[Any]:
-        """The records of each partition from `start[p]` (default: its beginning) up to
-        `upto[p]` (exclusive; None: the current end), in offset order per partition; the
-        offset each partition was read to goes into `reached`."""
-        consumer = self._consumer()
-        try:
-            tps = {p: TopicPartition(topic, p) for p in upto}
-            if not tps:
-                return
-            consumer.assign(list(tps.values()))
-            ends = consumer.end_offsets(list(tps.values()))
-            goal = {
-                tp: ends[tp] if upto[p] is None else min(int(upto[p] or 0), ends[tp])
-                for p, tp in tps.items()
-            }
-            consumer.seek_to_beginning(*tps.values())
-            for p, tp in tps.items():
-                if start and start.get(p):
-                    consumer.seek(tp, min(start[p], goal[tp]))
-            pending = {tp for tp in goal if consumer.position(tp) < goal[tp]}
-            deadline = time.monotonic() + READ_TIMEOUT_S
-            while pending:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"reading {topic}: no progress to {goal}")
-                for tp, records in consumer.poll(timeout_ms=200).items():
-                    for rec in records:
-                        if rec.offset < goal[tp]:
-                            yield rec
-                done = {tp for tp in pending if consumer.position(tp) >= goal[tp]}
-                if done:
-                    consumer.pause(*done)
-                    pending -= done
-            if reached is not None:
-                reached.update({tp.partition: off for tp, off in goal.items()})
-        finally:
-            self._release(consumer)
-
-    def read_tournaments(self, tids: list[str]) -> list[Envelope]:
-        """Blocking I/O (run in an executor): the held tournaments' events, from their
-        partitions' beginning to the current end."""
-        wanted = set(tids)
-        parts = {partition_for(t, self.partitions) for t in tids}
-        return [
-            env
-            for rec in self.read(self.cfg.events_topic, dict.fromkeys(parts))
-            if (env := decode_record(rec.key, rec.value)).tournament_id in wanted
-        ]
-
-    def write_status(self) -> None:
-        path = self.cfg.workdir / "status.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.status(), sort_keys=True))
-        tmp.replace(path)
-
-
 @dataclass
-class ProcessorCore(TopicReader):
+class ProcessorCore(FoldingCore[list[Message]]):
     cfg: ProcessorConfig
     projector: Projector = field(init=False)
     partitions: int = 0
@@ -436,7 +127,7 @@ class ProcessorCore(TopicReader):
         self.projector.restore_tournament(tid, state, positioned)
         return True
 
-    def _apply(self, env: Envelope, touched: list[str], partition: int | None = None) -> None:
+    def _fold_one(self, env: Envelope, touched: list[str], partition: int | None = None) -> None:
         tid = env.tournament_id
         if tid in self.frozen and not self._thaw(tid):
             return
@@ -453,24 +144,9 @@ class ProcessorCore(TopicReader):
                 if tid not in touched:
                     touched.append(tid)
         except GapDetected as gap:
-            if tid not in self.held:
-                self.held[tid] = gap
-                self.stats["gaps"] += 1
-                log.warning("gap detected: %s; tournament held, re-reading its partition", gap)
+            self.hold(tid, gap)
         except Exception as exc:  # a bug in a projection: hold this tournament, go on
             self.projector.fail(tid, f"folding seq {env.seq}: {type(exc).__name__}: {exc}")
-
-    def fold(self, records: Iterable[tuple[bytes | None, bytes]]) -> list[Message]:
-        """One batch as (key, value) records: decode, fold, the messages to publish. A record
-        that cannot be decoded holds its own tournament (the projector reports it in `held`),
-        never the batch."""
-        touched: list[str] = []
-        for key, raw in records:
-            self.stats["events"] += 1
-            self._apply(decode_record(key, raw), touched)
-        self.stats["batches"] += 1
-        self.stats["last_fold_at"] = time.time()
-        return self._messages(touched)
 
     def fold_partitions(self, parts: Mapping[int, list[Any]]) -> list[Message]:
         """One fetch of the agent (transport.py's batch path): per events partition, its
@@ -492,12 +168,15 @@ class ProcessorCore(TopicReader):
                 if rec.offset < skip:
                     skipped += 1
                     continue
-                self._apply(decode_record(rec.key, rec.value), touched, p)
+                self._fold_one(decode_record(rec.key, rec.value), touched, p)
             if p in self.pos:
                 self.pos[p] = max(self.pos[p], recs[-1].offset + 1)
         self.projector.duplicates += skipped
         self.stats["batches"] += 1
         self.stats["last_fold_at"] = time.time()
+        return self._messages(touched)
+
+    def _emit(self, touched: list[str]) -> list[Message]:
         return self._messages(touched)
 
     def _messages(self, touched: Iterable[str]) -> list[Message]:
@@ -600,7 +279,7 @@ class ProcessorCore(TopicReader):
             if self.epoch != epoch:
                 raise Superseded
             tail += 1
-            self._apply(decode_record(rec.key, rec.value), touched, rec.partition)
+            self._fold_one(decode_record(rec.key, rec.value), touched, rec.partition)
         if self.epoch != epoch:
             raise Superseded
         self.stats["rebuild_events"] += tail
@@ -851,28 +530,6 @@ class ProcessorCore(TopicReader):
             producer.close(timeout=5)
 
     # -- gaps ------------------------------------------------------------------------------
-
-    def recovery_due(self, touched_held: bool = False) -> list[str]:
-        if not self.held:
-            return []
-        if not touched_held and time.monotonic() - self.last_recovery < GAP_RETRY_S:
-            return []
-        self.last_recovery = time.monotonic()
-        return sorted(self.held)
-
-    def apply_recovered(self, tids: list[str], envs: list[Envelope]) -> list[Message]:
-        touched: list[str] = []
-        for tid in tids:
-            self.held.pop(tid, None)
-        for env in envs:
-            if not self.owns(env.tournament_id):
-                continue  # its partition was revoked while it was being read
-            self._apply(env, touched)  # re-holds a tournament whose gap is still there
-        for tid in tids:
-            if tid not in self.held:
-                self.stats["recovered"] += 1
-                log.warning("gap recovered: %s folded to seq %d", tid, self._seq(tid))
-        return self._messages(touched)
 
     def _seq(self, tid: str) -> int:
         if tid in self.frozen:

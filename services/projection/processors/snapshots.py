@@ -50,7 +50,8 @@ from projections.standings.state import StandingsState
 
 MAGIC = b"ARBSNAP"
 FORMAT = 1
-_HEAD = struct.Struct("!7sH32s32s")
+#: A record's header: magic, format, the code's fingerprint, the sha256 of the rest.
+HEADER = struct.Struct("!7sH32s32s")
 _LEN = struct.Struct("!I")
 
 _ROOT = Path(__file__).resolve().parents[3]
@@ -87,23 +88,23 @@ def partition_key(partition: int) -> bytes:
 def encode(header: dict[str, Any], state: bytes = b"") -> bytes:
     head = orjson.dumps(header)
     rest = _LEN.pack(len(head)) + head + state
-    return _HEAD.pack(MAGIC, FORMAT, fingerprint(), hashlib.sha256(rest).digest()) + rest
+    return HEADER.pack(MAGIC, FORMAT, fingerprint(), hashlib.sha256(rest).digest()) + rest
 
 
 def decode(value: bytes | None) -> tuple[dict[str, Any], bytes]:
     """(header, state bytes) of a record, or SnapshotUnreadable naming why not."""
     if value is None:
         raise SnapshotUnreadable("missing (deleted)")
-    if len(value) < _HEAD.size + _LEN.size:
+    if len(value) < HEADER.size + _LEN.size:
         raise SnapshotUnreadable("corrupt (too short)")
-    magic, fmt, fp, digest = _HEAD.unpack_from(value)
+    magic, fmt, fp, digest = HEADER.unpack_from(value)
     if magic != MAGIC:
         raise SnapshotUnreadable("corrupt (not a snapshot record)")
     if fmt != FORMAT:
         raise SnapshotUnreadable(f"format {fmt}, this code reads {FORMAT}")
     if fp != fingerprint():
         raise SnapshotUnreadable("written by other code (fingerprint differs)")
-    rest = memoryview(value)[_HEAD.size :]
+    rest = memoryview(value)[HEADER.size :]
     if hashlib.sha256(rest).digest() != digest:
         raise SnapshotUnreadable("corrupt (checksum)")
     (n,) = _LEN.unpack_from(rest)

@@ -1,8 +1,8 @@
 """The aiokafka transport of the processors: a read_committed consumer with a batch path.
 
 Read committed: Faust reads `read_committed` only under `processing_guarantee="exactly_once"`;
-the event log is written in transactions (services/eventlog/kafka.py) and a fenced writer's
-aborted batch must never be folded. `arbiterkafka://host:port` selects this transport.
+the event log is written in transactions (services/eventlog/kafka/writer.py) and a fenced
+writer's aborted batch must never be folded. `arbiterkafka://host:port` selects this transport.
 
 The batch path (issue 11 item 1): Faust hands every fetched record to its Conductor one at a
 time (`Consumer._drain_messages`: per record two tasks and an `asyncio.wait` for
