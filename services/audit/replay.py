@@ -482,7 +482,7 @@ def verify_chain(
     `Recorded.of(...).unreadable`) is intact: it is listed in `unreadable`, not a break
     (`check_decode=False` skips this, e.g. when only the chain matters).
     A cut-off end of the stream (its last events deleted) or a re-hashed suffix are not
-    visible in the chain alone: signed checkpoints (services/audit/checkpoints.py) catch those.
+    visible in the chain alone: signed checkpoints (services/audit/checkpoints/) catch those.
     """
     records = list(_records(stored))
     body_seqs: dict[int, object] = {}  # seq in the bytes -> the row's seq column

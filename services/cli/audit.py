@@ -515,7 +515,7 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# signed checkpoints (services/audit/checkpoints.py)
+# signed checkpoints (services/audit/checkpoints/)
 # --------------------------------------------------------------------------------------------
 
 
