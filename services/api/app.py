@@ -36,6 +36,7 @@ from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
 from services.commands.auth import TokenStore
 from services.commands.service import CommandRejected, CommandService
+from services.config import FeedSettings
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
@@ -54,8 +55,14 @@ MAX_SEQ = 2**53 - 1
 MAX_READ = 10_000
 
 
-def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = None) -> FastAPI:
-    """The composition root hands in the log and the token store (services/api/main.py)."""
+def create_app(
+    event_log: EventLog,
+    tokens: TokenStore,
+    limits: Limits | None = None,
+    feed: FeedSettings | None = None,
+) -> FastAPI:
+    """The composition root hands in the log, the token store and the feed's settings
+    (services/api/main.py, `arbiter serve`; without them, the defaults)."""
     limits = limits if limits is not None else event_log.limits
     app = FastAPI(title="Arbiter", version="0.1.0")
     commands = CommandService(event_log, limits=limits)
@@ -152,7 +159,8 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
             raise
         return _appended(tid, result)
 
-    app.include_router(feed_router(app))  # live projections: snapshots, SSE, the live page
+    # live projections: snapshots, SSE, the live page
+    app.include_router(feed_router(app, feed or FeedSettings()))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     return app
