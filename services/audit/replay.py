@@ -38,7 +38,7 @@ from events_schema import GENESIS_HASH, Envelope
 from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash, read_envelope
 from events_schema.registry import Recorded
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
 from services.eventlog.base import StoredRow
 from services.projection.projector import Projector
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
 from services.projection.projector import Message
 
 #: Published messages kept per tournament for live delivery to lagging SSE connections.

@@ -1,7 +1,7 @@
 """Feed routes: projection snapshots, the SSE stream and the live page of a tournament.
 
 - `GET /tournaments/{id}/projections/{name}`: the latest message of a projection
-  (`standings`, `tiebreaks`, `playoff`, `prizes`, `games`: `projections.documents.PROJECTIONS`);
+  (`standings`, `tiebreaks`, `playoff`, `prizes`, `games`: the registry, `projections.names`);
   404 when none was published yet.
 - `GET /tournaments/{id}/stream`: Server-Sent Events. `event:` is the projection name, `data:`
   the message JSON (with `as_of_seq`), `id:` its `as_of_seq` (written on the last event of each
@@ -48,7 +48,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
 
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
 from services.api.http import ApiError, error_response, reader, request_token
 from services.commands.auth import TokenStore
 from services.config import FeedSettings

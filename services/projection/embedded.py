@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
 from services.eventlog.base import EventLog
 from services.feed.hub import FeedHub
 from services.projection.projector import Message, Projector
