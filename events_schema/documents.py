@@ -33,7 +33,9 @@ records them), never a float.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import functools
+import operator
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,8 +53,6 @@ from events_schema.numbers import (  # noqa: F401
 #: The version of every published document (`projections.documents.PROJECTION_VERSION` is
 #: this value); the exported schemas are named after it.
 DOCUMENT_VERSION = 5
-
-ProjectionName = Literal["standings", "tiebreaks", "playoff", "prizes", "games"]
 
 
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2}$"
@@ -451,6 +451,8 @@ class GamesDocument(_Document):
     data: GamesData
 
 
+#: The model of each published projection's document, by name: one per name of the registry
+#: (`projections/names.py`; the schema export checks the two agree).
 DOCUMENT_MODELS: dict[str, type[_Document]] = {
     "standings": StandingsDocument,
     "tiebreaks": TiebreaksDocument,
@@ -459,7 +461,14 @@ DOCUMENT_MODELS: dict[str, type[_Document]] = {
     "games": GamesDocument,
 }
 
-Document = StandingsDocument | TiebreaksDocument | PlayoffDocument | PrizesDocument | GamesDocument
+# A projection's name and its document (one of), read from DOCUMENT_MODELS: a new document is
+# one entry there. (The type checker sees their common base.)
+if TYPE_CHECKING:
+    ProjectionName = str
+    Document = _Document
+else:
+    ProjectionName = Literal[tuple(DOCUMENT_MODELS)]
+    Document = functools.reduce(operator.or_, DOCUMENT_MODELS.values())
 
 
 class SseProjectionMessage(_Strict):

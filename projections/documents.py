@@ -17,6 +17,7 @@ from typing import Any
 
 from events_schema.documents import DOCUMENT_VERSION
 from projections.live import crosstable, games_document
+from projections.names import PROJECTIONS
 from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
@@ -37,7 +38,8 @@ from projections.standings.table import Table, column_keys
 #:    positions, clocks and evaluations); the standings document carries the main stage's
 #:    `crosstable` (per player, per round: opponent, colour, result).
 PROJECTION_VERSION = DOCUMENT_VERSION
-PROJECTIONS = ("standings", "tiebreaks", "playoff", "prizes", "games")
+
+__all__ = ["PROJECTIONS", "PROJECTION_VERSION", "corrections_after_pairing", "documents"]
 
 
 def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
@@ -134,7 +136,8 @@ def _prizes_doc(state: StandingsState, table: Table, winner: str | None) -> dict
 def documents(
     state: StandingsState, tournament_id: str, table: Table | None = None
 ) -> dict[str, dict[str, Any]]:
-    """{projection name: message} for the tournament as folded up to `state.seq`. The main
+    """{projection name: message} for the tournament as folded up to `state.seq`, one per
+    registered projection (`projections.names.PROJECTIONS`, in its order). The main
     stage's table is ranked once and shared by the playoff and prize documents; `table`, when
     given, is that table already ranked (`IncrementalStandings.table()`, equal to
     `standings(state)`)."""
@@ -154,7 +157,7 @@ def documents(
             "projection": name,
             "version": PROJECTION_VERSION,
             "as_of_seq": state.seq,
-            "data": body,
+            "data": bodies[name],
         }
-        for name, body in bodies.items()
+        for name in PROJECTIONS
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,40 @@ def _synchronous() -> str:
     if mode not in SYNCHRONOUS_MODES:
         raise ValueError(f"ARBITER_SQLITE_SYNCHRONOUS must be one of {SYNCHRONOUS_MODES}")
     return mode
+
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """The live feed's settings (services/feed/routes.py says what each one bounds), read by
+    the API process's composition root and handed to `create_app`."""
+
+    keepalive: float = 15.0  # ARBITER_FEED_KEEPALIVE: seconds of quiet before `: keep-alive`
+    # ARBITER_FEED_REAUTH: an open stream re-checks its token this often (seconds) and closes
+    # (after an `event: revoked`) once the token is revoked or no longer covers the tournament.
+    reauth: float = 10.0
+    max_subscribers: int = 5_000  # ARBITER_MAX_SUBSCRIBERS: open streams per process
+    # ARBITER_FEED_MAX_BACKLOG: bytes of messages a lagging stream is sent one by one (beyond:
+    # the latest of each projection).
+    max_backlog: int = 1 << 20
+    # ARBITER_FEED_SOURCE: on the Kafka log, the processors' output topics unless "log" (the
+    # embedded runner folds the log in this process).
+    source: str = ""
+    # ARBITER_PROJECTION_PREFIX: the processors' output topics' prefix (None: their naming
+    # rule for the log's events topic).
+    projection_prefix: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> FeedSettings:
+        env = os.environ if environ is None else environ
+        default = cls()
+        return cls(
+            keepalive=float(env.get("ARBITER_FEED_KEEPALIVE", str(default.keepalive))),
+            reauth=float(env.get("ARBITER_FEED_REAUTH", str(default.reauth))),
+            max_subscribers=int(env.get("ARBITER_MAX_SUBSCRIBERS", str(default.max_subscribers))),
+            max_backlog=int(env.get("ARBITER_FEED_MAX_BACKLOG", str(default.max_backlog))),
+            source=env.get("ARBITER_FEED_SOURCE", ""),
+            projection_prefix=env.get("ARBITER_PROJECTION_PREFIX"),
+        )
 
 
 def open_log(settings: Settings) -> EventLog:

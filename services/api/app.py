@@ -29,13 +29,14 @@ from services.api.http import (
     json_response,
     principal,
     reader,
-    stream_id,
     unavailable_response,
+    writer,
 )
 from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
 from services.commands.auth import TokenStore
 from services.commands.service import CommandRejected, CommandService
+from services.config import FeedSettings
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
@@ -54,8 +55,14 @@ MAX_SEQ = 2**53 - 1
 MAX_READ = 10_000
 
 
-def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = None) -> FastAPI:
-    """The composition root hands in the log and the token store (services/api/main.py)."""
+def create_app(
+    event_log: EventLog,
+    tokens: TokenStore,
+    limits: Limits | None = None,
+    feed: FeedSettings | None = None,
+) -> FastAPI:
+    """The composition root hands in the log, the token store and the feed's settings
+    (services/api/main.py, `arbiter serve`; without them, the defaults)."""
     limits = limits if limits is not None else event_log.limits
     app = FastAPI(title="Arbiter", version="0.1.0")
     commands = CommandService(event_log, limits=limits)
@@ -122,15 +129,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
 
     @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:
-        who = principal(tokens, request)
-        tid = stream_id(tournament_id)
-        if not who.may_write(tid):
-            raise ApiError(
-                403,
-                "auth.forbidden",
-                "tournament_id",
-                f"{who.role} {who.subject} may not append to {tid}",
-            )
+        who, tid = writer(tokens, request, tournament_id, "append to")
         raw = await _read_body(request, limits.max_body_bytes)
         batch = _parse_batch(raw, limits)
         actor = Actor(id=who.subject, role=who.role)
@@ -152,7 +151,8 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
             raise
         return _appended(tid, result)
 
-    app.include_router(feed_router(app))  # live projections: snapshots, SSE, the live page
+    # live projections: snapshots, SSE, the live page
+    app.include_router(feed_router(app, feed or FeedSettings()))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     return app

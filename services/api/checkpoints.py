@@ -1,5 +1,5 @@
 """Checkpoint routes: the signed checkpoints of a tournament's stream
-(services/audit/checkpoints.py).
+(services/audit/checkpoints/).
 
 - `GET /tournaments/{id}/checkpoints`: `{"tournament_id", "checkpoints": [...], "count"}`, every
   stored checkpoint of the stream, newest last (empty when none was signed yet).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from services.api.app import create_app
 from services.commands.auth import TokenStore
-from services.config import Settings, open_log
+from services.config import FeedSettings, Settings, open_log
 
 settings = Settings.from_env()
-app = create_app(open_log(settings), TokenStore(settings.tokens_path))
+app = create_app(open_log(settings), TokenStore(settings.tokens_path), feed=FeedSettings.from_env())
 app.state.feed.freeze_heap = True  # a server process: see services.projection.embedded._freeze_heap

@@ -35,7 +35,7 @@ from events_schema import Actor, Recorded
 from projections.pairing.base import PairingRefused
 from projections.pairing.systems import planned
 from projections.standings import fold as standings_fold
-from services.api.http import ApiError, json_response, principal, reader, stream_id
+from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.pairing import pair_next, paired_json
 from services.commands.service import CommandRejected, CommandService
@@ -59,15 +59,7 @@ def pairing_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/pair")
     async def pair(tournament_id: str, request: Request) -> Response:
-        who = principal(tokens, request)
-        tid = stream_id(tournament_id)
-        if not who.may_write(tid):
-            raise ApiError(
-                403,
-                "auth.forbidden",
-                "tournament_id",
-                f"{who.role} {who.subject} may not pair {tid}",
-            )
+        who, tid = writer(tokens, request, tournament_id, "pair")
         raw = await request.body()
         if len(raw) > MAX_PAIR_BODY:
             raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_PAIR_BODY} bytes")

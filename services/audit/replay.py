@@ -38,7 +38,8 @@ from events_schema import GENESIS_HASH, Envelope
 from events_schema.codec import dumps, loads
 from events_schema.envelope import chain_hash, read_envelope
 from events_schema.registry import Recorded
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
+from services.eventlog.base import StoredRow
 from services.projection.projector import Projector
 
 # --------------------------------------------------------------------------------------------
@@ -337,18 +338,6 @@ def diff(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StoredRow:
-    """One stored record as the storage keeps it: its own columns (what the log indexes the
-    record by) next to the stored bytes. `seq` is the column's value as read, whatever type a
-    hand edit left there; a column the storage does not keep is None."""
-
-    body: bytes | None
-    seq: object = None
-    event_id: str | None = None
-    hash: str | None = None
-
-
 @dataclass
 class Verdict:
     tournament_id: str
@@ -493,7 +482,7 @@ def verify_chain(
     `Recorded.of(...).unreadable`) is intact: it is listed in `unreadable`, not a break
     (`check_decode=False` skips this, e.g. when only the chain matters).
     A cut-off end of the stream (its last events deleted) or a re-hashed suffix are not
-    visible in the chain alone: signed checkpoints (services/audit/checkpoints.py) catch those.
+    visible in the chain alone: signed checkpoints (services/audit/checkpoints/) catch those.
     """
     records = list(_records(stored))
     body_seqs: dict[int, object] = {}  # seq in the bytes -> the row's seq column
@@ -631,14 +620,13 @@ def _check_record(
 def stored_records(
     log: Any, tournament_id: str, from_seq: int = 1
 ) -> Iterator[bytes | StoredRow | dict[str, Any]]:
-    """The stream as stored, from `from_seq`. On SQLite: each row's own columns (seq, event
-    id, hash) with its body, read through a separate read-only connection, bodies as bytes
-    whatever their storage class (a body edited into TEXT, or not UTF-8, is still handed
-    over); else raw bytes where the log offers them (`read_raw`); else (Kafka: records are
-    decoded by the log's reader) the envelopes' JSON form."""
-    path = getattr(log, "path", None)
-    if getattr(log, "backend", None) == "sqlite" and isinstance(path, str) and path != ":memory:":
-        rows = _sqlite_rows(path, tournament_id, from_seq)
+    """The stream as stored, from `from_seq`: the storage's own rows where the log offers
+    them (`stored_rows`: SQLite, each row's columns with its body as bytes); else raw bytes
+    where the log offers them (`read_raw`); else (Kafka: records are decoded by the log's
+    reader) the envelopes' JSON form."""
+    stored_rows = getattr(log, "stored_rows", None)
+    if callable(stored_rows):
+        rows = stored_rows(tournament_id, from_seq)
         first = next(rows, None)  # opens the file: a failure here falls back to the log
         if first is not None:
             yield first
@@ -650,34 +638,3 @@ def stored_records(
         return
     for env in log.read(tournament_id, from_seq):
         yield env.to_json_dict()
-
-
-def _text(value: object) -> str | None:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return None if value is None else str(value)
-
-
-def _sqlite_rows(path: str, tournament_id: str, from_seq: int) -> Iterator[StoredRow]:
-    import sqlite3
-    from urllib.parse import quote
-
-    try:
-        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=30.0)
-        cur = conn.execute(
-            "SELECT seq, CAST(event_id AS BLOB), CAST(hash AS BLOB), CAST(body AS BLOB) "
-            "FROM events WHERE tournament_id = ? AND seq >= ? ORDER BY seq, position",
-            (tournament_id, from_seq),
-        )
-    except sqlite3.Error:
-        return
-    try:
-        for seq, event_id, hash_, body in cur:
-            yield StoredRow(
-                body=bytes(body) if body is not None else None,
-                seq=seq,
-                event_id=_text(event_id),
-                hash=_text(hash_),
-            )
-    finally:
-        conn.close()

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from projections.names import PROJECTIONS
 from services.cli.common import (
-    PROJECTION_NAMES,
     AsJson,
     Backend,
     Db,
@@ -212,7 +212,7 @@ def register(app: typer.Typer) -> None:
         tournament: str,
         until: Annotated[str, typer.Option("--until", help=PointOpt)],
         projection: Annotated[
-            str | None, typer.Option("--projection", help=" | ".join(PROJECTION_NAMES))
+            str | None, typer.Option("--projection", help=" | ".join(PROJECTIONS))
         ] = None,
         as_json: Annotated[
             bool, typer.Option("--json", help="the exact message bytes, one per line")
@@ -222,7 +222,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Fold the log up to a point and print the projections exactly as they were then."""
         from events_schema.codec import loads
-        from projections.documents import PROJECTIONS
         from services.audit import replay as audit
 
         if projection is not None and projection not in PROJECTIONS:
@@ -515,7 +514,7 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# signed checkpoints (services/audit/checkpoints.py)
+# signed checkpoints (services/audit/checkpoints/)
 # --------------------------------------------------------------------------------------------
 
 

@@ -29,10 +29,6 @@ Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
 At = Annotated[int | None, typer.Option("--at", help="as it was at this seq")]
 AsJson = Annotated[bool, typer.Option("--json")]
 
-#: The projections' names (projections.documents.PROJECTIONS, which imports every projection),
-#: for the help texts; tests/unit/test_cli_startup.py keeps the two equal.
-PROJECTION_NAMES: tuple[str, ...] = ("standings", "tiebreaks", "playoff", "prizes", "games")
-
 #: The token roles (services.commands.auth.ROLES, which imports hashlib and sqlite3), for the help
 #: text
 #: of `arbiter token create`; tests/unit/test_cli_startup.py keeps the two equal.

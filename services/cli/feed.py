@@ -29,7 +29,7 @@ def show(
     at: Annotated[int | None, typer.Option(help="as of this seq")] = None,
 ) -> None:
     """Print the projection messages of a tournament, folded from the local log."""
-    from projections.documents import PROJECTIONS
+    from projections.names import PROJECTIONS
     from services.projection.projector import replay
 
     names = projection or list(PROJECTIONS)

@@ -609,11 +609,11 @@ def serve(
     from services.api.app import create_app
     from services.audit.checkpoints import attach_scheduler
     from services.commands.auth import TokenStore
-    from services.config import open_log
+    from services.config import FeedSettings, open_log
 
     cfg = settings(backend, db)
-    api = create_app(open_log(cfg), TokenStore(cfg.tokens_path))
-    # a server process: see services.projection.embedded._freeze_heap
+    api = create_app(open_log(cfg), TokenStore(cfg.tokens_path), feed=FeedSettings.from_env())
+    # A server process: see services.projection.embedded._freeze_heap.
     api.state.feed.freeze_heap = True
     attach_scheduler(api, cfg)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
     uvicorn.run(api, host=host, port=port)

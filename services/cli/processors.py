@@ -4,12 +4,13 @@
                                 [--data-dir D] [--web-port N] [--batch N]
     arbiter processor adjudicator [--tablebases DIR] [--bootstrap H:P] [--topic T] ...
 
-NAME is a projection (standings, tiebreaks, playoff, prizes:
-services/projection/processors/__init__.py)
-or `adjudicator`, which ends games by rule through the command path
-(services/projection/processors/adjudicator.py); `--tablebases DIR` (else ARBITER_TABLEBASES) gives
-it
-Syzygy or Gaviota tables (services/projection/tablebases.py), never implicitly.
+    arbiter processor list        # the projections' names, one a line
+
+NAME is a projection (the registry: projections/names.py; `arbiter processor list` prints it,
+and deploy/processors/start and stop read it from there) or `adjudicator`, which ends games by
+rule through the command path (services/projection/processors/adjudicator.py);
+`--tablebases DIR` (else ARBITER_TABLEBASES) gives it Syzygy or Gaviota tables
+(services/projection/tablebases.py), never implicitly.
 
 Defaults come from the environment (KAFKA_BOOTSTRAP, ARBITER_TOPIC, ARBITER_PARTITIONS,
 ARBITER_DATA).
@@ -22,11 +23,13 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import PROJECTION_NAMES
+from projections.names import PROJECTIONS
 
 #: The names NAME takes: the projections, then the adjudicator (not a projection).
 ADJUDICATOR = "adjudicator"
-NAMES = (*PROJECTION_NAMES, ADJUDICATOR)
+NAMES = (*PROJECTIONS, ADJUDICATOR)
+#: `arbiter processor list`: print the projections' names (deploy/processors/start's default).
+LIST = "list"
 
 
 def register(app: typer.Typer) -> None:
@@ -34,7 +37,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("processor")
     def processor(
-        name: Annotated[str, typer.Argument(help=f"one of: {', '.join(NAMES)}")],
+        name: Annotated[
+            str,
+            typer.Argument(
+                help=f"one of: {', '.join(NAMES)}; or {LIST}: print the projections' names"
+            ),
+        ],
         bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap host:port")] = None,
         topic: Annotated[str | None, typer.Option(help="events topic")] = None,
         output_topic: Annotated[
@@ -68,6 +76,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run the NAME processor: a projection (standings, tiebreaks, playoff, prizes) or
         the adjudicator (games ended by rule, through the command path)."""
+        if name == LIST:
+            typer.echo("\n".join(PROJECTIONS))
+            return
         from events_schema.limits import Limits
         from services.config import Settings
         from services.projection.processors.config import ProcessorConfig

@@ -39,10 +39,16 @@ def document_schemas() -> dict[str, bytes]:
 
     from events_schema.codec import dumps
     from events_schema.documents import DOCUMENT_MODELS, DOCUMENT_VERSION, SseMessage
+    from projections.names import PROJECTIONS
 
+    if list(DOCUMENT_MODELS) != list(PROJECTIONS):
+        raise ValueError(
+            f"events_schema.documents.DOCUMENT_MODELS models {list(DOCUMENT_MODELS)}, but the "
+            f"registered projections (projections/names.py) are {list(PROJECTIONS)}"
+        )
     out: dict[str, bytes] = {}
-    for name, model in DOCUMENT_MODELS.items():
-        schema = model.model_json_schema()
+    for name in PROJECTIONS:
+        schema = DOCUMENT_MODELS[name].model_json_schema()
         schema["x-projection"] = name
         schema["x-document-version"] = DOCUMENT_VERSION
         out[f"{PROJECTIONS_DIR}/{name}.v{DOCUMENT_VERSION}.json"] = dumps(schema) + b"\n"

@@ -156,6 +156,18 @@ class AppendResult:
         return self.envelopes[-1].seq if self.envelopes else 0
 
 
+@dataclass(frozen=True)
+class StoredRow:
+    """One stored record as the storage keeps it: its own columns (what the log indexes the
+    record by) next to the stored bytes. `seq` is the column's value as read, whatever type a
+    hand edit left there; a column the storage does not keep is None."""
+
+    body: bytes | None
+    seq: object = None
+    event_id: str | None = None
+    hash: str | None = None
+
+
 @dataclass
 class Subscription(ABC):
     """A tail of the log: `poll` returns the next events (possibly none) within `timeout`."""

@@ -21,6 +21,7 @@ from services.eventlog.base import (
     AppendResult,
     EventLog,
     NewEvent,
+    StoredRow,
     Subscription,
     check_duplicates,
     encode_checked,
@@ -35,6 +36,12 @@ _COLS = "tournament_id, seq, event_id, hash, body"
 def _env(row: tuple[str, int, str, str, bytes | str]) -> Envelope:
     tid, seq, event_id, hash_, body = row
     return read_envelope(body, tournament_id=tid, seq=seq, event_id=event_id, hash=hash_)
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return None if value is None else str(value)
 
 
 _SCHEMA = """
@@ -165,6 +172,35 @@ class SQLiteEventLog(EventLog):
         for (body,) in cur:
             # A body edited into TEXT by hand is still handed over (as its UTF-8 bytes).
             yield body.encode() if isinstance(body, str) else bytes(body)
+
+    def stored_rows(self, tournament_id: str, from_seq: int = 1) -> Iterator[StoredRow]:
+        """The stream as stored, from `from_seq`, for the audit: each row's own columns (seq,
+        event id, hash) with its body, read through a separate read-only connection, bodies as
+        bytes whatever their storage class (a body edited into TEXT, or not UTF-8, is still
+        handed over). Nothing when the file cannot be opened that way (`:memory:`, an error)."""
+        if self.path == ":memory:":
+            return
+        from urllib.parse import quote
+
+        try:
+            conn = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True, timeout=30.0)
+            cur = conn.execute(
+                "SELECT seq, CAST(event_id AS BLOB), CAST(hash AS BLOB), CAST(body AS BLOB) "
+                "FROM events WHERE tournament_id = ? AND seq >= ? ORDER BY seq, position",
+                (tournament_id, from_seq),
+            )
+        except sqlite3.Error:
+            return
+        try:
+            for seq, event_id, hash_, body in cur:
+                yield StoredRow(
+                    body=bytes(body) if body is not None else None,
+                    seq=seq,
+                    event_id=_text(event_id),
+                    hash=_text(hash_),
+                )
+        finally:
+            conn.close()
 
     def read_all(self) -> Iterator[Envelope]:
         for row in self._conn().execute(f"SELECT {_COLS} FROM events ORDER BY position"):

@@ -29,6 +29,8 @@ import json
 from functools import cache
 from pathlib import Path
 
+from projections.names import PROJECTIONS
+
 STATIC = Path(__file__).resolve().parent / "static"
 
 _PAGE = """<!doctype html>
@@ -63,6 +65,7 @@ __CSS__
 <script>
 "use strict";
 const TID = __TID__;
+const PROJECTIONS = __PROJECTIONS__;
 </script>
 <script>
 __BOARD_JS__
@@ -81,8 +84,10 @@ def _template() -> str:
         return (STATIC / name).read_text(encoding="utf-8")
 
     # The assets are ours and hold no "</script>" or "</style>"; the data never enters here.
+    # The projections the page listens for are the registry's (projections/names.py).
     return (
-        _PAGE.replace("__CSS__", asset("live.css"))
+        _PAGE.replace("__PROJECTIONS__", json.dumps(list(PROJECTIONS)))
+        .replace("__CSS__", asset("live.css"))
         .replace("__BOARD_JS__", asset("board.js"))
         .replace("__LIVE_JS__", asset("live.js"))
     )

@@ -1,7 +1,7 @@
 """Feed routes: projection snapshots, the SSE stream and the live page of a tournament.
 
 - `GET /tournaments/{id}/projections/{name}`: the latest message of a projection
-  (`standings`, `tiebreaks`, `playoff`, `prizes`, `games`: `projections.documents.PROJECTIONS`);
+  (`standings`, `tiebreaks`, `playoff`, `prizes`, `games`: the registry, `projections.names`);
   404 when none was published yet.
 - `GET /tournaments/{id}/stream`: Server-Sent Events. `event:` is the projection name, `data:`
   the message JSON (with `as_of_seq`), `id:` its `as_of_seq` (written on the last event of each
@@ -26,6 +26,9 @@
   pairings and results, standings, crosstable, playoff, prizes; its assets are inlined, so it
   is one response under the same auth as the stream).
 
+The variables above are read by the process's composition root (`services.config.FeedSettings`,
+`services/api/main.py`, `arbiter serve`), which hands their values to `create_app`.
+
 Reads need a broadcaster, auditor or admin token, or an arbiter token naming the tournament:
 `Authorization: Bearer <token>`, or `?token=<token>` (EventSource cannot set headers; the token
 then appears in URLs and access logs, so hand pages a broadcaster token). Errors use the API's
@@ -35,7 +38,6 @@ then appears in URLs and access logs, so hand pages a broadcaster token). Errors
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -46,34 +48,32 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
 
-from projections.documents import PROJECTIONS
+from projections.names import PROJECTIONS
 from services.api.http import ApiError, error_response, reader, request_token
 from services.commands.auth import TokenStore
+from services.config import FeedSettings
 from services.eventlog.base import EventLog
 from services.feed import sse
+from services.feed.hub import FeedHub, Source
 from services.feed.page import live_page
-from services.projection.embedded import EmbeddedRunner, FeedHub, KafkaProjectionSource, Source
+from services.projection.embedded import EmbeddedRunner, KafkaProjectionSource
 from services.projection.projector import Message
 
 CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
-# An open stream re-checks its token this often and closes (after an `event: revoked`) once
-# the token is revoked or no longer covers the tournament: within 30 s of the revocation.
-# (`ARBITER_FEED_REAUTH` seconds, default 10.)
-REAUTH_EVERY = 10.0
-MAX_SUBSCRIBERS = 5_000  # open streams per process (`ARBITER_MAX_SUBSCRIBERS`)
-MAX_BACKLOG = 1 << 20  # bytes of messages a lagging stream is sent one by one (beyond: latest)
 RETRY_AFTER = 5  # seconds, on a 503 for too many subscribers
 
 
 class Feed:
-    """The hub and its source for one API app; the source starts on first use."""
+    """The hub and its source for one API app; the source starts on first use. Its settings
+    come from the process's composition root (`services.config.FeedSettings`)."""
 
-    def __init__(self, event_log: EventLog, keepalive: float | None = None) -> None:
+    def __init__(self, event_log: EventLog, settings: FeedSettings) -> None:
         self.event_log = event_log
-        self.keepalive = keepalive or float(os.environ.get("ARBITER_FEED_KEEPALIVE", "15"))
-        self.reauth = float(os.environ.get("ARBITER_FEED_REAUTH", str(REAUTH_EVERY)))
-        self.max_subscribers = int(os.environ.get("ARBITER_MAX_SUBSCRIBERS", str(MAX_SUBSCRIBERS)))
-        self.max_backlog = int(os.environ.get("ARBITER_FEED_MAX_BACKLOG", str(MAX_BACKLOG)))
+        self.settings = settings
+        self.keepalive = settings.keepalive
+        self.reauth = settings.reauth
+        self.max_subscribers = settings.max_subscribers
+        self.max_backlog = settings.max_backlog
         self.subscribers = 0  # open streams (touched on the event loop only)
         # Set by a server's composition root (`arbiter serve`, services/api/main.py): the
         # embedded runner freezes the heap once it has folded the log
@@ -84,8 +84,7 @@ class Feed:
         self._lock = threading.Lock()
 
     def _make_source(self) -> Source:
-        mode = os.environ.get("ARBITER_FEED_SOURCE", "")
-        if self.event_log.backend == "kafka" and mode != "log":
+        if self.event_log.backend == "kafka" and self.settings.source != "log":
             from services.projection.processors.config import ProcessorConfig
 
             bootstrap = str(getattr(self.event_log, "bootstrap", ""))
@@ -93,8 +92,9 @@ class Feed:
             # for the default events topic, `<events topic>.projection.` for any other.
             topic = str(getattr(self.event_log, "topic", ""))
             out = ProcessorConfig("standings", events_topic=topic).out_topic
-            default = out.removesuffix("standings")
-            prefix = os.environ.get("ARBITER_PROJECTION_PREFIX", default)
+            prefix = self.settings.projection_prefix
+            if prefix is None:
+                prefix = out.removesuffix("standings")
             return KafkaProjectionSource(bootstrap, self.hub, prefix=prefix)
         return EmbeddedRunner(self.event_log, self.hub, freeze_heap=self.freeze_heap)
 
@@ -161,11 +161,11 @@ def _last_event_id(request: Request) -> int:
     return value
 
 
-def feed_router(app: FastAPI) -> APIRouter:
+def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
     """The feed's routes for `app` (whose state holds the log and the token store)."""
     event_log: EventLog = app.state.log
     tokens: TokenStore = app.state.tokens
-    feed = Feed(event_log)
+    feed = Feed(event_log, settings)
     app.state.feed = feed
     # Started with the server (uvicorn runs the lifespan: `arbiter serve` folds the embedded log
     # from its start), else on the first feed request.
@@ -276,9 +276,9 @@ async def _events(
     tid: str,
     floor: int,
     keepalive: float,
-    still_allowed: Callable[[], bool] = lambda: True,
-    reauth: float = REAUTH_EVERY,
-    max_backlog: int = MAX_BACKLOG,
+    still_allowed: Callable[[], bool],
+    reauth: float,
+    max_backlog: int,
     patches: bool = False,
 ) -> AsyncIterator[bytes]:
     with hub.watch(
@@ -306,13 +306,13 @@ async def _events(
                 held = now_held
                 yield _held_frame(held)
             changes, cursor = hub.since(tid, cursor)
-            chunk = sse.frame(_bounded(changes, max_backlog), sent, floor, patches)
+            chunk = sse.frame(bounded(changes, max_backlog), sent, floor, patches)
             if chunk:
                 yield chunk
             await asyncio.sleep(0)
 
 
-def _bounded(changes: list[Message], max_backlog: int) -> list[Message]:
+def bounded(changes: list[Message], max_backlog: int) -> list[Message]:
     """`changes`, or, when their bodies exceed `max_backlog` bytes (a reader that fell far
     behind), only the newest of each projection among them (a state transfer: nothing newer
     is lost, intermediate versions are skipped, as when a reader falls behind the history)."""

@@ -16,7 +16,8 @@ from uuid import UUID
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
-from projections.documents import PROJECTIONS, documents
+from projections.documents import documents
+from projections.names import PROJECTIONS
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState
 

@@ -52,7 +52,7 @@ from services.eventlog.kafka import (  # noqa: E402
     DEFAULT_GROUP_COMMIT_MS,
     KafkaEventLog,
 )
-from tests.bench.runner import MoveFactory, _dist  # noqa: E402
+from tests.bench.runner import MoveFactory, dist  # noqa: E402
 
 CLIENTS = 50
 #: What the environment sets of the log (ARBITER_KAFKA_GROUP_COMMIT_MS, ...), as the API's.
@@ -117,7 +117,7 @@ def _appenders(
         "events": len(all_ms),
         "seconds": round(elapsed, 3),
         "events_per_s": _rate(len(all_ms), elapsed),
-        **_dist(all_ms),
+        **dist(all_ms),
     }
     if errors:
         out["errors"] = [repr(e) for e in errors[:3]]

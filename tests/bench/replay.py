@@ -43,9 +43,9 @@ from typing import Any
 
 import orjson
 
-from .runner import _ensure_paths, _random_games
+from .runner import ensure_paths, random_games
 
-_ensure_paths()
+ensure_paths()
 
 from builders import ADMIN, ARBITER, T0  # noqa: E402
 
@@ -143,7 +143,7 @@ def tournament_events(
 def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
     """Append `total` events over as many tournaments as needed; returns their ids."""
     rng = random.Random(seed)
-    games = _random_games(24, rng, max_plies=MAX_PLIES)
+    games = random_games(24, rng, max_plies=MAX_PLIES)
     per = 1 + PLAYERS + ROUNDS * (1 + (PLAYERS // 2) * (MAX_PLIES // 2 + 20))  # ~ upper bound
     count = max(1, total // (per // 2 + 1))
     tids = [f"bench-{i:04d}" for i in range(count)]

@@ -38,14 +38,14 @@ from pathlib import Path
 from typing import Any
 
 
-def _ensure_paths() -> None:
+def ensure_paths() -> None:
     repo = Path(__file__).resolve().parents[2]
     for p in (repo / "tests", repo):
         if str(p) not in sys.path:
             sys.path.insert(0, str(p))
 
 
-_ensure_paths()
+ensure_paths()
 
 import chess  # noqa: E402
 from builders import ARBITER, T0, move, new_event  # noqa: E402
@@ -106,7 +106,7 @@ def progress(msg: str) -> None:
 # -- realistic events -------------------------------------------------------------------------
 
 
-def _random_games(n: int, rng: random.Random, max_plies: int = 160) -> list[list[tuple[str, str]]]:
+def random_games(n: int, rng: random.Random, max_plies: int = 160) -> list[list[tuple[str, str]]]:
     """(uci, san) of `n` random legal chess games, so payloads look like real moves."""
     games = []
     for _ in range(n):
@@ -125,7 +125,7 @@ class MoveFactory:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.games = _random_games(12, self.rng)
+        self.games = random_games(12, self.rng)
         self.next_game = 0
 
     def events(self, n: int) -> list[NewEvent]:
@@ -187,7 +187,7 @@ def _pct(sorted_ms: list[float], q: float) -> float | None:
     return round(sorted_ms[i], 3)
 
 
-def _dist(values_ms: list[float]) -> dict[str, float | None]:
+def dist(values_ms: list[float]) -> dict[str, float | None]:
     s = sorted(values_ms)
     return {
         "p50_ms": _pct(s, 0.50),
@@ -435,9 +435,9 @@ def _latency_run(
         "appends": len(call_ms),
         "avg_batch": round(len(sent) / max(1, len(call_ms)), 2),
         "behind_schedule_at_end_ms": round(behind_ms, 1),
-        "append_to_tail": _dist([(arrivals[e] - sent[e][0]) * 1000 for e in got]),
-        "schedule_to_tail": _dist([(arrivals[e] - sent[e][1]) * 1000 for e in got]),
-        "append_call": _dist(call_ms),
+        "append_to_tail": dist([(arrivals[e] - sent[e][0]) * 1000 for e in got]),
+        "schedule_to_tail": dist([(arrivals[e] - sent[e][1]) * 1000 for e in got]),
+        "append_call": dist(call_ms),
     }
 
 

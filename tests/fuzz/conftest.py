@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from services.commands.auth import TokenStore
+from services.config import FeedSettings
 from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi, Stats
@@ -43,10 +44,9 @@ def fuzz_api(tmp_path_factory: pytest.TempPathFactory, fuzz_stats: Stats) -> Ite
         mp.setenv("ARBITER_DATA", str(data))
         for var in ("ARBITER_CHECKPOINT_KEY", "ARBITER_CHECKPOINTS_DB"):
             mp.delenv(var, raising=False)
-        mp.setenv("ARBITER_FEED_KEEPALIVE", "0.2")
         log = SQLiteEventLog(data / "events.sqlite3", synchronous="NORMAL")
         tokens = TokenStore(data / "tokens.sqlite3")
-        app = create_app(log, tokens)
+        app = create_app(log, tokens, feed=FeedSettings(keepalive=0.2))
         client = TestClient(app, raise_server_exceptions=False)
         api = FuzzApi(
             app,

@@ -13,7 +13,7 @@ from bench.feed import ApiServer, SseEvent, SseReader
 from tests_support import cmd
 
 from services.feed import sse
-from services.projection.embedded import FeedHub
+from services.feed.hub import FeedHub
 from services.projection.projector import Message
 
 TID = "open-2026"

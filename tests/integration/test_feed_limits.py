@@ -14,7 +14,7 @@ from bench.feed import ApiServer, SseReader
 
 from projections.documents import PROJECTIONS
 from services.feed import routes, sse
-from services.projection.embedded import HISTORY_PER_TOURNAMENT, FeedHub
+from services.feed.hub import HISTORY_PER_TOURNAMENT, FeedHub
 from services.projection.projector import Message
 
 TID = "limits-2026"
@@ -79,10 +79,10 @@ def test_open_streams_are_bounded_and_slots_come_back(server) -> None:
 
 def test_a_reader_far_behind_gets_the_latest_of_each_projection() -> None:
     small = [_m(3), _m(3, "tiebreaks"), _m(4), _m(5, "tiebreaks")]
-    assert routes._bounded(small, 10) == small  # as many as there are projections: as is
+    assert routes.bounded(small, 10) == small  # as many as there are projections: as is
     many = [_m(s, name, 100) for s in range(1, 50) for name in ("standings", "tiebreaks")]
-    assert routes._bounded(many, 1 << 20) == many  # under the bound: every version
-    latest = routes._bounded(many, 1_000)
+    assert routes.bounded(many, 1 << 20) == many  # under the bound: every version
+    latest = routes.bounded(many, 1_000)
     assert [(m.projection, m.as_of_seq) for m in latest] == [("standings", 49), ("tiebreaks", 49)]
     # What goes on the wire is what a state transfer sends: each once, ids in order.
     sent: dict[str, int] = {}

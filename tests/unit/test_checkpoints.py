@@ -1,4 +1,4 @@
-"""Signed checkpoints (services/audit/checkpoints.py) and the verify parts they rely on: pure, no
+"""Signed checkpoints (services/audit/checkpoints/) and the verify parts they rely on: pure, no
 log."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """`arbiter` start-up (issue 12, item 5): `arbiter --help` and `arbiter standings` on the
 embedded log load no API, Kafka or HTTP client stack; the CLI's help-text copies of names
-defined in heavier modules stay equal to them.
+defined in heavier modules stay equal to them (the projections' names are not copied: the CLI
+reads the registry, `projections/names.py`, which imports nothing).
 
 A behavioural guard, run in a fresh interpreter; the timings are the benchmark's
 (`python -m tests.bench.cli`)."""
@@ -76,7 +77,6 @@ def test_standings_on_the_embedded_log_loads_no_api_kafka_or_http_client(
 @pytest.mark.parametrize(
     ("copy", "source"),
     [
-        ("PROJECTION_NAMES", "projections.documents:PROJECTIONS"),
         ("ROLE_NAMES", "services.commands.auth:ROLES"),
     ],
 )

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from events_schema.codec import dumps, loads
 from events_schema.documents import SseMessages
 from services.feed import sse
+from services.feed.hub import FeedHub
 from services.feed.patch import apply, diff, patch_message
-from services.projection.embedded import FeedHub
 from services.projection.projector import Message
 
 # JSON without booleans: Python's == takes 1 for true, so a diff of those is checked at

@@ -1,6 +1,7 @@
 /* Arbiter live page: renders the tournament's SSE stream (standings, tiebreaks, playoff,
  * prizes, games). Everything shown is set through textContent; nothing is parsed as HTML.
- * Needs TID (the tournament id) and ArbiterBoard (board.js) defined before it. */
+ * Needs TID (the tournament id), PROJECTIONS (the names of the published projections) and
+ * ArbiterBoard (board.js) defined before it. */
 "use strict";
 const token = new URLSearchParams(location.search).get("token") || "";
 const docs = {};
@@ -361,7 +362,7 @@ function show(name, msg) {
 let source = null;
 function connect() {
   source = new EventSource(url);
-  for (const name of ["standings", "tiebreaks", "playoff", "prizes", "games"]) {
+  for (const name of PROJECTIONS) {  // the registry's names, inlined by page.py
     source.addEventListener(name, ev => show(name, JSON.parse(ev.data)));
   }
   source.addEventListener("patch", ev => {
