@@ -7,11 +7,14 @@ values, places, reasons, ranking trace and crosstable. Per event it recomputes:
 
 - a result (`GameEnded`, `ResultCorrected`, `EventRetracted` of either) of a game of the stage:
   the game and the crosstable entries of its two players; then each criterion's values for the
-  players within the criterion's dependency radius of the two (`RADIUS`): 0, the two players
-  (wins, ARO, progressive score: their own rounds); 1, the two and their opponents (Buchholz,
-  Sonneborn-Berger, fore-Buchholz, APRO: an opponent's adjusted score or the 16.4.1 cap reads
-  the opponent's rounds); 2, the opponents' opponents too (AOB: the opponents' Buchholz). A
-  criterion it cannot bound (Koya, the Czech, TCEC and Go criteria) is recomputed over the field.
+  players within the dependency radius its registration declares (`registry.Radius`) of the
+  two: 0, the two players (wins, ARO, progressive score: their own rounds); 1, the two and their
+  opponents (Buchholz, Sonneborn-Berger, fore-Buchholz, APRO: an opponent's adjusted score or
+  the 16.4.1 cap reads the opponent's rounds); 2, the opponents' opponents too (AOB: the
+  opponents' Buchholz). A criterion declared `FIELD` (Koya, the Czech, TCEC and Go criteria) is
+  recomputed over the field. A group-relative criterion declared `GROUP` (direct encounter, the
+  Czech mini-table) reads only the games between the group's members: its values are kept per
+  group until such a game changes.
   The ranking is redone only for the points groups whose members or values changed (a group's
   order reads only its members' values, the games between them and the rulings:
   `rank_group`), and within such a group, when the chain's first criterion is absolute, only
@@ -78,27 +81,8 @@ from projections.tiebreaks.chain import (
     resplit,
     split_group,
 )
-from projections.tiebreaks.registry import Value, half_points
+from projections.tiebreaks.registry import GROUP, Value, half_points
 
-# A criterion family's dependency radius: whose values a changed game can change (0: its two
-# players; 1: and their opponents; 2: and their opponents' opponents). Not listed: unbounded.
-RADIUS: dict[str, int] = {
-    "fide-wins": 0,
-    "fide-games-won": 0,
-    "fide-black-games": 0,
-    "fide-black-wins": 0,
-    "fide-progressive": 0,
-    "fide-aro": 0,
-    "fide-tpr": 0,
-    "fide-apro": 1,
-    "buchholz": 1,
-    "fide-sonneborn-berger": 1,
-    "fide-fore-buchholz": 1,
-    "sonneborn-berger": 1,
-    "fide-aob": 2,
-}
-# Group-relative criteria that read only the games between the group's members.
-_GROUP_LOCAL = frozenset({"direct-encounter", "fide-direct-encounter", "czech-mini-table"})
 # Crosstable memo entries that are a function of one player's own rounds (and R): carried over
 # to the next crosstable for the players whose rounds did not change.
 _PER_PLAYER_MEMO = frozenset({"fide.slots", "fide.adjusted", "fide.fore"})
@@ -113,12 +97,6 @@ _GAME_PROGRESS = (
 # Events the table never reads, whatever the game's state: the clocks (the live games document
 # shows them; no standings value or ranking reads a clock).
 _CLOCKS = (ev.ClockReported, ev.ClockSet, ev.ClockPaused, ev.ClockResumed, ev.ClockStarted)
-
-
-def radius(name: str) -> int | None:
-    fam = fide.family_of(name)
-    family = fam[0] if fam is not None else name
-    return RADIUS.get(family)
 
 
 T = TypeVar("T")
@@ -398,8 +376,8 @@ class IncrementalStandings:
         for i, (crit, params) in enumerate(self._criteria):
             if i not in self._values:
                 continue
-            r = radius(crit.name)
-            dirty = rings[r] if r is not None else list(ct.players)
+            r = crit.radius  # an absolute criterion's: 0, 1, 2 or FIELD
+            dirty = rings[r] if isinstance(r, int) else list(ct.players)
             values = dict(self._values[i])
             fresh = crit.compute(ct, dirty, params) if dirty else {}
             moved_i = moved[i] = set()
@@ -451,7 +429,7 @@ class IncrementalStandings:
     def _group_values(self, ct: Crosstable) -> GroupValues:
         """The chain's group-relative values per group, cached (keyed by the criterion and the
         group, in its order) for the criteria that read only the games between the group's
-        members (`_GROUP_LOCAL`); a cached entry is dropped when a game between two of its
+        members (radius `GROUP`); a cached entry is dropped when a game between two of its
         members changes (`_forget_relative`)."""
         cache, of = self._relative, self._relative_of
         criteria = self._criteria
@@ -461,7 +439,7 @@ class IncrementalStandings:
 
         def values(i: int, group: Sequence[str]) -> dict[str, Value]:
             crit, params = criteria[i]
-            if crit.name not in _GROUP_LOCAL:
+            if crit.radius != GROUP:
                 return crit.compute(ct, group, params)
             key = (i, tuple(group))
             found = cache.get(key)
@@ -551,7 +529,7 @@ class IncrementalStandings:
         # The absolute criteria's values over the field, for the rankings (`rank_group`).
         absolute = dict(self._values)
         group_local = all(
-            c.name in _GROUP_LOCAL for c, _ in self._criteria if c.group_relative
+            c.radius == GROUP for c, _ in self._criteria if c.group_relative
         ) and not any(c.name == "organisers-decide" for c, _ in self._criteria)
         # Per group to rank again: the players in it (or who left it) whose values changed.
         dirty: dict[int, set[str]] | None = None
@@ -832,4 +810,4 @@ def incremental(records: Sequence[Recorded], stage: str = "main") -> Incremental
     return inc
 
 
-__all__ = ["RADIUS", "Counters", "IncrementalStandings", "incremental", "radius"]
+__all__ = ["Counters", "IncrementalStandings", "incremental"]

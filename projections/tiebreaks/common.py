@@ -41,6 +41,7 @@ def fraction_shown(value: Fraction) -> str:
     },
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -74,6 +75,7 @@ def direct_encounter(
     },
     unit="points",
     reading=points_key,
+    radius=1,  # the opponents' scores
 )
 def sonneborn_berger(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

@@ -162,6 +162,7 @@ def cycle_placings_key(placings: Sequence[int]) -> tuple[int, tuple[int, ...], t
     reapply=True,
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A2: "Vzájemný zápas, při shodě více hráčů se vytvoří tabulka jen jejich vzájemných
@@ -188,6 +189,7 @@ def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     "Czech club rules A3, B3",
     unit="points",
     reading=half_points_key,
+    radius="field",
 )
 def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A3: "se počítá sonnenborn (součet bodů, které získali ti, které hráč porazil)" — the sum
@@ -209,6 +211,7 @@ def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     "Czech club rules A4, B5",
     unit="placings",
     reading=negated_key,
+    radius="field",
 )
 def beaten_placings_sum(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -231,6 +234,7 @@ def beaten_placings_sum(
     "Czech club rules B4 a–c",
     unit="placings",
     reading=placings_key,
+    radius="field",
 )
 def cycle_placings_rank(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -267,6 +271,7 @@ B6_PLACINGS = ("rules-a", "criteria-1-3")
     },
     unit="placings",
     reading=negated_key,
+    radius="field",
 )
 def beaten_placings_per_cycle(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -301,6 +306,7 @@ def beaten_placings_per_cycle(
     group_relative=True,
     unit="outcome",
     reading=count_key,
+    radius="field",
 )
 def last_game_winner(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

@@ -69,6 +69,7 @@ from projections.tiebreaks.registry import (
     Compute,
     Criterion,
     Param,
+    Radius,
     Reading,
     Value,
     count_key,
@@ -307,6 +308,7 @@ def register_variants(
     *,
     unit: TiebreakUnit,
     reading: Reading,
+    radius: Radius,
 ) -> None:
     """Register `name` and one criterion per modifier (`name-cut1`, ...), each documented and
     citing its article: FIDE names them as separate tie-breaks (BH, BH/C1, ...), and separate
@@ -337,7 +339,13 @@ def register_variants(
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
         c07_criterion(
-            name + mod.suffix, full_label, full_source, params=params, unit=unit, reading=reading
+            name + mod.suffix,
+            full_label,
+            full_source,
+            params=params,
+            unit=unit,
+            reading=reading,
+            radius=radius,
         )(compute)
         _VARIANTS[name + mod.suffix] = (name, mod)
 
@@ -480,6 +488,7 @@ register_variants(
     {"predetermined": _PREDETERMINED},
     unit="points",
     reading=half_points_key,
+    radius=1,  # the opponents' adjusted scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -515,6 +524,7 @@ register_variants(
     {"predetermined": _PREDETERMINED},
     unit="points",
     reading=points_key,
+    radius=1,  # the opponents' adjusted scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -595,6 +605,7 @@ register_variants(
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
     unit="points",
     reading=half_points_key,
+    radius=1,  # the opponents' fore scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -619,6 +630,7 @@ def decimal_shown(value: Fraction, places: int = 2) -> str:
     },
     unit="points",
     reading=points_key,
+    radius=2,  # the opponents' Buchholz reads their opponents' rounds
 )
 def fide_aob(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average of opponents' Buchholz, AOB (Art. 8.2): the mean Buchholz (Art. 8.1, with its
@@ -751,6 +763,7 @@ def aob_notes(ct: Crosstable, pid: str, fore: bool = False) -> list[str]:
     params={"predetermined": _PREDETERMINED},
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def fide_direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -820,7 +833,7 @@ def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) 
     return out
 
 
-@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1", unit="count", reading=count_key)
+@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1", unit="count", reading=count_key, radius=0)
 def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
     win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
@@ -828,7 +841,9 @@ def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     return _count(ct, group, lambda e: e.points == win)
 
 
-@c07_criterion("fide-games-won", "games won", f"{SOURCE}, 7.2", unit="count", reading=count_key)
+@c07_criterion(
+    "fide-games-won", "games won", f"{SOURCE}, 7.2", unit="count", reading=count_key, radius=0
+)
 def fide_games_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
@@ -837,7 +852,12 @@ def fide_games_won(
 
 
 @c07_criterion(
-    "fide-black-games", "games with Black", f"{SOURCE}, 7.3", unit="count", reading=count_key
+    "fide-black-games",
+    "games with Black",
+    f"{SOURCE}, 7.3",
+    unit="count",
+    reading=count_key,
+    radius=0,
 )
 def fide_black_games(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -848,7 +868,12 @@ def fide_black_games(
 
 
 @c07_criterion(
-    "fide-black-wins", "wins with Black", f"{SOURCE}, 7.4", unit="count", reading=count_key
+    "fide-black-wins",
+    "wins with Black",
+    f"{SOURCE}, 7.4",
+    unit="count",
+    reading=count_key,
+    radius=0,
 )
 def fide_black_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -887,6 +912,7 @@ register_variants(
     (PLAIN, CUT1, CUT2),
     unit="points",
     reading=half_points_key,
+    radius=0,
 )
 
 
@@ -907,6 +933,7 @@ register_variants(
     },
     unit="points",
     reading=half_points_key,
+    radius="field",  # the maximum possible score reads who took part
 )
 def fide_koya(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Koya system, KS (Art. 9.2), for round robins: the points scored against the opponents
@@ -1028,6 +1055,7 @@ register_variants(
     {"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=0,  # the ratings of the player's opponents: no result changes them
 )
 
 
@@ -1038,6 +1066,7 @@ register_variants(
     params={"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=0,
 )
 def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Tournament performance rating, TPR (Art. 10.2): ARO + dp, where dp comes from the FIDE
@@ -1055,6 +1084,7 @@ def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) ->
     params={"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=1,  # the opponents' TPR reads their rounds
 )
 def fide_apro(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average performance rating of opponents, APRO (Art. 10.4): the mean TPR (Art. 10.2) of

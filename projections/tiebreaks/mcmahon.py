@@ -364,7 +364,12 @@ def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Va
 
 
 @criterion(
-    "mms", "MMS", f"{SOURCE} step 2; LGC Top groups (McMahon)", unit="points", reading=points_key
+    "mms",
+    "MMS",
+    f"{SOURCE} step 2; LGC Top groups (McMahon)",
+    unit="points",
+    reading=points_key,
+    radius="field",
 )
 def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """McMahon score (OpenGotha MMS): the start score from the rank (floor, bar, supergroup)
@@ -373,7 +378,9 @@ def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).mms, group)
 
 
-@criterion("sos", "SOS", f"{SOURCE} step 4.2 (SOSM)", unit="points", reading=points_key)
+@criterion(
+    "sos", "SOS", f"{SOURCE} step 4.2 (SOSM)", unit="points", reading=points_key, radius="field"
+)
 def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' McMahon scores (OpenGotha SOSM), each corrected by the handicap
     (+ stones when the player had White, - when Black); a round without a game (bye, absence,
@@ -381,14 +388,23 @@ def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).sos, group)
 
 
-@criterion("sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)", unit="points", reading=points_key)
+@criterion(
+    "sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)", unit="points", reading=points_key, radius="field"
+)
 def sosos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' SOS (OpenGotha SOSOSM); a round without a game counts the
     player's own start score times the rounds counted."""
     return _values(go_scores(ct).sosos, group)
 
 
-@criterion("sodos", "SODOS", f"{SOURCE} step 4.2 (SODOSM)", unit="points", reading=points_key)
+@criterion(
+    "sodos",
+    "SODOS",
+    f"{SOURCE} step 4.2 (SODOSM)",
+    unit="points",
+    reading=points_key,
+    radius="field",
+)
 def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""

@@ -260,6 +260,7 @@ def _average_moves(
     "TCEC Leagues 11.1.3 / Swiss 3.2 / FRD 3.3; TCEC wiki",
     unit="points",
     reading=points_key,
+    radius="field",
 )
 def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The sum of the player's r-mobility points over their games, most first (TCEC wiki
@@ -289,6 +290,7 @@ def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     params={"count_forfeits": Param(bool, False, doc="count games won by forfeit")},
     unit="count",
     reading=count_key,
+    radius="field",
 )
 def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The number of games won, greatest first ("the greatest number of wins"). Games won over
@@ -307,6 +309,7 @@ def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dic
     "TCEC Leagues 11.1.4 / 4k 3.1.4; rules/README",
     unit="count",
     reading=count_key,
+    radius="field",
 )
 def double_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -329,6 +332,7 @@ def double_wins(
     "TCEC Leagues 11.1.5 / 4k 3.1.5",
     unit="moves",
     reading=negated_key,
+    radius="field",
 )
 def avg_moves_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -345,6 +349,7 @@ def avg_moves_won(
     "TCEC Leagues 11.1.6 / 4k 3.1.6",
     unit="moves",
     reading=points_key,
+    radius="field",
 )
 def avg_moves_lost(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
