@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from events_schema import events as ev
 from events_schema.go import RANK_PATTERN, GoCriterion, GoSettings
-from projections.tiebreaks.chain import Chain, Ranking, _Ranker
+from projections.tiebreaks.chain import Chain, Ranking, rank_by_chain_alone
 from projections.tiebreaks.registry import Value, criterion, points_key
 
 if TYPE_CHECKING:
@@ -433,7 +433,4 @@ def rank(ct: Crosstable, chain: Chain, players: Sequence[str] | None = None) -> 
     """Order `players` (default: everyone) by the chain alone, with no grouping by game
     points first (OpenGotha: MMS is a placement criterion like the others). The chain's own
     ranker (`projections/tiebreaks/chain.py`) splits the field criterion by criterion."""
-    field_ = sorted(players if players is not None else ct.players)
-    ranker = _Ranker(ct, chain)
-    blocks, bounds = ranker.order(field_, 0) if field_ else ([], [])
-    return Ranking(blocks, bounds, ranker.unresolved, ranker.trace, ranker.ruled)
+    return rank_by_chain_alone(ct, chain, sorted(players if players is not None else ct.players))
