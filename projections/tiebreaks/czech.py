@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
 from projections.tiebreaks.chain import Chain, Ranking, rank
+from projections.tiebreaks.common import mutual_points
 from projections.tiebreaks.registry import (
     Param,
     Value,
@@ -175,12 +176,7 @@ def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     head-to-head game ("při shodném skóre vzájemný zápas"). Only when the table no longer
     separates does the sub-group move on to Sonneborn.
     """
-    score = dict.fromkeys(group, 0)
-    for g in ct.games_between(group):
-        if g.played:
-            score[g.white] += g.white_points
-            score[g.black] += g.black_points
-    return {p: Value(score[p], half_points(score[p])) for p in group}
+    return mutual_points(group, (g for g in ct.games_between(group) if g.played))
 
 
 @criterion(

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 from events_schema.events import TiebreakSpec
 from events_schema.numbers import TiebreakUnit
 from projections.tiebreaks.chain import Chain
-from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.common import count_rounds, fraction_shown
 from projections.tiebreaks.editions import Edition, citation
 from projections.tiebreaks.registry import (
     Compute,
@@ -459,16 +459,25 @@ _PREDETERMINED = Param(
 # --- Buchholz, Sonneborn-Berger (Art. 8.1, 9.1) -------------------------------------------------
 
 
-def _buchholz(
-    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+def _summed_scores(
+    group: Sequence[str], mod: Modifier, contributions: Callable[[str], Sequence[Contribution]]
 ) -> dict[str, Value]:
+    """Per player, the sum of the scores of their rounds' `contributions` that the modifier
+    keeps (Art. 14): Buchholz and fore-Buchholz."""
     out = {}
     for p in group:
-        contribs = _contributions(ct, p, False, params["predetermined"])
-        kept = apply_modifier(contribs, mod.low, mod.high)
+        kept = apply_modifier(contributions(p), mod.low, mod.high)
         total = sum((c.score for c in kept), 0)
         out[p] = Value(total, half_points(total))
     return out
+
+
+def _buchholz(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    return _summed_scores(
+        group, mod, lambda p: _contributions(ct, p, False, params["predetermined"])
+    )
 
 
 register_variants(
@@ -578,12 +587,7 @@ def _compute_fore(ct: Crosstable, pid: str) -> tuple[Contribution, ...]:
 def _fore_buchholz(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
 ) -> dict[str, Value]:
-    out = {}
-    for p in group:
-        kept = apply_modifier(_fore_contributions(ct, p), mod.low, mod.high)
-        total = sum((c.score for c in kept), 0)
-        out[p] = Value(total, half_points(total))
-    return out
+    return _summed_scores(group, mod, lambda p: _fore_contributions(ct, p))
 
 
 register_variants(
@@ -825,61 +829,45 @@ def _half_points(value: int | Fraction) -> str:
 # --- the player's own results (Art. 7) ----------------------------------------------------------
 
 
-def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) -> dict[str, Value]:
-    out = {}
-    for p in group:
-        n = sum(1 for e in ct.entries.get(p, ()) if keep(e))
-        out[p] = Value(n, str(n))
-    return out
+def own_count(name: str, label: str, article: str) -> Callable[[Compute], Compute]:
+    """Register a count of the player's own rounds (Art. 7): a whole number, which a changed
+    game changes for its two players only (radius 0)."""
+    return c07_criterion(
+        name, label, f"{SOURCE}, {article}", unit="count", reading=count_key, radius=0
+    )
 
 
-@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1", unit="count", reading=count_key, radius=0)
+@own_count("fide-wins", "wins", "7.1")
 def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
     win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
     win = ct.scoring.win
-    return _count(ct, group, lambda e: e.points == win)
+    return count_rounds(ct, group, lambda e: e.points == win)
 
 
-@c07_criterion(
-    "fide-games-won", "games won", f"{SOURCE}, 7.2", unit="count", reading=count_key, radius=0
-)
+@own_count("fide-games-won", "games won", "7.2")
 def fide_games_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games won over the board, WON (Art. 7.2): forfeits and byes do not count."""
-    return _count(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
+    return count_rounds(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
 
 
-@c07_criterion(
-    "fide-black-games",
-    "games with Black",
-    f"{SOURCE}, 7.3",
-    unit="count",
-    reading=count_key,
-    radius=0,
-)
+@own_count("fide-black-games", "games with Black", "7.3")
 def fide_black_games(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games played with Black, BPG (Art. 7.3): over the board only (a forfeit is
     not a game played)."""
-    return _count(ct, group, lambda e: e.kind == "played" and e.colour == "black")
+    return count_rounds(ct, group, lambda e: e.kind == "played" and e.colour == "black")
 
 
-@c07_criterion(
-    "fide-black-wins",
-    "wins with Black",
-    f"{SOURCE}, 7.4",
-    unit="count",
-    reading=count_key,
-    radius=0,
-)
+@own_count("fide-black-wins", "wins with Black", "7.4")
 def fide_black_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games won with Black, BWG (Art. 7.4): over the board only."""
-    return _count(
+    return count_rounds(
         ct, group, lambda e: e.kind == "played" and e.colour == "black" and e.outcome == "win"
     )
 

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
-from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.common import count_rounds, fraction_shown
 from projections.tiebreaks.registry import (
     Param,
     Value,
@@ -296,11 +296,7 @@ def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dic
     """The number of games won, greatest first ("the greatest number of wins"). Games won over
     the board; with `count_forfeits` also games won by forfeit. Byes are not wins."""
     kinds = {"played", "forfeit_win"} if params["count_forfeits"] else {"played"}
-    out = {}
-    for p in group:
-        n = sum(1 for e in ct.entries.get(p, ()) if e.kind in kinds and e.outcome == "win")
-        out[p] = Value(n, str(n))
-    return out
+    return count_rounds(ct, group, lambda e: e.kind in kinds and e.outcome == "win")
 
 
 @criterion(
