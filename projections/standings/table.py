@@ -66,13 +66,10 @@ def score_dict(half: int) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class Row:
-    place: int
-    shared: bool
-    unresolved: bool
-    player_id: str
-    name: str
-    points: int  # half-points
+class EntryStats:
+    """A player's counts from their crosstable entries: what a row shows beside the place."""
+
+    points: int
     played: int
     wins: int
     draws: int
@@ -80,6 +77,18 @@ class Row:
     forfeit_wins: int
     forfeit_losses: int
     byes: int
+
+
+@dataclass(frozen=True)
+class Row(EntryStats):
+    """A row of the table: the player's counts (`EntryStats`; `points` in half-points), their
+    place and how it was decided, their identity and their tiebreak cells."""
+
+    place: int
+    shared: bool
+    unresolved: bool
+    player_id: str
+    name: str
     withdrawn: bool
     tiebreaks: tuple[tuple[str, str], ...]  # (column key, shown value) in chain order
     decided_by: str  # vs the row above: "points 3–2½", "direct encounter 1½–½", "shared"
@@ -223,20 +232,6 @@ def column_keys(chain: Chain) -> list[str]:
     return keys
 
 
-@dataclass(frozen=True)
-class EntryStats:
-    """A player's counts from their crosstable entries: what a row shows beside the place."""
-
-    points: int
-    played: int
-    wins: int
-    draws: int
-    losses: int
-    forfeit_wins: int
-    forfeit_losses: int
-    byes: int
-
-
 def entry_stats(es: Sequence[Entry]) -> EntryStats:
     played = [e for e in es if e.kind == "played"]
     return EntryStats(
@@ -284,19 +279,12 @@ def make_row(
     info = ct.players[pid]
     tiebreaks, cells = shown if shown is not None else row_cells(cols, chain_names, pid)
     return Row(
+        **vars(s),
         place=place,
         shared=shared,
         unresolved=unresolved,
         player_id=pid,
         name=info.name,
-        points=s.points,
-        played=s.played,
-        wins=s.wins,
-        draws=s.draws,
-        losses=s.losses,
-        forfeit_wins=s.forfeit_wins,
-        forfeit_losses=s.forfeit_losses,
-        byes=s.byes,
         withdrawn=pid in ct.withdrawn,
         tiebreaks=tiebreaks,
         cells=cells,
@@ -359,8 +347,8 @@ def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
     if a not in rows or b not in rows:
         missing = a if a not in rows else b
         raise KeyError(f"no player {missing!r} in the standings")
-    if table.by_chain:
-        return _explain_by_chain(table, a, b)
+    if table.by_chain:  # Go McMahon: the chain alone, no points step first
+        return _trace_steps(table, a, b, cite=False)
     steps: list[dict[str, Any]] = [
         {
             "criterion": "points",
@@ -372,42 +360,29 @@ def explain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
         }
     ]
     if rows[a].points == rows[b].points:
-        for step in table.ranking.trace:
-            if a in step.group and b in step.group:
-                va, vb = step.values[a], step.values[b]
-                entry: dict[str, Any] = {
-                    "criterion": step.criterion,
-                    "label": step.label,
-                    "group": list(step.group),
-                    a: va.shown,
-                    b: vb.shown,
-                    "separates": va.key != vb.key,
-                }
-                if table.edition is not None and follows_edition(step.criterion, step.params):
-                    _cite_edition(entry, table, step.criterion, step.params, (a, b))
-                steps.append(entry)
-                if va.key != vb.key:
-                    break
+        steps += _trace_steps(table, a, b, cite=True)
     return steps
 
 
-def _explain_by_chain(table: Table, a: str, b: str) -> list[dict[str, Any]]:
-    """A table ranked by its chain alone (Go McMahon): every criterion applied to a group
-    holding both, up to the one that separated them (no points step first)."""
+def _trace_steps(table: Table, a: str, b: str, *, cite: bool) -> list[dict[str, Any]]:
+    """Every criterion the ranking applied to a group holding both, up to the one that
+    separated them; with `cite`, a criterion that follows the C.07 edition cites it
+    (`_cite_edition`)."""
     steps: list[dict[str, Any]] = []
     for step in table.ranking.trace:
         if a in step.group and b in step.group:
             va, vb = step.values[a], step.values[b]
-            steps.append(
-                {
-                    "criterion": step.criterion,
-                    "label": step.label,
-                    "group": list(step.group),
-                    a: va.shown,
-                    b: vb.shown,
-                    "separates": va.key != vb.key,
-                }
-            )
+            entry: dict[str, Any] = {
+                "criterion": step.criterion,
+                "label": step.label,
+                "group": list(step.group),
+                a: va.shown,
+                b: vb.shown,
+                "separates": va.key != vb.key,
+            }
+            if cite and table.edition is not None and follows_edition(step.criterion, step.params):
+                _cite_edition(entry, table, step.criterion, step.params, (a, b))
+            steps.append(entry)
             if va.key != vb.key:
                 break
     return steps

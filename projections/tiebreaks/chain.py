@@ -446,3 +446,11 @@ def rank(ct: Crosstable, chain: Chain, players: Sequence[str] | None = None) -> 
         blocks += group_blocks
         bounds += group_bounds
     return Ranking(blocks, bounds, ranker.unresolved, ranker.trace, ranker.ruled)
+
+
+def rank_by_chain_alone(ct: Crosstable, chain: Chain, players: Sequence[str]) -> Ranking:
+    """Order `players` (sorted) by the chain alone, with no grouping by points first (McMahon:
+    `mcmahon.rank`)."""
+    ranker = _Ranker(ct, chain)
+    blocks, bounds = ranker.order(list(players), 0) if players else ([], [])
+    return Ranking(blocks, bounds, ranker.unresolved, ranker.trace, ranker.ruled)

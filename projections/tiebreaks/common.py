@@ -1,8 +1,9 @@
-"""Criteria shared by several rulebooks: direct encounter and Sonneborn-Berger."""
+"""Criteria shared by several rulebooks: direct encounter and Sonneborn-Berger; and the
+counting the rulebooks' criteria share (points in the games between a group, rounds counted)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from projections.tiebreaks.registry import (
 )
 
 if TYPE_CHECKING:
-    from projections.standings.crosstable import Crosstable
+    from projections.standings.crosstable import Crosstable, Entry, Game
 
 
 def fraction_shown(value: Fraction) -> str:
@@ -25,6 +26,25 @@ def fraction_shown(value: Fraction) -> str:
         text = f"{float(value):.4f}".rstrip("0").rstrip(".")
         return text
     return f"{value.numerator}/{value.denominator}"
+
+
+def mutual_points(group: Sequence[str], games: Iterable[Game]) -> dict[str, Value]:
+    """Each player of `group`'s points (half-points) in `games`, games between the group's
+    members: the score of a direct encounter or mini-table."""
+    score = dict.fromkeys(group, 0)
+    for g in games:
+        score[g.white] += g.white_points
+        score[g.black] += g.black_points
+    return {p: Value(score[p], half_points(score[p])) for p in group}
+
+
+def count_rounds(
+    ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]
+) -> dict[str, Value]:
+    """Per player, the number of their rounds (crosstable entries) that `keep` accepts: wins,
+    games with Black, ..."""
+    counts = {p: sum(1 for e in ct.entries.get(p, ()) if keep(e)) for p in group}
+    return {p: Value(n, str(n)) for p, n in counts.items()}
 
 
 @criterion(
@@ -41,6 +61,7 @@ def fraction_shown(value: Fraction) -> str:
     },
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -58,11 +79,7 @@ def direct_encounter(
         pairs = {frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1 :]}
         if not pairs <= met:
             return {p: Value(None, "–") for p in group}
-    score = dict.fromkeys(group, 0)
-    for g in games:
-        score[g.white] += g.white_points
-        score[g.black] += g.black_points
-    return {p: Value(score[p], half_points(score[p])) for p in group}
+    return mutual_points(group, games)
 
 
 @criterion(
@@ -74,6 +91,7 @@ def direct_encounter(
     },
     unit="points",
     reading=points_key,
+    radius=1,  # the opponents' scores
 )
 def sonneborn_berger(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

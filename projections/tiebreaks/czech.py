@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from events_schema.events import TiebreakOptions, TiebreakSpec
 from projections.tiebreaks.chain import Chain, Ranking, rank
+from projections.tiebreaks.common import mutual_points
 from projections.tiebreaks.registry import (
     Param,
     Value,
@@ -162,6 +163,7 @@ def cycle_placings_key(placings: Sequence[int]) -> tuple[int, tuple[int, ...], t
     reapply=True,
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A2: "Vzájemný zápas, při shodě více hráčů se vytvoří tabulka jen jejich vzájemných
@@ -174,12 +176,7 @@ def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     head-to-head game ("při shodném skóre vzájemný zápas"). Only when the table no longer
     separates does the sub-group move on to Sonneborn.
     """
-    score = dict.fromkeys(group, 0)
-    for g in ct.games_between(group):
-        if g.played:
-            score[g.white] += g.white_points
-            score[g.black] += g.black_points
-    return {p: Value(score[p], half_points(score[p])) for p in group}
+    return mutual_points(group, (g for g in ct.games_between(group) if g.played))
 
 
 @criterion(
@@ -188,6 +185,7 @@ def mini_table(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     "Czech club rules A3, B3",
     unit="points",
     reading=half_points_key,
+    radius="field",
 )
 def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """A3: "se počítá sonnenborn (součet bodů, které získali ti, které hráč porazil)" — the sum
@@ -209,6 +207,7 @@ def sonneborn(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -
     "Czech club rules A4, B5",
     unit="placings",
     reading=negated_key,
+    radius="field",
 )
 def beaten_placings_sum(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -231,6 +230,7 @@ def beaten_placings_sum(
     "Czech club rules B4 a–c",
     unit="placings",
     reading=placings_key,
+    radius="field",
 )
 def cycle_placings_rank(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -267,6 +267,7 @@ B6_PLACINGS = ("rules-a", "criteria-1-3")
     },
     unit="placings",
     reading=negated_key,
+    radius="field",
 )
 def beaten_placings_per_cycle(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -301,6 +302,7 @@ def beaten_placings_per_cycle(
     group_relative=True,
     unit="outcome",
     reading=count_key,
+    radius="field",
 )
 def last_game_winner(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

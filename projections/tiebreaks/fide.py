@@ -63,12 +63,13 @@ from typing import TYPE_CHECKING, Any
 from events_schema.events import TiebreakSpec
 from events_schema.numbers import TiebreakUnit
 from projections.tiebreaks.chain import Chain
-from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.common import count_rounds, fraction_shown
 from projections.tiebreaks.editions import Edition, citation
 from projections.tiebreaks.registry import (
     Compute,
     Criterion,
     Param,
+    Radius,
     Reading,
     Value,
     count_key,
@@ -307,6 +308,7 @@ def register_variants(
     *,
     unit: TiebreakUnit,
     reading: Reading,
+    radius: Radius,
 ) -> None:
     """Register `name` and one criterion per modifier (`name-cut1`, ...), each documented and
     citing its article: FIDE names them as separate tie-breaks (BH, BH/C1, ...), and separate
@@ -337,7 +339,13 @@ def register_variants(
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
         c07_criterion(
-            name + mod.suffix, full_label, full_source, params=params, unit=unit, reading=reading
+            name + mod.suffix,
+            full_label,
+            full_source,
+            params=params,
+            unit=unit,
+            reading=reading,
+            radius=radius,
         )(compute)
         _VARIANTS[name + mod.suffix] = (name, mod)
 
@@ -451,16 +459,25 @@ _PREDETERMINED = Param(
 # --- Buchholz, Sonneborn-Berger (Art. 8.1, 9.1) -------------------------------------------------
 
 
-def _buchholz(
-    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+def _summed_scores(
+    group: Sequence[str], mod: Modifier, contributions: Callable[[str], Sequence[Contribution]]
 ) -> dict[str, Value]:
+    """Per player, the sum of the scores of their rounds' `contributions` that the modifier
+    keeps (Art. 14): Buchholz and fore-Buchholz."""
     out = {}
     for p in group:
-        contribs = _contributions(ct, p, False, params["predetermined"])
-        kept = apply_modifier(contribs, mod.low, mod.high)
+        kept = apply_modifier(contributions(p), mod.low, mod.high)
         total = sum((c.score for c in kept), 0)
         out[p] = Value(total, half_points(total))
     return out
+
+
+def _buchholz(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
+) -> dict[str, Value]:
+    return _summed_scores(
+        group, mod, lambda p: _contributions(ct, p, False, params["predetermined"])
+    )
 
 
 register_variants(
@@ -480,6 +497,7 @@ register_variants(
     {"predetermined": _PREDETERMINED},
     unit="points",
     reading=half_points_key,
+    radius=1,  # the opponents' adjusted scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -515,6 +533,7 @@ register_variants(
     {"predetermined": _PREDETERMINED},
     unit="points",
     reading=points_key,
+    radius=1,  # the opponents' adjusted scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -568,12 +587,7 @@ def _compute_fore(ct: Crosstable, pid: str) -> tuple[Contribution, ...]:
 def _fore_buchholz(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any], mod: Modifier
 ) -> dict[str, Value]:
-    out = {}
-    for p in group:
-        kept = apply_modifier(_fore_contributions(ct, p), mod.low, mod.high)
-        total = sum((c.score for c in kept), 0)
-        out[p] = Value(total, half_points(total))
-    return out
+    return _summed_scores(group, mod, lambda p: _fore_contributions(ct, p))
 
 
 register_variants(
@@ -595,6 +609,7 @@ register_variants(
     (PLAIN, CUT1, CUT2, MEDIAN1, MEDIAN2),
     unit="points",
     reading=half_points_key,
+    radius=1,  # the opponents' fore scores and the 16.4.1 cap read their rounds
 )
 
 
@@ -619,6 +634,7 @@ def decimal_shown(value: Fraction, places: int = 2) -> str:
     },
     unit="points",
     reading=points_key,
+    radius=2,  # the opponents' Buchholz reads their opponents' rounds
 )
 def fide_aob(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average of opponents' Buchholz, AOB (Art. 8.2): the mean Buchholz (Art. 8.1, with its
@@ -751,6 +767,7 @@ def aob_notes(ct: Crosstable, pid: str, fore: bool = False) -> list[str]:
     params={"predetermined": _PREDETERMINED},
     unit="points",
     reading=half_points_key,
+    radius="group",
 )
 def fide_direct_encounter(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -812,49 +829,45 @@ def _half_points(value: int | Fraction) -> str:
 # --- the player's own results (Art. 7) ----------------------------------------------------------
 
 
-def _count(ct: Crosstable, group: Sequence[str], keep: Callable[[Entry], bool]) -> dict[str, Value]:
-    out = {}
-    for p in group:
-        n = sum(1 for e in ct.entries.get(p, ()) if keep(e))
-        out[p] = Value(n, str(n))
-    return out
+def own_count(name: str, label: str, article: str) -> Callable[[Compute], Compute]:
+    """Register a count of the player's own rounds (Art. 7): a whole number, which a changed
+    game changes for its two players only (radius 0)."""
+    return c07_criterion(
+        name, label, f"{SOURCE}, {article}", unit="count", reading=count_key, radius=0
+    )
 
 
-@c07_criterion("fide-wins", "wins", f"{SOURCE}, 7.1", unit="count", reading=count_key)
+@own_count("fide-wins", "wins", "7.1")
 def fide_wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Number of wins, WIN (Art. 7.1): rounds in which the player scored as many points as a
     win gives, with or without playing (games won, forfeit wins, byes worth a win)."""
     win = ct.scoring.win
-    return _count(ct, group, lambda e: e.points == win)
+    return count_rounds(ct, group, lambda e: e.points == win)
 
 
-@c07_criterion("fide-games-won", "games won", f"{SOURCE}, 7.2", unit="count", reading=count_key)
+@own_count("fide-games-won", "games won", "7.2")
 def fide_games_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games won over the board, WON (Art. 7.2): forfeits and byes do not count."""
-    return _count(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
+    return count_rounds(ct, group, lambda e: e.kind == "played" and e.outcome == "win")
 
 
-@c07_criterion(
-    "fide-black-games", "games with Black", f"{SOURCE}, 7.3", unit="count", reading=count_key
-)
+@own_count("fide-black-games", "games with Black", "7.3")
 def fide_black_games(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games played with Black, BPG (Art. 7.3): over the board only (a forfeit is
     not a game played)."""
-    return _count(ct, group, lambda e: e.kind == "played" and e.colour == "black")
+    return count_rounds(ct, group, lambda e: e.kind == "played" and e.colour == "black")
 
 
-@c07_criterion(
-    "fide-black-wins", "wins with Black", f"{SOURCE}, 7.4", unit="count", reading=count_key
-)
+@own_count("fide-black-wins", "wins with Black", "7.4")
 def fide_black_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
 ) -> dict[str, Value]:
     """Number of games won with Black, BWG (Art. 7.4): over the board only."""
-    return _count(
+    return count_rounds(
         ct, group, lambda e: e.kind == "played" and e.colour == "black" and e.outcome == "win"
     )
 
@@ -887,6 +900,7 @@ register_variants(
     (PLAIN, CUT1, CUT2),
     unit="points",
     reading=half_points_key,
+    radius=0,
 )
 
 
@@ -907,6 +921,7 @@ register_variants(
     },
     unit="points",
     reading=half_points_key,
+    radius="field",  # the maximum possible score reads who took part
 )
 def fide_koya(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Koya system, KS (Art. 9.2), for round robins: the points scored against the opponents
@@ -1028,6 +1043,7 @@ register_variants(
     {"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=0,  # the ratings of the player's opponents: no result changes them
 )
 
 
@@ -1038,6 +1054,7 @@ register_variants(
     params={"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=0,
 )
 def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Tournament performance rating, TPR (Art. 10.2): ARO + dp, where dp comes from the FIDE
@@ -1055,6 +1072,7 @@ def fide_tpr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) ->
     params={"unrated_rating": _UNRATED},
     unit="rating",
     reading=count_key,
+    radius=1,  # the opponents' TPR reads their rounds
 )
 def fide_apro(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Average performance rating of opponents, APRO (Art. 10.4): the mean TPR (Art. 10.2) of

@@ -80,15 +80,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 from events_schema import events as ev
 from events_schema.go import RANK_PATTERN, GoCriterion, GoSettings
-from projections.tiebreaks.chain import Chain, Ranking, _Ranker
-from projections.tiebreaks.registry import Value, criterion, points_key
+from projections.tiebreaks.chain import Chain, Ranking, rank_by_chain_alone
+from projections.tiebreaks.registry import Compute, Value, criterion, points_key
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -360,12 +360,18 @@ def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Va
     return {p: Value(table[p], shown(table[p])) for p in group if p in table}
 
 
-# --- the criteria -------------------------------------------------------------------------------
+# --- the criteria ------------------------------------------------------------------------------
 
 
-@criterion(
-    "mms", "MMS", f"{SOURCE} step 2; LGC Top groups (McMahon)", unit="points", reading=points_key
-)
+def go_criterion(name: str, label: str, step: str) -> Callable[[Compute], Compute]:
+    """Register an OpenGotha criterion (`SOURCE`'s `step`): points, read over the whole field
+    (`go_scores` computes every player's scores at once)."""
+    return criterion(
+        name, label, f"{SOURCE} {step}", unit="points", reading=points_key, radius="field"
+    )
+
+
+@go_criterion("mms", "MMS", "step 2; LGC Top groups (McMahon)")
 def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """McMahon score (OpenGotha MMS): the start score from the rank (floor, bar, supergroup)
     + 1 per win + ½ per jigo + the bye and absence points (their sum rounded down with
@@ -373,7 +379,7 @@ def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).mms, group)
 
 
-@criterion("sos", "SOS", f"{SOURCE} step 4.2 (SOSM)", unit="points", reading=points_key)
+@go_criterion("sos", "SOS", "step 4.2 (SOSM)")
 def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' McMahon scores (OpenGotha SOSM), each corrected by the handicap
     (+ stones when the player had White, - when Black); a round without a game (bye, absence,
@@ -381,14 +387,14 @@ def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).sos, group)
 
 
-@criterion("sosos", "SOSOS", f"{SOURCE} step 5 (SOSOSM)", unit="points", reading=points_key)
+@go_criterion("sosos", "SOSOS", "step 5 (SOSOSM)")
 def sosos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' SOS (OpenGotha SOSOSM); a round without a game counts the
     player's own start score times the rounds counted."""
     return _values(go_scores(ct).sosos, group)
 
 
-@criterion("sodos", "SODOS", f"{SOURCE} step 4.2 (SODOSM)", unit="points", reading=points_key)
+@go_criterion("sodos", "SODOS", "step 4.2 (SODOSM)")
 def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""
@@ -417,7 +423,4 @@ def rank(ct: Crosstable, chain: Chain, players: Sequence[str] | None = None) -> 
     """Order `players` (default: everyone) by the chain alone, with no grouping by game
     points first (OpenGotha: MMS is a placement criterion like the others). The chain's own
     ranker (`projections/tiebreaks/chain.py`) splits the field criterion by criterion."""
-    field_ = sorted(players if players is not None else ct.players)
-    ranker = _Ranker(ct, chain)
-    blocks, bounds = ranker.order(field_, 0) if field_ else ([], [])
-    return Ranking(blocks, bounds, ranker.unresolved, ranker.trace, ranker.ruled)
+    return rank_by_chain_alone(ct, chain, sorted(players if players is not None else ct.players))

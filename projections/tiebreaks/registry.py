@@ -9,6 +9,10 @@ A criterion of a rulebook published in editions (FIDE C.07: `projections/tiebrea
 is registered naming none ("FIDE C.07, 8.1") and shown for a tournament as cited in the edition
 it follows (`Criterion.cited`: "FIDE C.07 2026, 8.1"; `Chain.criteria` does so for the chain's
 edition).
+
+A criterion declares what its values read (`radius`: `Radius`), so that the incremental
+standings (`projections.standings.incremental`) recompute after a changed result only the
+players whose values it can change; a new criterion is its function and its `@criterion(...)`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from events_schema.numbers import TiebreakUnit
 from projections.tiebreaks.editions import Edition
@@ -66,6 +70,21 @@ def placings_key(key: Any) -> int:
     return -int(key[0])
 
 
+#: What a criterion's values read, so whose values a changed game can change (the incremental
+#: standings recompute only those):
+#: - 0: the player's own rounds (and R): the game's two players;
+#: - 1: and their opponents' rounds (an opponent's score, adjusted score, or a cap reading the
+#:   opponent's rounds): the two players and their opponents;
+#: - 2: and their opponents' opponents' rounds: the opponents' opponents too;
+#: - `GROUP` (group-relative criteria only): only the games between the tied group's members;
+#: - `FIELD`: anything in the crosstable: recomputed over the whole field.
+Radius = Literal[0, 1, 2, "group", "field"]
+GROUP: Final = "group"
+FIELD: Final = "field"
+ABSOLUTE_RADII: tuple[Radius, ...] = (0, 1, 2, FIELD)
+GROUP_RADII: tuple[Radius, ...] = (GROUP, FIELD)
+
+
 Compute = Callable[["Crosstable", Sequence[str], Mapping[str, Any]], dict[str, Value]]
 # (criterion, its resolved parameters, the edition) -> (label, source) as shown for a tournament
 # following that edition of the criterion's rulebook.
@@ -104,6 +123,8 @@ class Criterion:
     # (`half_points_key`, ...); terminal entries have none.
     unit: TiebreakUnit | None = None
     reading: Reading | None = None
+    # What its values read (`Radius`); terminal entries read nothing.
+    radius: Radius = FIELD
 
     def cited(self, params: Mapping[str, Any], edition: Edition | None) -> Criterion:
         """The criterion as shown for a tournament following `edition` of its rulebook: label
@@ -129,9 +150,16 @@ def criterion(
     cite: Cite | None = None,
     unit: TiebreakUnit,
     reading: Reading,
+    radius: Radius,
 ) -> Callable[[Compute], Compute]:
     """Register a criterion; its docstring is its documentation. `unit` and `reading` say what
-    its values are and how a key reads as the exact number (see `half_points_key`)."""
+    its values are and how a key reads as the exact number (see `half_points_key`); `radius`
+    what its values read (`Radius`: 0, 1, 2 or `FIELD`; a group-relative one `GROUP` or
+    `FIELD`)."""
+
+    allowed = GROUP_RADII if group_relative else ABSOLUTE_RADII
+    if radius not in allowed:
+        raise ValueError(f"tiebreak {name!r}: radius {radius!r} is not one of {allowed}")
 
     def register(fn: Compute) -> Compute:
         if name in REGISTRY:
@@ -148,6 +176,7 @@ def criterion(
             cite=cite,
             unit=unit,
             reading=reading,
+            radius=radius,
         )
         return fn
 

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
-from projections.tiebreaks.common import fraction_shown
+from projections.tiebreaks.common import count_rounds, fraction_shown
 from projections.tiebreaks.registry import (
     Param,
     Value,
@@ -260,6 +260,7 @@ def _average_moves(
     "TCEC Leagues 11.1.3 / Swiss 3.2 / FRD 3.3; TCEC wiki",
     unit="points",
     reading=points_key,
+    radius="field",
 )
 def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The sum of the player's r-mobility points over their games, most first (TCEC wiki
@@ -289,16 +290,13 @@ def r_mobility(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) 
     params={"count_forfeits": Param(bool, False, doc="count games won by forfeit")},
     unit="count",
     reading=count_key,
+    radius="field",
 )
 def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """The number of games won, greatest first ("the greatest number of wins"). Games won over
     the board; with `count_forfeits` also games won by forfeit. Byes are not wins."""
     kinds = {"played", "forfeit_win"} if params["count_forfeits"] else {"played"}
-    out = {}
-    for p in group:
-        n = sum(1 for e in ct.entries.get(p, ()) if e.kind in kinds and e.outcome == "win")
-        out[p] = Value(n, str(n))
-    return out
+    return count_rounds(ct, group, lambda e: e.kind in kinds and e.outcome == "win")
 
 
 @criterion(
@@ -307,6 +305,7 @@ def wins(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dic
     "TCEC Leagues 11.1.4 / 4k 3.1.4; rules/README",
     unit="count",
     reading=count_key,
+    radius="field",
 )
 def double_wins(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -329,6 +328,7 @@ def double_wins(
     "TCEC Leagues 11.1.5 / 4k 3.1.5",
     unit="moves",
     reading=negated_key,
+    radius="field",
 )
 def avg_moves_won(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
@@ -345,6 +345,7 @@ def avg_moves_won(
     "TCEC Leagues 11.1.6 / 4k 3.1.6",
     unit="moves",
     reading=points_key,
+    radius="field",
 )
 def avg_moves_lost(
     ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]

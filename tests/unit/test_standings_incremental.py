@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from builders import created, eid, player, recorded, result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,14 @@ from events_schema import events as ev
 from projections.standings import standings
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState, evolve
+from projections.tiebreaks import REGISTRY, mcmahon
+from projections.tiebreaks.registry import (
+    ABSOLUTE_RADII,
+    GROUP,
+    GROUP_RADII,
+    criterion,
+    points_key,
+)
 
 SWISS_CHAINS = [
     ["buchholz-cut1", "buchholz", "fide-direct-encounter", "fide-sonneborn-berger", "fide-wins"],
@@ -22,6 +31,13 @@ SWISS_CHAINS = [
 ]
 RR_PRESETS = ["fide-round-robin", "czech-single", "tcec-league", None]
 RESULTS = ["1-0", "0-1", "1/2-1/2"]
+# Every registered criterion but the terminal ones and the Go criteria (a McMahon-ranked
+# tournament is always recomputed in full: `mcmahon.mcmahon_ranked`).
+CRITERIA = sorted(
+    name
+    for name, crit in REGISTRY.items()
+    if not crit.terminal and name not in mcmahon.CRITERION_OF.values()
+)
 
 
 def _view(table: Any) -> Any:
@@ -44,16 +60,16 @@ def _correct(draw: st.DrawFn, evs: list[Event], results: list[tuple[int, str]]) 
 
 
 @st.composite
-def tournaments(draw: st.DrawFn) -> list[Event]:
+def tournaments(draw: st.DrawFn, chains: st.SearchStrategy[list[str]] | None = None) -> list[Event]:
     """A Swiss or round robin with byes, forfeits, double forfeits, withdrawals, late entries,
     corrections and retractions of results, clock readings; results arrive in any order within
-    a round."""
-    swiss = draw(st.booleans())
+    a round. With `chains`: a Swiss whose chain is drawn from it."""
+    swiss = chains is not None or draw(st.booleans())
     n = draw(st.integers(3, 8))
     rounds = draw(st.integers(1, 5))
     ids = [f"p{i}" for i in range(n)]
     if swiss:
-        chain = draw(st.sampled_from(SWISS_CHAINS))
+        chain = draw(chains if chains is not None else st.sampled_from(SWISS_CHAINS))
         head: list[Event] = [
             created(
                 fmt="swiss",
@@ -202,6 +218,50 @@ def test_radius_of_each_criterion() -> None:
         "fide-sonneborn-berger": 4,
         "fide-aob": 6,
     }
+
+
+def test_every_criterion_declares_its_radius() -> None:
+    """Each criterion's registration says what its values read (`registry.Radius`): the
+    incremental standings read it there, so a new criterion needs no table elsewhere."""
+    wrong = [
+        (name, crit.radius)
+        for name, crit in REGISTRY.items()
+        if crit.radius not in (GROUP_RADII if crit.group_relative else ABSOLUTE_RADII)
+    ]
+    assert wrong == []
+
+
+def test_a_radius_the_criterion_cannot_have_is_refused() -> None:
+    """An absolute criterion cannot be `GROUP` (it is computed once for the field)."""
+    with pytest.raises(ValueError, match="radius"):
+        criterion(
+            "no-such-criterion", "x", "nowhere", unit="points", reading=points_key, radius=GROUP
+        )
+    assert "no-such-criterion" not in REGISTRY
+
+
+# In `_swiss`'s last update (a1-a3): the players within each radius of a1 and a3.
+RING_SIZE = {0: 2, 1: 4, 2: 6, "field": 8}
+
+
+@pytest.mark.parametrize("name", [n for n in CRITERIA if not REGISTRY[n].group_relative])
+def test_each_criterion_recomputes_its_declared_radius(name: str) -> None:
+    """Every absolute criterion alone in the chain: the last result recomputes the players its
+    registration's radius names, and the table equals the full one."""
+    inc = _last_update([name])
+    assert inc.counters.last_values == {name: RING_SIZE[REGISTRY[name].radius]}
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(tournaments(st.lists(st.sampled_from(CRITERIA), min_size=1, max_size=3, unique=True)))
+def test_incremental_equals_full_for_every_criterion(evs: list[Event]) -> None:
+    """Chains drawn from every registered criterion, each recomputed within its declared
+    radius: the incremental table equals the full one after every event."""
+    _advanced_equal_to_full(recorded("inc", evs))
 
 
 def test_unbounded_criterion_recomputes_the_field() -> None:
