@@ -51,6 +51,7 @@ from projections.pairing.base import (
     LotRequest,
     PairingContext,
     PairingRefused,
+    PairingSystem,
     PlayerHistory,
     Proposal,
     RoundEntry,
@@ -490,3 +491,19 @@ def propose(ctx: PairingContext) -> Proposal:
         + (f" ... ({len(order)} players)" if len(order) > NOTE_NUMBERS else ""),
     )
     return Proposal(round=rnd, notes=notes)
+
+
+def pairing_numbers(ctx: PairingContext) -> tuple[str, ...]:
+    """The Dutch pairing numbers: the initial ranking over the whole field, withdrawn players
+    and late entries included (C.04.3 art. 1.2.2, numbers from the C.04.2 "Initial order":
+    rating, unrated last; FIDE title, C.04.2 b; then the organiser's seed and the name)."""
+    return initial_ranking(ctx.players.values())
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule=RULES,
+    propose=propose,
+    pairing_numbers=pairing_numbers,
+    colour_lot=colour_subject,  # C.04.3 art. 5.2.5
+)

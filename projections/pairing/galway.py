@@ -56,6 +56,7 @@ from projections.pairing.base import (
     LotRequest,
     PairingContext,
     PairingRefused,
+    PairingSystem,
     Proposal,
     require_finished,
 )
@@ -328,3 +329,13 @@ def propose(ctx: PairingContext) -> Proposal:
 
 def _label(i: int) -> str:
     return chr(ord("A") + i)
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule=SEED,
+    propose=propose,
+    # the sections run on the Dutch: its numbers and its initial-colour lot
+    pairing_numbers=dutch.pairing_numbers,
+    colour_lot=dutch.colour_subject,
+)
