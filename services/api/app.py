@@ -29,8 +29,8 @@ from services.api.http import (
     json_response,
     principal,
     reader,
-    stream_id,
     unavailable_response,
+    writer,
 )
 from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
@@ -122,15 +122,7 @@ def create_app(event_log: EventLog, tokens: TokenStore, limits: Limits | None = 
 
     @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:
-        who = principal(tokens, request)
-        tid = stream_id(tournament_id)
-        if not who.may_write(tid):
-            raise ApiError(
-                403,
-                "auth.forbidden",
-                "tournament_id",
-                f"{who.role} {who.subject} may not append to {tid}",
-            )
+        who, tid = writer(tokens, request, tournament_id, "append to")
         raw = await _read_body(request, limits.max_body_bytes)
         batch = _parse_batch(raw, limits)
         actor = Actor(id=who.subject, role=who.role)

@@ -113,3 +113,21 @@ def reader(
     if not who.may_read(tid):
         raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
     return tid
+
+
+def writer(
+    tokens: TokenStore, request: Request, tournament_id: str, doing: str
+) -> tuple[Principal, str]:
+    """Who writes and the tournament id of a write, once the token is known (401), the id
+    valid (422) and the token allowed to write to it (403: "<role> <subject> may not
+    <doing> <id>")."""
+    who = principal(tokens, request)
+    tid = stream_id(tournament_id)
+    if not who.may_write(tid):
+        raise ApiError(
+            403,
+            "auth.forbidden",
+            "tournament_id",
+            f"{who.role} {who.subject} may not {doing} {tid}",
+        )
+    return who, tid
