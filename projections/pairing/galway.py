@@ -264,14 +264,7 @@ def propose(ctx: PairingContext) -> Proposal:
     if ctx.round in CROSS_ROUNDS:
         order = [p for m in secs.members for p in m]
         paired = dutch.pair_round(
-            ctx.players,
-            order,
-            present,
-            ctx.round,
-            scoring=ctx.scoring,
-            initial_colour=colour,
-            rounds=rounds,
-            bonus=bonus_by_round,
+            dutch.DutchRound.of(ctx, order, present, colour, rounds, bonus_by_round)
         )
         pairs.extend(paired.pairs)
         pab.extend([paired.bye] if paired.bye else [])
@@ -295,14 +288,7 @@ def propose(ctx: PairingContext) -> Proposal:
                 continue
             try:
                 paired = dutch.pair_round(
-                    ctx.players,
-                    members,
-                    playing,
-                    ctx.round,
-                    scoring=ctx.scoring,
-                    initial_colour=colour,
-                    rounds=rounds,
-                    bonus=bonus_by_round,
+                    dutch.DutchRound.of(ctx, members, playing, colour, rounds, bonus_by_round)
                 )
             except PairingRefused as exc:
                 raise PairingRefused(

@@ -70,6 +70,22 @@ def propose(ctx: PairingContext) -> Proposal:
     return system.propose(ctx)
 
 
+def pairing_json(board: int, p: ev.Pairing) -> dict[str, Any]:
+    """A pairing as `arbiter schedule` and `arbiter pair` show it (`board`: its place in the
+    round when it states no board of its own)."""
+    return {
+        "board": p.board if p.board is not None else board,
+        "game_id": p.game_id,
+        "white": p.white,
+        "black": p.black,
+        "pair_id": p.pair_id,
+    }
+
+
+def byes_json(rnd: ev.RoundScheduled) -> list[dict[str, Any]]:
+    return [{"player_id": b.player_id, "kind": b.kind} for b in rnd.byes]
+
+
 def _round_json(
     rnd: ev.RoundScheduled, status: str, results: Mapping[str, str]
 ) -> dict[str, object]:
@@ -77,17 +93,10 @@ def _round_json(
         "round": rnd.round,
         "status": status,
         "pairings": [
-            {
-                "board": p.board if p.board is not None else i,
-                "game_id": p.game_id,
-                "white": p.white,
-                "black": p.black,
-                "pair_id": p.pair_id,
-                "result": results.get(p.game_id),
-            }
+            {**pairing_json(i, p), "result": results.get(p.game_id)}
             for i, p in enumerate(rnd.pairings, start=1)
         ],
-        "byes": [{"player_id": b.player_id, "kind": b.kind} for b in rnd.byes],
+        "byes": byes_json(rnd),
     }
 
 

@@ -27,7 +27,7 @@ from datetime import datetime
 from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
 from projections.pairing.base import PairingContext, PairingRefused, context
-from projections.pairing.systems import propose, system_name
+from projections.pairing.systems import byes_json, pairing_json, propose, system_name
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
 from services.commands import repair
@@ -198,18 +198,10 @@ def round_json(rnd: ev.RoundScheduled) -> dict[str, object]:
         "round": rnd.round,
         "cycle": rnd.cycle,
         "pairings": [
-            {
-                "board": p.board if p.board is not None else i,
-                "game_id": p.game_id,
-                "white": p.white,
-                "black": p.black,
-                "pair_id": p.pair_id,
-                "opening": p.opening,
-                "handicap": p.handicap,
-            }
+            {**pairing_json(i, p), "opening": p.opening, "handicap": p.handicap}
             for i, p in enumerate(rnd.pairings, start=1)
         ],
-        "byes": [{"player_id": b.player_id, "kind": b.kind} for b in rnd.byes],
+        "byes": byes_json(rnd),
         "scheduled_at": None if rnd.scheduled_at is None else rnd.scheduled_at.isoformat(),
     }
 
