@@ -2,8 +2,9 @@
 `tests/golden/pairing/`, `<article>.expected.json` out, byte for byte.
 
 An input is a tournament as its events (`{"article", "stage", "events": [{"type", "payload"}]}`,
-every lot already drawn, so nothing random is left). The events are folded
-(`projections.standings`), and the tournament's registered `PairingSystem`
+every lot already drawn, so nothing random is left): a scenario of the system's unit tests
+(`test_pairing_<system>.py`) written out, named after the article it exercises. The events
+are folded (`projections.standings`), and the tournament's registered `PairingSystem`
 (`projections/pairing/systems.py`) answers for the next round of `stage`: its proposal (lots
 asked for, the round, handicaps, notes), its pairing numbers (the TRF start ranks) and its
 preview (`arbiter schedule`: a round robin's rounds to come, a cup's bracket). The expected file
