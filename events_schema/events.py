@@ -148,6 +148,13 @@ class SeriesCreated(Event):
     bonus: PrizeTable | None = None
 
 
+#: The pairing systems a tournament may name: the schema's closed set (stored events and the
+#: JSON schema publish it). Each name but "manual" (pairings entered by hand) is one
+#: `PairingSystem` registered in `projections/pairing/systems.py` `SYSTEMS`, which checks on
+#: import that the two agree.
+PairingName = Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "mcmahon", "manual"]
+
+
 class TournamentCreated(Event):
     """v2 adds `pairing`: the pairing system `arbiter pair` runs (None: the format's own,
     `projections/pairing/names.py` SYSTEM_OF_FORMAT); `adjudication`: whether the command
@@ -186,9 +193,9 @@ class TournamentCreated(Event):
     series_id: StreamId | None = None
     board_size: int = Field(default=19, ge=5, le=25, description="Go only")
     komi: Decimal = Field(default=Decimal("7.5"), description="LGC Scoring: 7.5 even game")
-    pairing: (
-        Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "mcmahon", "manual"] | None
-    ) = Field(default=None, description="pairing system; None: the format's default")
+    pairing: PairingName | None = Field(
+        default=None, description="pairing system; None: the format's default"
+    )
     starts_on: date | None = Field(
         default=None, ge=date(1800, 1, 1), le=date(2199, 12, 31), description="TRF 042"
     )

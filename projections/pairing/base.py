@@ -22,9 +22,9 @@ handicaps (McMahon) returns them in `Proposal.handicaps`, by game id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Any, Literal
 
 from events_schema import events as ev
 from projections.outcome import scoring_of
@@ -151,10 +151,52 @@ class Proposal:
     handicaps: Mapping[str, int] = field(default_factory=dict)
 
 
-class PairingSystem(Protocol):
-    name: str
+@dataclass(frozen=True)
+class Preview:
+    """What a system shows of the rounds to come (`arbiter schedule`, after the rounds
+    scheduled so far): the rounds it already knows (a round robin's table), other bodies by
+    key (a cup's "bracket"), and notes (why nothing is planned yet)."""
 
-    def propose(self, ctx: PairingContext) -> Proposal: ...
+    rounds: tuple[ev.RoundScheduled, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairingSystem:
+    """A pairing system, registered once in `projections/pairing/systems.py` `SYSTEMS`: each
+    system module defines its own (`SYSTEM`). Everything that differs from system to system
+    is here, so no other module switches on a system's name.
+
+    - `name`: the `TournamentCreated.pairing` value (`events_schema.events.PairingName`);
+    - `propose`: the next round or the lots to draw first (the module docstring above);
+    - `pairing_numbers`: the players in the order of the system's own pairing numbers (the TRF
+      start ranks an outside checker re-pairs by, `services/interchange/trf/write.py`); None:
+      no fixed numbers, registration order;
+    - `preview`: the rounds to come as `arbiter schedule` shows them; None: nothing beyond the
+      rounds scheduled so far;
+    - `colour_lot`: the subject of the stage's initial-colour lot (by stage), which a TRF
+      states (XXC, record 152); None: the system draws no initial colour."""
+
+    name: str
+    rule: str  # the rules the system implements
+    propose: Callable[[PairingContext], Proposal]
+    pairing_numbers: Callable[[PairingContext], Sequence[str]] | None = None
+    preview: Callable[[PairingContext], Preview] | None = None
+    colour_lot: Callable[[str], str] | None = None
+
+
+def ranked_by_seed(ctx: PairingContext) -> list[str]:
+    """All players by seed, those without one after, in registration order (TCEC Swiss
+    1.c-1.d, Cup 1.d: the organisers' seeding)."""
+    return sorted(
+        ctx.players,
+        key=lambda p: (
+            ctx.players[p].seed is None,
+            ctx.players[p].seed or 0,
+            ctx.players[p].registered_order,
+        ),
+    )
 
 
 def _entry(e: Entry) -> RoundEntry:

@@ -42,7 +42,7 @@ networkx, about 0.2 s).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -51,6 +51,7 @@ from projections.pairing.base import (
     LotRequest,
     PairingContext,
     PairingRefused,
+    PairingSystem,
     PlayerHistory,
     Proposal,
     RoundEntry,
@@ -81,6 +82,38 @@ def byes_subject(stage: str, rnd: int) -> str:
 
 def game_id(stage: str, rnd: int, board: int) -> str:
     return f"{stage}-r{rnd}-b{board}"
+
+
+@dataclass(frozen=True)
+class DutchRound:
+    """One round for gacrux to pair: round `rnd` among `order` (in pairing-number order, cid
+    = index + 1), of whom `present` play; `players` holds everyone's history (opponents
+    outside `order` included); `bonus[r][player]` adds half-points to the player's pairing
+    score for round r (never to the score); `rounds` the tournament's (None: unknown)."""
+
+    players: Mapping[str, PlayerHistory]
+    order: Sequence[str]
+    present: Collection[str]
+    rnd: int
+    scoring: ev.Scoring
+    initial_colour: Colour
+    rounds: int | None = None
+    bonus: Mapping[int, Mapping[str, int]] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        ctx: PairingContext,
+        order: Sequence[str],
+        present: Collection[str],
+        initial_colour: Colour,
+        rounds: int | None,
+        bonus: Mapping[int, Mapping[str, int]] | None = None,
+    ) -> DutchRound:
+        """Round `ctx.round` of the context's players, under its scoring."""
+        return cls(
+            ctx.players, order, present, ctx.round, ctx.scoring, initial_colour, rounds, bonus
+        )
 
 
 @dataclass(frozen=True)
@@ -217,7 +250,7 @@ def _side(cid: int, e: RoundEntry, scoring: ev.Scoring) -> dict[str, Any]:
     return {"cid": cid, "result": letter, "score": _points(e.points)}
 
 
-def _record(
+def round_record(
     rnd: int, cid: int, e: RoundEntry, opp: tuple[int, RoundEntry] | None, scoring: ev.Scoring
 ) -> dict[str, Any] | None:
     """One gameList record of `e` (None: nothing to record, e.g. an absence)."""
@@ -270,26 +303,17 @@ def _accelerations(
     return values
 
 
-def gacrux_input(
-    field: Mapping[str, PlayerHistory],
-    order: Sequence[str],
-    present: Collection[str],
-    rnd: int,
-    *,
-    scoring: ev.Scoring,
-    initial_colour: Colour,
-    rounds: int | None = None,
-    bonus: Mapping[int, Mapping[str, int]] | None = None,
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """gacrux's tournament (a chessjson "tournament" object) for pairing round `rnd` among
-    `order` (pairing numbers 1..len(order)), of whom `present` are paired; and the player id
-    of each cid (index cid - 1).
+def gacrux_input(req: DutchRound) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """gacrux's tournament (a chessjson "tournament" object) for pairing round `req.rnd` among
+    `req.order` (pairing numbers 1..len(order)), of whom `req.present` are paired; and the
+    player id of each cid (index cid - 1).
 
     Opponents of `order` from outside it (a Galway section paired on its own) are added after
     it, not present, with their own rounds as score-only records: gacrux needs their pairing
     score in each round to tell a float, nothing else of them.
     """
-    members = list(order)
+    field, rnd, scoring = req.players, req.rnd, req.scoring
+    members = list(req.order)
     inside = set(members)
     outsiders: set[str] = set()
     for pid in members:
@@ -323,10 +347,10 @@ def gacrux_input(
                 side = {"cid": cid, "result": "Z", "score": _points(e.points)}
                 games.append({"round": e.round, "white": side, "black": None, "played": False})
                 continue
-            rec = _record(e.round, cid, e, opp, scoring)
+            rec = round_record(e.round, cid, e, opp, scoring)
             if rec is not None:
                 games.append(rec)
-    here = set(present)
+    here = set(req.present)
     competitors = [
         {
             "cid": cid_of[pid],
@@ -338,7 +362,7 @@ def gacrux_input(
         }
         for pid in cids
     ]
-    total = rounds if rounds is not None else rnd + 1  # unknown: never the final round
+    total = req.rounds if req.rounds is not None else rnd + 1  # unknown: never the final round
     tournament: dict[str, Any] = {
         "tournamentNo": 1,
         "tournamentType": "Swiss",
@@ -352,10 +376,10 @@ def gacrux_input(
         "scoreSystem": _score_system(scoring),
         "gameList": games,
         "matchList": [],
-        "topColor": "w" if initial_colour == "white" else "b",
+        "topColor": "w" if req.initial_colour == "white" else "b",
         "pairingSystem": ["dutch"],
         "maxMeets": 1,
-        "accelerated": {"name": "", "values": _accelerations(cids, bonus or {}, rnd)},
+        "accelerated": {"name": "", "values": _accelerations(cids, req.bonus or {}, rnd)},
     }
     return tournament, cids
 
@@ -384,38 +408,19 @@ def run_gacrux(tournament: dict[str, Any], rnd: int) -> list[tuple[int, int]]:
     return [(int(p["w"]), int(p["b"])) for p in pairs]
 
 
-def pair_round(
-    field: Mapping[str, PlayerHistory],
-    order: Sequence[str],
-    present: Collection[str],
-    rnd: int,
-    *,
-    scoring: ev.Scoring,
-    initial_colour: Colour,
-    rounds: int | None = None,
-    bonus: Mapping[int, Mapping[str, int]] | None = None,
-) -> Paired:
-    """Pair round `rnd` by the Dutch system among `order` (in pairing-number order), of whom
-    `present` play; `bonus[r][player]` adds half-points to the player's pairing score for
-    round r (never to the score). Raises `PairingRefused` if no legal pairing exists."""
-    here = set(present)
-    playing = [p for p in order if p in here]
+def pair_round(req: DutchRound) -> Paired:
+    """Pair the round by the Dutch system (`DutchRound` says which, among whom, with what
+    pairing bonus). Raises `PairingRefused` if no legal pairing exists."""
+    rnd = req.rnd
+    here = set(req.present)
+    playing = [p for p in req.order if p in here]
     if len(playing) < 2:
         raise PairingRefused(
             "pairing.too_few_players",
             "players",
             f"round {rnd} needs at least two players to pair, not {len(playing)}",
         )
-    tournament, cids = gacrux_input(
-        field,
-        order,
-        playing,
-        rnd,
-        scoring=scoring,
-        initial_colour=initial_colour,
-        rounds=rounds,
-        bonus=bonus,
-    )
+    tournament, cids = gacrux_input(replace(req, present=playing))
     raw = run_gacrux(tournament, rnd)
     pairs: list[tuple[str, str]] = []
     bye: str | None = None
@@ -425,7 +430,7 @@ def pair_round(
         else:
             pairs.append((cids[w - 1], cids[b - 1]))
     seen = [p for pair in pairs for p in pair] + ([bye] if bye else [])
-    if sorted(seen) != sorted(playing) or (bye is not None and field[bye].had_bye):
+    if sorted(seen) != sorted(playing) or (bye is not None and req.players[bye].had_bye):
         raise PairingRefused(  # never expected: the engine broke an absolute criterion
             "pairing.engine_error",
             "round",
@@ -471,15 +476,7 @@ def propose(ctx: PairingContext) -> Proposal:
     byes = requested_byes(ctx)
     present = [p for p in ctx.active if p not in byes]
     order = initial_ranking(ctx.players.values())
-    paired = pair_round(
-        ctx.players,
-        order,
-        present,
-        ctx.round,
-        scoring=ctx.scoring,
-        initial_colour=colour,
-        rounds=rounds,
-    )
+    paired = pair_round(DutchRound.of(ctx, order, present, colour, rounds))
     rnd = scheduled(ctx.stage, ctx.round, paired.pairs, [paired.bye] if paired.bye else (), byes)
     notes = (
         f"{RULES}: round {ctx.round}, {len(paired.pairs)} games"
@@ -490,3 +487,19 @@ def propose(ctx: PairingContext) -> Proposal:
         + (f" ... ({len(order)} players)" if len(order) > NOTE_NUMBERS else ""),
     )
     return Proposal(round=rnd, notes=notes)
+
+
+def pairing_numbers(ctx: PairingContext) -> tuple[str, ...]:
+    """The Dutch pairing numbers: the initial ranking over the whole field, withdrawn players
+    and late entries included (C.04.3 art. 1.2.2, numbers from the C.04.2 "Initial order":
+    rating, unrated last; FIDE title, C.04.2 b; then the organiser's seed and the name)."""
+    return initial_ranking(ctx.players.values())
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule=RULES,
+    propose=propose,
+    pairing_numbers=pairing_numbers,
+    colour_lot=colour_subject,  # C.04.3 art. 5.2.5
+)

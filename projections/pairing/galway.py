@@ -56,6 +56,7 @@ from projections.pairing.base import (
     LotRequest,
     PairingContext,
     PairingRefused,
+    PairingSystem,
     Proposal,
     require_finished,
 )
@@ -263,14 +264,7 @@ def propose(ctx: PairingContext) -> Proposal:
     if ctx.round in CROSS_ROUNDS:
         order = [p for m in secs.members for p in m]
         paired = dutch.pair_round(
-            ctx.players,
-            order,
-            present,
-            ctx.round,
-            scoring=ctx.scoring,
-            initial_colour=colour,
-            rounds=rounds,
-            bonus=bonus_by_round,
+            dutch.DutchRound.of(ctx, order, present, colour, rounds, bonus_by_round)
         )
         pairs.extend(paired.pairs)
         pab.extend([paired.bye] if paired.bye else [])
@@ -294,14 +288,7 @@ def propose(ctx: PairingContext) -> Proposal:
                 continue
             try:
                 paired = dutch.pair_round(
-                    ctx.players,
-                    members,
-                    playing,
-                    ctx.round,
-                    scoring=ctx.scoring,
-                    initial_colour=colour,
-                    rounds=rounds,
-                    bonus=bonus_by_round,
+                    dutch.DutchRound.of(ctx, members, playing, colour, rounds, bonus_by_round)
                 )
             except PairingRefused as exc:
                 raise PairingRefused(
@@ -328,3 +315,13 @@ def propose(ctx: PairingContext) -> Proposal:
 
 def _label(i: int) -> str:
     return chr(ord("A") + i)
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule=SEED,
+    propose=propose,
+    # the sections run on the Dutch: its numbers and its initial-colour lot
+    pairing_numbers=dutch.pairing_numbers,
+    colour_lot=dutch.colour_subject,
+)

@@ -74,7 +74,15 @@ from itertools import pairwise
 from typing import Any
 
 from events_schema import events as ev
-from projections.pairing.base import LotRequest, PairingContext, PairingRefused, Proposal
+from projections.pairing.base import (
+    LotRequest,
+    PairingContext,
+    PairingRefused,
+    PairingSystem,
+    Preview,
+    Proposal,
+    ranked_by_seed,
+)
 from projections.playoffs.tcec_match import CupDecision, cup_decision
 from projections.standings.crosstable import Game
 from projections.tiebreaks.registry import half_points
@@ -637,3 +645,17 @@ def propose(ctx: PairingContext) -> Proposal:
         round=ev.RoundScheduled(round=ctx.round, stage=ctx.stage, pairings=pairings),
         notes=tuple(notes),
     )
+
+
+def preview(ctx: PairingContext) -> Preview:
+    """`arbiter schedule`'s bracket so far (`bracket`)."""
+    return Preview(extra={"bracket": bracket(ctx).as_dict()})
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule="tcec-rules Cup 1-3",
+    propose=propose,
+    pairing_numbers=ranked_by_seed,  # Cup 1.d: the organisers' seeding, seed 1 first
+    preview=preview,
+)

@@ -66,6 +66,7 @@ from events_schema.go import GoSettings
 from projections.pairing.base import (
     PairingContext,
     PairingRefused,
+    PairingSystem,
     Proposal,
     require_finished,
 )
@@ -343,3 +344,12 @@ def propose(ctx: PairingContext) -> Proposal:
         notes=tuple(notes),
         handicaps=handicaps,
     )
+
+
+#: No fixed pairing numbers (each round is ordered by score group): a TRF numbers the players
+#: in registration order.
+SYSTEM = PairingSystem(
+    name=name,
+    rule='lgc-go-tournament-rules "Top groups"; OpenGotha McMahon',
+    propose=propose,
+)

@@ -67,8 +67,10 @@ from events_schema import events as ev
 from projections.pairing.base import (
     PairingContext,
     PairingRefused,
+    PairingSystem,
     PlayerHistory,
     Proposal,
+    ranked_by_seed,
     require_finished,
 )
 
@@ -101,14 +103,7 @@ def total_rounds(ctx: PairingContext) -> int:
 
 def initial_ranking(ctx: PairingContext) -> list[str]:
     """All players by seed (Swiss 1.c, 1.d), those without one after, in registration order."""
-    return sorted(
-        ctx.players,
-        key=lambda p: (
-            ctx.players[p].seed is None,
-            ctx.players[p].seed or 0,
-            ctx.players[p].registered_order,
-        ),
-    )
+    return ranked_by_seed(ctx)
 
 
 def groups(ctx: PairingContext, players: Sequence[str]) -> list[list[str]]:
@@ -355,3 +350,11 @@ def propose(ctx: PairingContext) -> Proposal:
         round=_first_games(ctx, pairs, bye, ranking),
         notes=(f"double round {(ctx.round + 1) // 2}, first game", *notes),
     )
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule="tcec-rules Swiss 2",
+    propose=propose,
+    pairing_numbers=initial_ranking,  # Swiss 1.c-1.d: by seed
+)

@@ -78,6 +78,8 @@ from projections.pairing.base import (
     LotRequest,
     PairingContext,
     PairingRefused,
+    PairingSystem,
+    Preview,
     Proposal,
 )
 from projections.pairing.berger import (
@@ -433,10 +435,29 @@ def schedule(ctx: PairingContext, *, reverse: Reverse | None = None) -> list[ev.
     return out
 
 
-class BergerSystem:
-    """The `PairingSystem` for round robins (`TournamentCreated.pairing="berger"`)."""
+def pairing_numbers(ctx: PairingContext) -> tuple[str, ...]:
+    """Pairing number i is the lot's i-th entry (C.05 Annex 1, the lot's outcome is the table;
+    TCEC: the engine order); players outside the lot after them in registration order; before
+    the lot is drawn, registration order."""
+    lot = ctx.lot(rules_for(ctx.created, ctx.stage).lot_subject)
+    drawn = tuple(dict.fromkeys(p for p in (lot.outcome if lot else ()) if p in ctx.players))
+    return (*drawn, *(p for p in ctx.players if p not in drawn))
 
-    name = name
 
-    def propose(self, ctx: PairingContext) -> Proposal:
-        return propose(ctx)
+def preview(ctx: PairingContext) -> Preview:
+    """`arbiter schedule`'s rounds to come: the table's rounds not scheduled yet (none, and
+    why in a note, before the lot is drawn)."""
+    try:
+        rounds = schedule(ctx)
+    except PairingRefused as exc:
+        return Preview(notes=(exc.message,))
+    return Preview(rounds=tuple(r for r in rounds if r.round not in ctx.scheduled))
+
+
+SYSTEM = PairingSystem(
+    name=name,
+    rule="FIDE C.05 Annex 1 (Berger tables)",
+    propose=propose,
+    pairing_numbers=pairing_numbers,
+    preview=preview,
+)

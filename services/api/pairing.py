@@ -5,12 +5,10 @@
   round with the tournament's system and appends the lots it needed and the `RoundScheduled`
   in one batch: 201 with the round, its lots and their seqs. With `round`, a resend of a
   request whose round is already scheduled answers 200 with that round and appends nothing.
-  With `"replace": true`
-  (and an optional `"reason"`), re-pair the latest round instead: its `EventRetracted`, the
-  lots and the new round in one batch (services/commands/pairing.py); 422 `pairing.round_in_play`
-  once
-  any game of it has started or ended, nothing appended. The retraction is admin-only
-  (services/commands/service.py `ADMIN_ONLY`): an arbiter's replace is 403 `auth.admin_only`.
+  With `"replace": true` (and an optional `"reason"`), re-pair the latest round instead: its
+  `EventRetracted`, the lots and the new round in one batch, by the re-pair rule
+  (services/commands/repair.py): 422 `pairing.round_in_play` once any game of it has started
+  or ended, nothing appended; 403 for a role other than arbiter or admin.
 - `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
   a cup's bracket (any reader).
 - `GET /tournaments/{id}/trf?order=`: the TRF-16 export (any reader), for an external pairing
@@ -38,6 +36,7 @@ from projections.standings import fold as standings_fold
 from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.pairing import pair_next, paired_json
+from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
 from services.commands.service import CommandRejected, CommandService
 
 MAX_PAIR_BODY = 4096
@@ -71,10 +70,8 @@ def pairing_router(app: FastAPI) -> APIRouter:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
             raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
-        if body.reason is not None and not body.replace:
-            raise ApiError(
-                422, "pairing.reason_without_replace", "body.reason", "reason goes with replace"
-            )
+        if reason_without_replace(body.replace, body.reason):
+            raise ApiError(422, REASON_WITHOUT_REPLACE, "body.reason", "reason goes with replace")
         service: CommandService = app.state.commands
         actor = Actor(id=who.subject, role=who.role)
         try:

@@ -62,10 +62,11 @@ def pair(
     With --replace, re-pair the latest round: its retraction, the lots and the new round go in
     one batch (all or nothing), refused while any game of it has started or ended."""
     from services.commands.pairing import pair_next, paired_json
+    from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
     from services.commands.service import CommandService
 
-    if reason is not None and not replace:
-        fail("pairing.reason_without_replace", "--reason", "--reason goes with --replace")
+    if reason_without_replace(replace, reason):
+        fail(REASON_WITHOUT_REPLACE, "--reason", "--reason goes with --replace")
     with local_log(backend, db) as log:
         service = CommandService(log)
         paired = pair_next(

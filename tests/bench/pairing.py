@@ -383,14 +383,7 @@ def _bare_inputs(ctx: PairingContext, system: str) -> list[dict[str, Any]]:
         b = secs.bonus(ctx.scoring)
         bonus = {r: b for r in range(1, ctx.round + 1)}
     tournament, _ = dutch.gacrux_input(
-        ctx.players,
-        order,
-        present,
-        ctx.round,
-        scoring=ctx.scoring,
-        initial_colour=colour,
-        rounds=ctx.created.rounds,
-        bonus=bonus,
+        dutch.DutchRound.of(ctx, order, present, colour, ctx.created.rounds, bonus)
     )
     return [tournament]
 

@@ -290,7 +290,7 @@ def test_pairing_numbers_in_the_wrong_order_are_caught(monkeypatch: pytest.Monke
 
 
 def test_forfeits_read_as_games_are_caught(monkeypatch: pytest.MonkeyPatch):
-    record = dutch._record
+    record = dutch.round_record
 
     def as_played(
         rnd: int, cid: int, e: Any, opp: Any, scoring: ev.Scoring
@@ -300,7 +300,7 @@ def test_forfeits_read_as_games_are_caught(monkeypatch: pytest.MonkeyPatch):
             out["played"] = True
         return out
 
-    monkeypatch.setattr(dutch, "_record", as_played)
+    monkeypatch.setattr(dutch, "round_record", as_played)
     caught = [s for s in range(6) if differences(play(s, replace(shape_of(s), forfeits=0.2)))]
     assert len(caught) >= 3, caught
 

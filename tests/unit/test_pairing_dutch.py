@@ -237,13 +237,11 @@ def test_pair_round_bonus_changes_the_pairing_score_only():
     sim = sim_of(4)
     ctx = sim.context()
     order = dutch.initial_ranking(ctx.players.values())
-    plain = dutch.pair_round(
-        ctx.players, order, order, 1, scoring=ctx.scoring, initial_colour="white"
-    )
+    plain = dutch.pair_round(dutch.DutchRound(ctx.players, order, order, 1, ctx.scoring, "white"))
     assert plain.pairs == (("p01", "p03"), ("p04", "p02"))
     bonus = {1: {"p03": 2, "p04": 2}}
     boosted = dutch.pair_round(
-        ctx.players, order, order, 1, scoring=ctx.scoring, initial_colour="white", bonus=bonus
+        dutch.DutchRound(ctx.players, order, order, 1, ctx.scoring, "white", bonus=bonus)
     )
     assert boosted.pairs == (("p03", "p04"), ("p01", "p02"))
 
@@ -260,9 +258,8 @@ def test_deterministic_silent_and_leaves_random_alone(capsys: pytest.CaptureFixt
     assert random.getstate() == state
     assert capsys.readouterr() == ("", "")
     tournament, cids = dutch.gacrux_input(
-        ctx.players, list(ctx.players), list(ctx.players), 1, scoring=ctx.scoring,
-        initial_colour="white",
-    )  # fmt: skip
+        dutch.DutchRound(ctx.players, list(ctx.players), list(ctx.players), 1, ctx.scoring, "white")
+    )
     assert tournament["topColor"] == "w"
     assert [c["random"] for c in tournament["competitors"]] == list(range(1, 16))
     assert cids == tuple(ctx.players)

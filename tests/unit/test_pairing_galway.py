@@ -4,6 +4,8 @@ section winners."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from bench.pairing import Shape, Sim, random_swiss, violations
 from builders import created, player
@@ -208,10 +210,10 @@ def test_a_section_paired_alone_sees_outsiders_only_through_their_scores():
     for members in secs.members:
         others = [p for p in ranking if p not in members]
         outsiders_met += sum(e.opponent in others for p in members for e in ctx.players[p].rounds)
-        kw = {"scoring": ctx.scoring, "initial_colour": colour, "rounds": 6, "bonus": by_round}
-        alone = dutch.pair_round(ctx.players, members, members, 5, **kw)  # type: ignore[arg-type]
-        whole = dutch.pair_round(ctx.players, [*members, *others], members, 5, **kw)  # type: ignore[arg-type]
+        req = dutch.DutchRound(ctx.players, members, members, 5, ctx.scoring, colour, 6, by_round)
+        alone = dutch.pair_round(req)
+        whole = dutch.pair_round(replace(req, order=[*members, *others]))
         assert alone == whole
-        _tournament, cids = dutch.gacrux_input(ctx.players, members, members, 5, **kw)  # type: ignore[arg-type]
+        _tournament, cids = dutch.gacrux_input(req)
         assert len(members) < len(cids) < len(ctx.players)  # some outsiders, not the field
     assert outsiders_met > 0

@@ -4,6 +4,8 @@ lots drawn before the round they feed."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from builders import created, player, recorded, result, round_
 
@@ -94,7 +96,8 @@ def _fake(ctx: PairingContext) -> Proposal:
 
 
 def test_plan_draws_the_lots_a_system_asks_for_with_seeds_derived_from_the_run_seed(monkeypatch):
-    monkeypatch.setitem(systems.SYSTEMS, "dutch", _fake)
+    fake = dataclasses.replace(systems.SYSTEMS["dutch"], propose=_fake)
+    monkeypatch.setitem(systems.SYSTEMS, "dutch", fake)
     state = _state(created(fmt="swiss"), player("a"), player("b"), player("c"))
     rnd, lots, _ = plan(context(state), seed="run-1")
     assert [lot.subject for lot in lots] == ["main/engine-order"]

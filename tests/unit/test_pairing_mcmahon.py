@@ -220,7 +220,9 @@ def test_rematches_only_when_no_pairing_avoids_them() -> None:
 def test_the_system_of_a_mcmahon_tournament() -> None:
     created = ev.TournamentCreated(name="LGC", game="go", format="mcmahon")
     assert systems.system_name(created) == "mcmahon"
-    assert systems.SYSTEMS["mcmahon"] is mcmahon.propose
+    assert systems.SYSTEMS["mcmahon"] is mcmahon.SYSTEM
+    assert systems.system_of(created) is mcmahon.SYSTEM
+    assert mcmahon.SYSTEM.propose is mcmahon.propose
 
 
 def test_the_public_helpers_are_reexported() -> None:

@@ -4,23 +4,14 @@ Players are numbered 1..n (the TRF start rank, which a pairing checker reads as 
 number) by `order`:
 
 * ``"pairing"`` (the default, `pairing_order`): the pairing numbers of the tournament's own
-  pairing system (`projections/pairing/systems.py`), so that an outside checker (gacrux's
-  `pairingchecker`, JaVaFo, bbpPairings) re-pairs the file as we paired it:
-
-  - FIDE Dutch and Galway (porous sections run on the Dutch): the Dutch initial ranking
-    `projections.pairing.dutch.initial_ranking` over the whole field, withdrawn players and
-    late entries included (C.04.3 art. 1.2.2, numbers from the C.04.2 "Initial order":
-    rating, unrated last; FIDE title, C.04.2 b; then the organiser's seed and the name), the
-    numbering our pairing gave gacrux;
-  - Berger round robins: the pairing numbers drawn by lot (FIDE C.05 Annex 1, the lot's
-    outcome is the table; TCEC: the engine order), players outside the lot after them in
-    registration order; before the lot is drawn, registration order;
-  - Monrad (TCEC Swiss) and the TCEC Cup: the organisers' seeding (TCEC Swiss 1.c-1.d, Cup
-    1.d: seed 1 first, players without a seed after them in registration order), the order
-    both systems rank by;
-  - McMahon (Go: no fixed pairing numbers, each round is ordered by score group) and a
-    tournament without a pairing system (pairings entered by hand, a match, a playoff):
-    registration order, the order the organiser entered the field.
+  pairing system (its `PairingSystem.pairing_numbers`, `projections/pairing/systems.py`), so
+  that an outside checker (gacrux's `pairingchecker`, JaVaFo, bbpPairings) re-pairs the file
+  as we paired it: the Dutch initial ranking for FIDE Dutch and Galway (the numbering our
+  pairing gave gacrux), the lot's pairing numbers for a Berger round robin, the organisers'
+  seeding for Monrad (TCEC Swiss) and the TCEC Cup (each system's module cites its rule).
+  McMahon (Go: no fixed pairing numbers, each round is ordered by score group) and a
+  tournament without a pairing system (pairings entered by hand, a match, a playoff):
+  registration order, the order the organiser entered the field.
 
   A TRF import registers ``p001``.. in start-rank order with the start rank as seed, so a file
   whose start ranks follow C.04.2 (as a FIDE Swiss's do) comes back with the same numbers; one
@@ -44,8 +35,9 @@ Header lines 012 (name), 042/052 (start and end dates, ``YYYY/MM/DD``), 062/072 
 counts), 092 (type, from the format) and the JaVaFo extensions XXR (rounds) and XXC (colour of
 the top-numbered player in round 1) come from the events; the rest (022 city, 102 arbiter, 122
 time control, 132 round dates) only from a `TrfHeader` passed in, because no event stores them
-(a header's values win over the events'). For a Dutch or Galway stage whose initial colour was
-drawn (C.04.3 art. 5.2.5, the ``<stage>:initial-colour`` lot), XXC says the drawn colour and
+(a header's values win over the events'). For a stage whose initial colour was drawn (the
+system's `PairingSystem.colour_lot`: a Dutch or Galway stage, C.04.3 art. 5.2.5, the
+``<stage>:initial-colour`` lot), XXC says the drawn colour and
 record ``152`` (``W``/``B``, the initial-colour record of FIDE's newer TRF, which gacrux reads)
 states it, so a checker does not have to guess it from round 1. The start date is what another
 program reads the FIDE C.07 tie-break edition from (FIDE's server does); when the edition in
@@ -65,9 +57,8 @@ from typing import Literal, get_args
 
 from events_schema import Recorded
 from events_schema import events as ev
-from projections.pairing import dutch, monrad, round_robin
 from projections.pairing.base import context
-from projections.pairing.systems import system_name
+from projections.pairing.systems import system_of
 from projections.standings import StandingsState, fold, standings
 from projections.standings.crosstable import build as build_crosstable
 from projections.tiebreaks.editions import edition_on
@@ -109,35 +100,24 @@ def player_details(records: Iterable[Recorded]) -> dict[str, PlayerDetails]:
     return out
 
 
-#: The systems whose pairing numbers `pairing_order` writes (the others: registration order).
-_NUMBERED = frozenset({"dutch", "galway", "berger", "monrad", "tcec-cup"})
-
-
 def pairing_order(state: StandingsState, stage: str = "main") -> tuple[str, ...]:
     """The players in the order of the pairing numbers of the tournament's pairing system
-    (the module docstring says which, system by system): TRF start rank = index + 1."""
-    registered = tuple(state.players)
-    created = state.created
-    name = system_name(created) if created is not None else None
-    if created is None or name is None or name not in _NUMBERED:
-        return registered
-    ctx = context(state, stage)
-    if name in ("dutch", "galway"):  # C.04.3 art. 1.2.2, C.04.2 "Initial order"
-        return dutch.initial_ranking(ctx.players.values())
-    if name == "berger":  # C.05 Annex 1: pairing number i is the lot's i-th entry
-        lot = ctx.lot(round_robin.rules_for(created, stage).lot_subject)
-        drawn = tuple(dict.fromkeys(p for p in (lot.outcome if lot else ()) if p in state.players))
-        return (*drawn, *(p for p in registered if p not in drawn))
-    return tuple(monrad.initial_ranking(ctx))  # TCEC Swiss 1.c-1.d, Cup 1.d: by seed
+    (`PairingSystem.pairing_numbers`; registration order without one): TRF start rank =
+    index + 1."""
+    system = system_of(state.created) if state.created is not None else None
+    if system is None or system.pairing_numbers is None:
+        return tuple(state.players)
+    return tuple(system.pairing_numbers(context(state, stage)))
 
 
 def initial_colour(state: StandingsState, stage: str = "main") -> str | None:
-    """The initial colour drawn for a Dutch or Galway stage (C.04.3 art. 5.2.5), "white" or
-    "black"; None for another system or before the lot is drawn."""
-    created = state.created
-    if created is None or system_name(created) not in ("dutch", "galway"):
+    """The initial colour drawn for the stage (a Dutch or Galway stage, C.04.3 art. 5.2.5:
+    `PairingSystem.colour_lot`), "white" or "black"; None for a system that draws none or
+    before the lot is drawn."""
+    system = system_of(state.created) if state.created is not None else None
+    if system is None or system.colour_lot is None:
         return None
-    lot = state.lot(dutch.colour_subject(stage))
+    lot = state.lot(system.colour_lot(stage))
     colour = lot.outcome[0] if lot is not None and lot.outcome else None
     return colour if colour in ("white", "black") else None
 
