@@ -19,6 +19,7 @@ from events_schema import events as ev
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.endings.ending import Ending
 from projections.endings.interruptions import interruption_ruling
+from projections.endings.tablebase import Prober
 from projections.tournament.state import GameState, TournamentState
 
 
@@ -35,6 +36,25 @@ def time_control_of(state: TournamentState, game: GameState) -> ev.TimeControl |
     return created.time_controls[0] if len(created.time_controls) == 1 else None
 
 
+def game_adjudicator(
+    state: TournamentState, game: GameState, prober: Prober | None = None
+) -> Adjudicator:
+    """A fresh adjudicator of the game, at its start: the tournament's preset, the game's
+    start position, its time control when it is a chess clock (no Go overtime), Armageddon,
+    and tablebases with a `prober`. KeyError for a preset without endings, ValueError for a
+    start position it cannot follow."""
+    created = state.created
+    assert created is not None
+    tc = time_control_of(state, game)
+    return Adjudicator(
+        created.rules_preset,
+        start_fen=game.start_fen,
+        time_control=tc if tc is not None and tc.overtime in ("none", "fischer") else None,
+        armageddon=created.scoring.armageddon,
+        prober=prober,
+    )
+
+
 def new_adjudicator(
     state: TournamentState, game: GameState, facts: Sequence[MoveFacts] = ()
 ) -> Adjudicator | None:
@@ -43,14 +63,8 @@ def new_adjudicator(
     created = state.created
     if created is None or created.adjudication != "rules" or created.game != "chess":
         return None
-    tc = time_control_of(state, game)
     try:
-        adj = Adjudicator(
-            created.rules_preset,
-            start_fen=game.start_fen,
-            time_control=tc if tc is not None and tc.overtime in ("none", "fischer") else None,
-            armageddon=created.scoring.armageddon,
-        )
+        adj = game_adjudicator(state, game)
         if adj.ending is not None:
             return None  # the start position is already over: an arbiter's matter
         for f in facts:
