@@ -7,15 +7,16 @@ the draw-rule counter, the clocks), returning the `Ending` when that move ended 
 
 What is checked, in this order, at each move (the preset's list, `rules.py`, says which apply):
 
-1. the flag: a move that overran the mover's time (`clock.py`): the move is not made;
-2. the move itself: an illegal move loses where the preset says so (TCEC: Swiss 6.d, Leagues
-   10.4); under the FIDE Laws an illegal move is for the arbiter (7.5) and raises
-   `IllegalMoveError` instead;
-3. in the position reached: checkmate, stalemate; a dead position (FIDE 5.2.2); repetition
-   (TCEC: the third occurrence; FIDE: the fifth, 9.6.1); the fifty-move rule (TCEC: 100 plies;
-   FIDE: 150, 9.6.2); the rules of the game before adjudications, as in TCEC Season 28's
-   Entrance League Tiebreak game 1, ended by the fifty-move rule on the ply where the draw rule
-   also held;
+1. the flag (`Adjudicator._clock_after`): a move that overran the mover's time (`clock.py`):
+   the move is not made;
+2. the move itself (`Adjudicator._legal`): an illegal move loses where the preset says so (TCEC:
+   Swiss 6.d, Leagues 10.4); under the FIDE Laws an illegal move is for the arbiter (7.5) and
+   raises `IllegalMoveError` instead;
+3. in the position reached (`Adjudicator._ending_after`, then `_judge`): checkmate, stalemate; a
+   dead position (FIDE 5.2.2); repetition (TCEC: the third occurrence; FIDE: the fifth, 9.6.1);
+   the fifty-move rule (TCEC: 100 plies; FIDE: 150, 9.6.2); the rules of the game before
+   adjudications, as in TCEC Season 28's Entrance League Tiebreak game 1, ended by the
+   fifty-move rule on the ply where the draw rule also held;
 4. tablebase adjudication, only with a prober (`tablebase.py`);
 5. the TCEC draw rule (`draw_rule.py`).
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import chess
 
@@ -39,7 +41,7 @@ from events_schema.events import GameStarted, MovePlayed, TimeControl
 from projections.endings import draw_rule
 from projections.endings.clock import ClockSpec, ClockState, Colour, flag_fall_ending
 from projections.endings.ending import Ending, armageddon, win_for
-from projections.endings.rules import Ruleset, ruleset_for
+from projections.endings.rules import Rule, Ruleset, ruleset_for
 from projections.endings.tablebase import Prober, adjudicate_position
 
 # --- facts -----------------------------------------------------------------------------------
@@ -141,6 +143,17 @@ _MAX_MEN = draw_rule.MAX_MEN
 #: The squares on a line (rank, file, diagonal) through each square: a queen's lines, and the
 #: only places where a man can be pinned to its king.
 _LINES = [o | d for o, d in zip(_ORTHO, _DIAG, strict=True)]
+#: `_BEYOND[a][b]`: the squares on the line from `a` through `b` past `b` (0 off a line); the
+#: squares of a line run up or down the board with the direction, so past `b` is above it or
+#: below it.
+_BEYOND = [
+    [(_RAYS[a][b] & -(2 << b)) if b > a else (_RAYS[a][b] & ((1 << b) - 1)) for b in chess.SQUARES]
+    for a in chess.SQUARES
+]
+#: How a move can give check, for the test after it: 0 test in full (castling, a promotion, en
+#: passant); 1 a knight, 2 a pawn, 3 a king's step (only a discovered check); else the lines the
+#: moved slider checks along (`_ORTHO`, `_DIAG` or `_LINES`).
+_Kind: TypeAlias = int | list[int]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -182,6 +195,19 @@ def _config(rs: Ruleset) -> _Config:
     return config
 
 
+def _threshold(
+    claim: Rule | None, at: int, term: str, automatic: Rule | None, then: int, then_term: str
+) -> tuple[int, str, str]:
+    """(count, citation, term) of a draw that ends the game at once: `claim` where the preset
+    makes it automatic (TCEC: the third occurrence, 100 plies), else `automatic` (FIDE: the
+    fifth, 9.6.1; 150 plies, 9.6.2), else never."""
+    if claim is not None and claim.automatic:
+        return at, claim.citation, term
+    if automatic is not None:
+        return then, automatic.citation, then_term
+    return _NEVER, "", ""
+
+
 def _make_config(rs: Ruleset) -> _Config:
     arm = rs.rule("armageddon")
     illegal = rs.rule("illegal_move")
@@ -191,18 +217,8 @@ def _make_config(rs: Ruleset) -> _Config:
     seventy_five = rs.rule("seventy_five_move_rule")
     dead = rs.rule("dead_position")
     dr = rs.rule("tcec_draw_rule")
-    if rep is not None and rep.automatic:
-        reps = (3, rep.citation, "threefold repetition")
-    elif five is not None:
-        reps = (5, five.citation, "fivefold repetition")
-    else:
-        reps = (_NEVER, "", "")
-    if fifty is not None and fifty.automatic:
-        fifties = (100, fifty.citation, "fifty-move rule")
-    elif seventy_five is not None:
-        fifties = (150, seventy_five.citation, "seventy-five-move rule")
-    else:
-        fifties = (_NEVER, "", "")
+    reps = _threshold(rep, 3, "threefold repetition", five, 5, "fivefold repetition")
+    fifties = _threshold(fifty, 100, "fifty-move rule", seventy_five, 150, "seventy-five-move rule")
     return _Config(
         armageddon=arm.citation if arm is not None else None,
         illegal=illegal.citation if illegal is not None and illegal.automatic else None,
@@ -383,191 +399,107 @@ class Adjudicator:
     ) -> Ending | None:
         """Play one move; the ending it caused, or None while the game goes on.
 
-        The hot path is written out by hand (it runs once per move of every game): the legality
-        test is `board.is_legal` for the common moves (a man that is not a king, not out of
-        check, no promotion, no en passant) and python-chess in full for the rest."""
+        Three steps, in the order of the module's list: the clock (`_clock_after`), the move's
+        legality (`_legal`), the ending of the position reached (`_ending_after`). They run once
+        per move of every game, so each is written out by hand for speed."""
         if self.ending is not None:
             raise ValueError(f"the game already ended at ply {self.ending.ply}: {uci!r}")
-        board = self._board
-        white = board.turn
+        white = self._board.turn
+        left = 0
         clocked = self._clock is not None and (move_time_ms is not None or clock_ms is not None)
         if clocked:
-            left = self._wms if white else self._bms
-            if move_time_ms is not None:
-                if move_time_ms > left:
-                    return self._flag_fall(white)  # the flag fell before the move was made
-                left -= move_time_ms
-                if board.fullmove_number >= self._inc_from:
-                    left += self._inc
-            if clock_ms is not None:
-                left = clock_ms
-
-        move = _MOVES.get(uci) or _move(uci)
-        if move is None:
+            after = self._clock_after(white, move_time_ms, clock_ms)
+            if after is None:
+                return self._flag_fall(white)  # the flag fell before the move was made
+            left = after
+        legal = self._legal(uci, white)
+        if legal is None:
             return self._illegal_move(uci)
-        frm = move.from_square
-        to = move.to_square
-        from_bb = _SQ[frm]
-        to_bb = _SQ[to]
-        ours = board.occupied_co[white]
-        occupied = board.occupied
-        if not ours & from_bb:
-            return self._illegal_move(uci)
-        # kind: how the move can give check, for the test after it. 0: test in full; 1 a knight,
-        # 2 a pawn; else the lines the moved slider checks along (_ORTHO, _DIAG, _LINES rows)
-        kind: int | list[int] = 0
-        if from_bb & board.kings:
-            if ours & to_bb or not _KING[frm] & to_bb:
-                slow = self._slow_legal(move)  # castling in either notation, or not a step
-                if slow is None:
-                    return self._illegal_move(uci)
-                move = slow
-            elif board.attackers_mask(not white, to, occupied ^ from_bb):
-                # the square must not be attacked once the king left its own (a slider that
-                # checks along the line still sees the square behind the king)
-                return self._illegal_move(uci)
-        elif ours & to_bb:
-            return self._illegal_move(uci)
-        elif move.promotion:
-            if not board.is_legal(move):
-                return self._illegal_move(uci)
-        else:
-            checking = self._checkers
-            if checking:
-                # out of check: with one checker, capture it or block (en passant: in full
-                # below); with two, only the king may move
-                if checking & (checking - 1):
-                    return self._illegal_move(uci)
-                target = checking | _BETWEEN[self._king][checking.bit_length() - 1]
-                if not target & to_bb and to != board.ep_square:
-                    return self._illegal_move(uci)
-            if from_bb & board.pawns:
-                if to_bb & occupied:
-                    if not _PAWN_ATTACKS[white][frm] & to_bb:
-                        return self._illegal_move(uci)
-                    kind = 2
-                elif to == board.ep_square:
-                    if not board.is_legal(move):
-                        return self._illegal_move(uci)
-                else:
-                    step = 8 if white else -8
-                    if to == frm + 2 * step:
-                        if not from_bb & _START_RANK[white] or occupied & (to_bb | _SQ[frm + step]):
-                            return self._illegal_move(uci)
-                    elif to != frm + step or occupied & to_bb:
-                        return self._illegal_move(uci)
-                    kind = 2
-                if to_bb & _BACKRANKS:
-                    return self._illegal_move(uci)  # a pawn reaching the last rank promotes
-            elif from_bb & board.knights:
-                if not _KNIGHT[frm] & to_bb:
-                    return self._illegal_move(uci)
-                kind = 1
-            else:
-                # a slider: `to` on one of its lines, nothing in between
-                if from_bb & board.queens:
-                    kind = _LINES
-                elif from_bb & board.rooks:
-                    kind = _ORTHO
-                else:
-                    kind = _DIAG
-                if not kind[frm] & to_bb or _BETWEEN[frm][to] & occupied:
-                    return self._illegal_move(uci)
-            # pseudo-legal: the king must not be attacked after it; out of check only a pin can
-            # do that (en passant was tested in full above)
-            king = self._king
-            if (
-                kind
-                and (
-                    checking
-                    or (
-                        _RAYS[king][frm]
-                        and not _BETWEEN[king][frm] & occupied
-                        and not _RAYS[frm][to] & _SQ[king]
-                    )
-                )
-                and board.attackers_mask(not white, king, (occupied ^ from_bb) | to_bb) & ~to_bb
-            ):
-                return self._illegal_move(uci)
-        board.push(move)
-        ply = self.ply = self.ply + 1
+        move, kind = legal
+        self._board.push(move)
+        self.ply += 1
         if clocked:
             if white:
                 self._wms = left
             else:
                 self._bms = left
+        return self._ending_after(move, kind, eval_cp, mate_in)
 
-        # the position reached
-        turn = not white
-        king_bb = board.kings & board.occupied_co[turn]
-        king = king_bb.bit_length() - 1
-        self._king = king
-        occupied = board.occupied
-        if not kind or (_RAYS[king][frm] and not _BETWEEN[king][frm] & occupied):
-            # a king move, castling, promotion, en passant, a move out of check, or a man
-            # leaving a line to the king: in full
-            checkers = board.attackers_mask(white, king)
-        # else only the man moved can give check (no line opened through `frm`): the checkers
-        # mask is its square
-        elif kind == 1:
-            checkers = to_bb if _KNIGHT[to] & king_bb else 0
-        elif kind == 2:
-            checkers = to_bb if _PAWN_ATTACKS[white][to] & king_bb else 0
-        elif isinstance(kind, list) and kind[to] & king_bb and not _BETWEEN[to][king] & occupied:
-            checkers = to_bb
-        else:
-            checkers = 0
-        self._checkers = checkers
+    # --- the clock -----------------------------------------------------------------------------
 
-        # positions since the last capture or pawn move: python-chess's transposition key
-        # less what cannot change between two such moves (the pawns) or follows from the rest
-        # (the kings)
-        counts = self._counts
-        halfmoves = board.halfmove_clock
-        if not halfmoves:
-            counts.clear()  # no earlier position can recur
-        ep = board.ep_square
-        key = (
-            board.occupied_co[1],
-            occupied,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            turn,
-            board.castling_rights,
-            ep if ep is not None and board.has_legal_en_passant() else None,
-        )
-        seen = counts[key] = counts.get(key, 0) + 1
+    def _clock_after(
+        self, white: bool, move_time_ms: int | None, clock_ms: int | None
+    ) -> int | None:
+        """The mover's clock after this move (`clock.py`: the time spent off, then the increment
+        from its first move on; a clock the move reports overrides), or None when the time
+        spent overran the clock: the flag fell before the move was made."""
+        left = self._wms if white else self._bms
+        if move_time_ms is not None:
+            if move_time_ms > left:
+                return None
+            left -= move_time_ms
+            if self._board.fullmove_number >= self._inc_from:
+                left += self._inc
+        if clock_ms is not None:
+            left = clock_ms
+        return left
 
-        # the draw rule (draw_rule.step with the written reading, inlined; tests compare them)
+    # --- legality ------------------------------------------------------------------------------
+
+    def _legal(self, uci: str, white: bool) -> tuple[chess.Move, _Kind] | None:
+        """The move as the board pushes it and how it can give check (`_Kind`), or None when it
+        is illegal. `board.is_legal` in full for the rare moves (a king move, a promotion, en
+        passant); the common ones by hand: a man's reach (`_reach`), then, in check or off a
+        line to its own king, the king's safety after it."""
+        move = _MOVES.get(uci) or _move(uci)
+        if move is None:
+            return None
+        board = self._board
+        frm = move.from_square
+        to = move.to_square
+        from_bb = _SQ[frm]
+        to_bb = _SQ[to]
+        ours = board.occupied_co[white]
+        if not ours & from_bb:
+            return None
+        if from_bb & board.kings:
+            if ours & to_bb or not _KING[frm] & to_bb:
+                slow = self._slow_legal(move)  # castling in either notation, or not a step
+                return None if slow is None else (slow, 0)
+            # the square must not be attacked once the king left its own (a slider that checks
+            # along the line still sees the square behind the king)
+            if board.attackers_mask(not white, to, board.occupied ^ from_bb):
+                return None
+            return move, 3
+        if ours & to_bb:
+            return None
+        if move.promotion:
+            return (move, 0) if board.is_legal(move) else None
+        checking = self._checkers
+        if checking:
+            # out of check: with one checker, capture it or block (en passant: in full in
+            # `_pawn_reach`); with two, only the king may move
+            if checking & (checking - 1):
+                return None
+            target = checking | _BETWEEN[self._king][checking.bit_length() - 1]
+            if not target & to_bb and not (to == board.ep_square and from_bb & board.pawns):
+                return None
+        kind = _reach(board, move, white)
+        if kind is None:
+            return None
+        # pseudo-legal: the king must not be attacked after it. With the check answered above,
+        # only a pin can do that: a man on a line to its king, nothing in between, leaving the
+        # line, an enemy slider behind it (en passant, kind 0, was tested in full)
+        king = self._king
         if (
-            mate_in is None
-            and eval_cp is not None
-            and -_BOUND_CP <= eval_cp <= _BOUND_CP
-            and (occupied & ~board.pawns).bit_count() <= _MAX_MEN
-        ):
-            count = self.draw_rule_count = self.draw_rule_count + 1
-        else:
-            count = self.draw_rule_count = 0
-
-        # cheap necessary conditions of every ending; _judge applies the preset's own
-        if (
-            checkers
-            or seen > 2
-            or halfmoves >= 100
-            or count >= 8
-            or occupied.bit_count() <= self._tb
-            or (self._dead and not (board.pawns | board.rooks | board.queens))
-        ):
-            return self._judge(seen, ply)
-        # not in check: stalemate needs every man stuck; a pawn free to step is enough
-        pawns = board.pawns & board.occupied_co[turn] & ~_LINES[king]
-        if (pawns and ((pawns << 8) if turn else (pawns >> 8)) & ~occupied) or _quick_move(
-            board, turn, king
+            kind
+            and _RAYS[king][frm]
+            and not _RAYS[frm][to] & _SQ[king]
+            and not _BETWEEN[king][frm] & board.occupied
+            and _slider_behind(board, king, frm, not white)
         ):
             return None
-        return self._judge(seen, ply)
+        return move, kind
 
     def _slow_legal(self, move: chess.Move) -> chess.Move | None:
         """A king move that is not a plain step: the move as python-chess pushes it if legal
@@ -578,6 +510,77 @@ class Adjudicator:
             board.chess960, move.from_square, move.to_square, move.promotion
         )
         return move if board.is_legal(move) else None
+
+    # --- the position reached ------------------------------------------------------------------
+
+    def _ending_after(
+        self, move: chess.Move, kind: _Kind, eval_cp: int | None, mate_in: int | None
+    ) -> Ending | None:
+        """After the move is made: the checkers of the king to move, the position's repetition
+        count, the draw-rule count; then the ending, if any. Cheap necessary conditions of every
+        ending first; `_judge` applies the preset's own."""
+        board = self._board
+        turn = board.turn
+        king = (board.kings & board.occupied_co[turn]).bit_length() - 1
+        self._king = king
+        occupied = board.occupied
+        if not kind:
+            # castling, a promotion, en passant: the checkers in full
+            checkers = board.attackers_mask(not turn, king)
+        else:
+            # else only the man moved can give check (not a king), or a slider on the line
+            # through `frm` that the move opened
+            frm = move.from_square
+            to = move.to_square
+            king_bb = _SQ[king]
+            checkers = 0
+            if kind == 1:
+                if _KNIGHT[to] & king_bb:
+                    checkers = _SQ[to]
+            elif kind == 2:
+                if _PAWN_ATTACKS[not turn][to] & king_bb:
+                    checkers = _SQ[to]
+            elif (
+                isinstance(kind, list) and kind[to] & king_bb and not _BETWEEN[to][king] & occupied
+            ):
+                checkers = _SQ[to]
+            if _RAYS[king][frm] and not _BETWEEN[king][frm] & occupied:
+                checkers |= _slider_behind(board, king, frm, not turn)
+        self._checkers = checkers
+        # positions since the last capture or pawn move (`_key`)
+        counts = self._counts
+        if not board.halfmove_clock:
+            counts.clear()  # no earlier position can recur
+        key = _key(board)
+        seen = counts[key] = counts.get(key, 0) + 1
+        # the draw rule (draw_rule.step with the written reading, inlined; tests compare them)
+        if (
+            mate_in is None
+            and eval_cp is not None
+            and -_BOUND_CP <= eval_cp <= _BOUND_CP
+            and (occupied & ~board.pawns).bit_count() <= _MAX_MEN
+        ):
+            count = self.draw_rule_count = self.draw_rule_count + 1
+        else:
+            count = self.draw_rule_count = 0
+        if (
+            checkers
+            or seen > 2
+            or board.halfmove_clock >= 100
+            or count >= 8
+            or occupied.bit_count() <= self._tb
+            or (self._dead and not (board.pawns | board.rooks | board.queens))
+        ):
+            return self._judge(seen, self.ply)
+        # not in check: stalemate needs every man stuck; a pawn free to step is enough
+        pawns = board.pawns & board.occupied_co[turn] & ~_LINES[king]
+        if (pawns and ((pawns << 8) if turn else (pawns >> 8)) & ~occupied) or _quick_move(
+            board, turn, king
+        ):
+            return None
+        return self._judge(seen, self.ply)
+
+    # --- endings ------------------------------------------------------------------------------
 
     def _illegal_move(self, uci: str) -> Ending:
         board = self._board
@@ -614,85 +617,87 @@ class Adjudicator:
         return ending
 
     def _judge(self, seen: int, ply: int) -> Ending | None:
-        """The ending of the position reached, if any (`_king`, `_checkers` set)."""
+        """The ending of the position reached, if any (`_king`, `_checkers` set), recorded: the
+        rules of the game (no legal move, a dead position, repetition, fifty moves) before the
+        adjudications (tablebase, the TCEC draw rule)."""
+        ending = self._no_move(ply)
+        if ending is None:
+            ending = self._drawn_by_rule(seen, ply)
+        if ending is None:
+            ending = self._adjudicated(ply)
+        return None if ending is None else self._end(ending)
+
+    def _no_move(self, ply: int) -> Ending | None:
+        """Checkmate or stalemate: the side to move has no legal move."""
         board = self._board
         turn = board.turn
         checkers = self._checkers
+        if checkers:
+            some_move = _king_escapes(board, turn, self._king)
+        else:
+            some_move = _quick_move(board, turn, self._king)
+        if some_move or any(board.generate_legal_moves()):
+            return None
         rs = self.ruleset
         if checkers:
-            no_move = not _king_escapes(board, turn, self._king) and not any(
-                board.generate_legal_moves()
-            )
-        else:
-            no_move = not _quick_move(board, turn, self._king) and not any(
-                board.generate_legal_moves()
-            )
-        if no_move:
-            if checkers:
-                winner = not turn
-                cite = rs.citation("checkmate")
-                side = "White" if winner else "Black"
-                return self._end(
-                    Ending(win_for(winner), "checkmate", cite, f"{side} mates ({cite})", ply)
-                )
-            cite = rs.citation("stalemate")
-            side = "White" if turn else "Black"
-            return self._end(
-                Ending("1/2-1/2", "stalemate", cite, f"{side} is stalemated ({cite})", ply)
-            )
+            winner = not turn
+            cite = rs.citation("checkmate")
+            side = "White" if winner else "Black"
+            return Ending(win_for(winner), "checkmate", cite, f"{side} mates ({cite})", ply)
+        cite = rs.citation("stalemate")
+        side = "White" if turn else "Black"
+        return Ending("1/2-1/2", "stalemate", cite, f"{side} is stalemated ({cite})", ply)
+
+    def _drawn_by_rule(self, seen: int, ply: int) -> Ending | None:
+        """A dead position, repetition (`seen`: the occurrences of this position), fifty moves,
+        as far as the preset makes them automatic."""
+        board = self._board
         if self._dead_cite is not None and board.is_insufficient_material():
             cite = self._dead_cite
-            return self._end(
-                Ending(
-                    "1/2-1/2",
-                    "insufficient_material",
-                    cite,
-                    f"dead position: neither side can checkmate ({cite})",
-                    ply,
-                )
+            return Ending(
+                "1/2-1/2",
+                "insufficient_material",
+                cite,
+                f"dead position: neither side can checkmate ({cite})",
+                ply,
             )
         if seen >= self._rep:
             cite = self._rep_cite
-            return self._end(
-                Ending(
-                    "1/2-1/2",
-                    "threefold_repetition",
-                    cite,
-                    f"{self._rep_term}: the position occurred {seen} times ({cite})",
-                    ply,
-                )
+            return Ending(
+                "1/2-1/2",
+                "threefold_repetition",
+                cite,
+                f"{self._rep_term}: the position occurred {seen} times ({cite})",
+                ply,
             )
         if board.halfmove_clock >= self._fifty:
             cite = self._fifty_cite
-            return self._end(
-                Ending(
-                    "1/2-1/2",
-                    "fifty_move_rule",
-                    cite,
-                    f"{self._fifty_term}: {board.halfmove_clock // 2} moves by each side "
-                    f"without a capture or pawn move ({cite})",
-                    ply,
-                )
+            return Ending(
+                "1/2-1/2",
+                "fifty_move_rule",
+                cite,
+                f"{self._fifty_term}: {board.halfmove_clock // 2} moves by each side "
+                f"without a capture or pawn move ({cite})",
+                ply,
             )
+        return None
+
+    def _adjudicated(self, ply: int) -> Ending | None:
+        """Tablebase adjudication (with a prober), then the TCEC draw rule."""
+        board = self._board
         if board.occupied.bit_count() <= self._tb:
-            tb = adjudicate_position(board, rs, self._prober, ply)
+            tb = adjudicate_position(board, self.ruleset, self._prober, ply)
             if tb is not None:
-                return self._end(tb)
+                return tb
         if self._dr_cite is not None and self.draw_rule_count >= self._dr:
-            return self._end(
-                Ending(
-                    "1/2-1/2",
-                    "tcec_draw_rule",
-                    self._dr_cite,
-                    draw_rule.detail(self._dr_cite),
-                    ply,
-                )
+            return Ending(
+                "1/2-1/2", "tcec_draw_rule", self._dr_cite, draw_rule.detail(self._dr_cite), ply
             )
         return None
 
 
 def _key(board: chess.Board) -> Hashable:
-    """A position's key between two captures or pawn moves, as `Adjudicator.push` builds it:
+    """A position's key between two captures or pawn moves (`Adjudicator._ending_after`):
     python-chess's transposition key (FIDE 9.2.3: the same men on the same squares, side to
     move, castling rights, a legal en-passant capture) less the pawns (they cannot change
     between two such moves) and the kings (the men no other bitboard names)."""
@@ -708,6 +713,63 @@ def _key(board: chess.Board) -> Hashable:
         board.castling_rights,
         ep if ep is not None and board.has_legal_en_passant() else None,
     )
+
+
+def _reach(board: chess.Board, move: chess.Move, white: bool) -> _Kind | None:
+    """A move of a man that is not a king, no promotion, to a square not its own side's: its
+    kind if the man reaches `to` by its own way of moving (pseudo-legal), else None."""
+    frm = move.from_square
+    to = move.to_square
+    from_bb = _SQ[frm]
+    if from_bb & board.pawns:
+        return _pawn_reach(board, move, white)
+    if from_bb & board.knights:
+        return 1 if _KNIGHT[frm] & _SQ[to] else None
+    # a slider: `to` on one of its lines, nothing in between
+    if from_bb & board.queens:
+        lines = _LINES
+    elif from_bb & board.rooks:
+        lines = _ORTHO
+    else:
+        lines = _DIAG
+    if not lines[frm] & _SQ[to] or _BETWEEN[frm][to] & board.occupied:
+        return None
+    return lines
+
+
+def _pawn_reach(board: chess.Board, move: chess.Move, white: bool) -> _Kind | None:
+    """`_reach` for a pawn without promotion: a capture, one or two steps forward (kind 2), en
+    passant (legal in full: kind 0)."""
+    frm = move.from_square
+    to = move.to_square
+    to_bb = _SQ[to]
+    occupied = board.occupied
+    if to_bb & occupied:
+        if not _PAWN_ATTACKS[white][frm] & to_bb:
+            return None
+    elif to == board.ep_square:
+        return 0 if board.is_legal(move) else None
+    else:
+        step = 8 if white else -8
+        if to == frm + 2 * step:
+            if not _SQ[frm] & _START_RANK[white] or occupied & (to_bb | _SQ[frm + step]):
+                return None
+        elif to != frm + step or occupied & to_bb:
+            return None
+    return None if to_bb & _BACKRANKS else 2  # a pawn reaching the last rank promotes
+
+
+def _slider_behind(board: chess.Board, king: int, frm: int, side: bool) -> int:
+    """The man of `side` that attacks `king` along the line from it through `frm`, with nothing
+    between `king` and `frm` (a pin, or a discovered check once `frm` is left): the nearest man
+    beyond `frm`, if it is a rook or queen on a rank or file, a bishop or queen on a diagonal.
+    0 if none."""
+    beyond = _BEYOND[king][frm] & board.occupied
+    if not beyond:
+        return 0
+    nearest = beyond & -beyond if frm > king else 1 << (beyond.bit_length() - 1)
+    sliders = board.queens | (board.rooks if _ORTHO[king] & _SQ[frm] else board.bishops)
+    return nearest & sliders & board.occupied_co[side]
 
 
 def _king_escapes(board: chess.Board, turn: bool, king: int) -> bool:

@@ -36,7 +36,7 @@ Readings (rules/README style; each is the `note` of the rule it concerns):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from events_schema.events import Termination
@@ -160,34 +160,26 @@ def _tcec(
     )
 
 
-SWISS = _tcec(
-    "tcec-swiss",
-    "Swiss",
-    ending="6",
-    time="5.b",
-    wins="6.d",
-    draws="6.a",
-    draw_rule="6.b",
-    tablebase="6.c",
-    crash="7.a",
-    interruption="swiss",
-    interruption_article="7.b",
-    stalemate="6.a",
-)
-CUP = _tcec(
-    "tcec-cup",
-    "Cup",
-    ending="6",
-    time="5.b",
-    wins="6.d",
-    draws="6.a",
-    draw_rule="6.b",
-    tablebase="6.c",
-    crash="7.a",
-    interruption="swiss",
-    interruption_article="7.b",
-    stalemate="6.a",
-)
+def _swiss_numbered(name: str, section: str) -> Ruleset:
+    """TCEC Swiss and Cup number their endings alike (Swiss 5–7, Cup 5–7)."""
+    return _tcec(
+        name,
+        section,
+        ending="6",
+        time="5.b",
+        wins="6.d",
+        draws="6.a",
+        draw_rule="6.b",
+        tablebase="6.c",
+        crash="7.a",
+        interruption="swiss",
+        interruption_article="7.b",
+        stalemate="6.a",
+    )
+
+
+SWISS = _swiss_numbered("tcec-swiss", "Swiss")
+CUP = _swiss_numbered("tcec-cup", "Cup")
 LEAGUES = _tcec(
     "tcec-league",
     "Leagues",
@@ -307,15 +299,7 @@ LGC = Ruleset(
 
 
 def _renamed(rs: Ruleset, name: str) -> Ruleset:
-    return Ruleset(
-        name=name,
-        source=rs.source,
-        rules=rs.rules,
-        flag_fall=rs.flag_fall,
-        interruption=rs.interruption,
-        interruption_article=rs.interruption_article,
-        tablebase_men=rs.tablebase_men,
-    )
+    return replace(rs, name=name)
 
 
 #: Every rules preset in use (projections/tiebreaks/presets.py, projections/playoffs) → its

@@ -39,10 +39,12 @@ IllegalReason = Literal["occupied", "suicide", "ko", "superko"]
 
 MAX_SIZE = 25  # sgfmill / GTP vertex letters stop at Z
 
-_EMPTY = 0
-_BLACK = 1
-_WHITE = 2
-_CODE: dict[Colour, int] = {"black": _BLACK, "white": _WHITE}
+# The flat board's cell codes (`GoBoard` and the count, `scoring.py`, read cells through them,
+# with `geometry`, `place_stone` and `group_liberties`).
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+CODE: dict[Colour, int] = {"black": BLACK, "white": WHITE}
 _COLOUR: tuple[Colour | None, Colour, Colour] = (None, "black", "white")
 _OTHER: dict[Colour, Colour] = {"black": "white", "white": "black"}
 
@@ -90,7 +92,7 @@ _PASS_RESULT = MoveResult(True, None, (), ())
 
 
 @cache
-def _geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], tuple[Point, ...]]:
+def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], tuple[Point, ...]]:
     """Per flat index: its neighbours' indices, and its Point. Memoised per size (pure)."""
     neighbours: list[tuple[int, ...]] = []
     points: list[Point] = []
@@ -119,7 +121,7 @@ def _dead_group(cells: bytearray, start: int, nbrs: tuple[tuple[int, ...], ...])
     while i < len(group):
         for q in nbrs[group[i]]:
             v = cells[q]
-            if v == _EMPTY:
+            if v == EMPTY:
                 return []
             if v == colour and q not in seen:
                 seen.add(q)
@@ -128,14 +130,14 @@ def _dead_group(cells: bytearray, start: int, nbrs: tuple[tuple[int, ...], ...])
     return group
 
 
-def _place(
+def place_stone(
     cells: bytearray, idx: int, me: int, nbrs: tuple[tuple[int, ...], ...]
 ) -> tuple[list[int], list[int]]:
     """Put a stone of `me` on the empty `idx` of `cells` and make the removals that follow
     (LGC Game protocol "Making a move": "Once the stone is played any removal of the opponent's
     stones is carried out"). Returns (opponent stones captured, own stones removed by a
     suicide)."""
-    opp = _BLACK + _WHITE - me
+    opp = BLACK + WHITE - me
     cells[idx] = me
     captured: list[int] = []
     lonely = True  # no empty neighbour: the own group's liberties must be looked for
@@ -144,15 +146,15 @@ def _place(
         if v == opp:
             group = _dead_group(cells, q, nbrs)
             for s in group:
-                cells[s] = _EMPTY
+                cells[s] = EMPTY
             captured += group
-        elif v == _EMPTY:
+        elif v == EMPTY:
             lonely = False
     if captured or not lonely:
         return captured, []
     own = _dead_group(cells, idx, nbrs)
     for s in own:
-        cells[s] = _EMPTY
+        cells[s] = EMPTY
     return captured, own
 
 
@@ -195,7 +197,7 @@ class GoBoard:
         if handicap < 0:
             raise ValueError(f"handicap must not be negative, not {handicap}")
         self.size = size
-        self._nbrs, self._points = _geometry(size)
+        self._nbrs, self._points = geometry(size)
         if handicap_points is None:
             stones = fixed_handicap_points(size, handicap) if handicap >= 2 else []
         else:
@@ -209,11 +211,11 @@ class GoBoard:
         self.handicap = handicap
         self._cells = bytearray(size * size + 1)  # the last byte: the player to move
         for p in stones:
-            self._cells[self._index(p)] = _BLACK
+            self._cells[self._index(p)] = BLACK
         # Handicap stones placed, White moves first; else Black (LGC Timing "Start": Black's
         # clock is started).
         self.to_move = "white" if stones else "black"
-        self._cells[-1] = _CODE[self.to_move]
+        self._cells[-1] = CODE[self.to_move]
         self.prisoners = {"black": 0, "white": 0}
         self.passes = {"black": 0, "white": 0}
         self._moves = 0
@@ -236,9 +238,9 @@ class GoBoard:
         pts = self._points
         out: dict[Point, Colour] = {}
         for i, v in enumerate(self._cells[:-1]):
-            if v == _BLACK:
+            if v == BLACK:
                 out[pts[i]] = "black"
-            elif v == _WHITE:
+            elif v == WHITE:
                 out[pts[i]] = "white"
         return out
 
@@ -282,6 +284,18 @@ class GoBoard:
             return "superko"
         return None
 
+    def _result(
+        self, reason: IllegalReason | None, captured: list[int], own: list[int]
+    ) -> MoveResult:
+        """The result of a move that made these removals (flat indices)."""
+        pts = self._points
+        return MoveResult(
+            reason is None,
+            reason,
+            tuple(sorted(pts[i] for i in captured)),
+            tuple(sorted(pts[i] for i in own)),
+        )
+
     def check(self, colour: Colour, point: Point | None) -> MoveResult:
         """What `play(colour, point)` would report, without playing it: `reason` "occupied" for
         an occupied point instead of the ValueError `play` raises."""
@@ -290,19 +304,13 @@ class GoBoard:
         if point is None:
             return _PASS_RESULT
         idx = self._index(point)
-        if self._cells[idx] != _EMPTY:
+        if self._cells[idx] != EMPTY:
             return MoveResult(False, "occupied", (), ())
         cells = bytearray(self._cells)
-        captured, own = _place(cells, idx, _CODE[colour], self._nbrs)
-        cells[-1] = _CODE[_OTHER[colour]]
+        captured, own = place_stone(cells, idx, CODE[colour], self._nbrs)
+        cells[-1] = CODE[_OTHER[colour]]
         reason = self._judge(bytes(cells), bool(own))
-        pts = self._points
-        return MoveResult(
-            reason is None,
-            reason,
-            tuple(sorted(pts[i] for i in captured)),
-            tuple(sorted(pts[i] for i in own)),
-        )
+        return self._result(reason, captured, own)
 
     def play(self, colour: Colour, point: Point | None) -> MoveResult:
         """Play (or pass, `point` None) for `colour`, who must be to move (ValueError otherwise,
@@ -325,34 +333,28 @@ class GoBoard:
             self.passes[colour] += 1
             self._moves += 1
             self.to_move = opponent
-            cells[-1] = _CODE[opponent]
+            cells[-1] = CODE[opponent]
             key = bytes(cells)
             self._history.append(key)
             self._seen.add(key)
             return _PASS_RESULT
         idx = self._index(point)
-        if cells[idx] != _EMPTY:
+        if cells[idx] != EMPTY:
             raise ValueError(f"{format_point(point, self.size)} is occupied")
-        captured, own = _place(cells, idx, _CODE[colour], self._nbrs)
+        captured, own = place_stone(cells, idx, CODE[colour], self._nbrs)
         # LGC Game protocol "Prisoners": captured stones are the capturer's prisoners.
         self.prisoners[colour] += len(captured)
         self.prisoners[opponent] += len(own)
         self._moves += 1
         self.to_move = opponent
-        cells[-1] = _CODE[opponent]
+        cells[-1] = CODE[opponent]
         key = bytes(cells)
         reason = self._judge(key, bool(own))
         self._history.append(key)
         self._seen.add(key)
         if reason is None and not captured:
             return MoveResult(True, None, (), ())
-        pts = self._points
-        return MoveResult(
-            reason is None,
-            reason,
-            tuple(sorted(pts[i] for i in captured)),
-            tuple(sorted(pts[i] for i in own)),
-        )
+        return self._result(reason, captured, own)
 
     def setup(
         self, black: Iterable[Point], white: Iterable[Point], removed: Iterable[Point]
@@ -365,15 +367,15 @@ class GoBoard:
         cells = bytearray(self._cells)
         for p in removed:
             i = self._index(p)
-            if cells[i] == _EMPTY:
+            if cells[i] == EMPTY:
                 raise ValueError(f"{format_point(p, self.size)} is empty")
-            cells[i] = _EMPTY
+            cells[i] = EMPTY
         for colour, points in (("black", black), ("white", white)):
             for p in points:
                 i = self._index(p)
-                if cells[i] != _EMPTY:
+                if cells[i] != EMPTY:
                     raise ValueError(f"{format_point(p, self.size)} is occupied")
-                cells[i] = _CODE[colour]  # type: ignore[index]
+                cells[i] = CODE[colour]  # type: ignore[index]
         self._cells = cells
         key = bytes(cells)
         self._history.append(key)
@@ -383,9 +385,9 @@ class GoBoard:
         """The number of liberties of the group on `p` (ValueError when `p` is empty)."""
         idx = self._index(p)
         colour = self._cells[idx]
-        if colour == _EMPTY:
+        if colour == EMPTY:
             raise ValueError(f"{format_point(p, self.size)} is empty")
-        return len(_liberties(self._cells, idx, self._nbrs))
+        return len(group_liberties(self._cells, idx, self._nbrs))
 
     def __repr__(self) -> str:
         rows = []
@@ -395,7 +397,7 @@ class GoBoard:
         return f"GoBoard({self.size}, to_move={self.to_move!r}):\n" + "\n".join(rows)
 
 
-def _liberties(cells: bytearray, start: int, nbrs: tuple[tuple[int, ...], ...]) -> set[int]:
+def group_liberties(cells: bytearray, start: int, nbrs: tuple[tuple[int, ...], ...]) -> set[int]:
     """The liberties of the group on `start`."""
     colour = cells[start]
     group = [start]
@@ -405,7 +407,7 @@ def _liberties(cells: bytearray, start: int, nbrs: tuple[tuple[int, ...], ...]) 
     while i < len(group):
         for q in nbrs[group[i]]:
             v = cells[q]
-            if v == _EMPTY:
+            if v == EMPTY:
                 libs.add(q)
             elif v == colour and q not in seen:
                 seen.add(q)

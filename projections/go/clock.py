@@ -134,24 +134,22 @@ class ClockSpec:
             raise ValueError(f"{tc.name}: an increment with {tc.overtime} overtime")
         if tc.overtime_seconds <= 0:
             raise ValueError(f"{tc.name}: {tc.overtime} overtime needs overtime_seconds")
-        if tc.overtime == "canadian":
-            if tc.overtime_stones <= 0:
-                raise ValueError(f"{tc.name}: Canadian overtime needs overtime_stones")
-            return cls(
-                white * 1000,
-                black * 1000,
-                "canadian",
-                period_ms=tc.overtime_seconds * 1000,
-                stones=tc.overtime_stones,
-            )
-        if tc.overtime_periods <= 0:
-            raise ValueError(f"{tc.name}: byo-yomi needs overtime_periods")
+        # Canadian: stones per period; byo-yomi: a number of periods
+        canadian = tc.overtime == "canadian"
+        stones = tc.overtime_stones if canadian else 0
+        periods = 0 if canadian else tc.overtime_periods
+        if (stones if canadian else periods) <= 0:
+            needs = "Canadian overtime needs overtime_stones"
+            if not canadian:
+                needs = "byo-yomi needs overtime_periods"
+            raise ValueError(f"{tc.name}: {needs}")
         return cls(
             white * 1000,
             black * 1000,
-            "byo_yomi",
+            "canadian" if canadian else "byo_yomi",
             period_ms=tc.overtime_seconds * 1000,
-            periods=tc.overtime_periods,
+            stones=stones,
+            periods=periods,
         )
 
     @property

@@ -28,17 +28,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .board import (
-    _BLACK,
-    _CODE,
-    _EMPTY,
-    _WHITE,
+    BLACK,
+    CODE,
+    EMPTY,
+    WHITE,
     Colour,
     GoBoard,
     Point,
-    _geometry,
-    _liberties,
-    _place,
     format_point,
+    geometry,
+    group_liberties,
+    place_stone,
 )
 
 EVEN_KOMI = Decimal("7.5")  # LGC Scoring: "Komi in an even game is 7.5 to White"
@@ -74,8 +74,8 @@ def _without_dead(board: GoBoard, dead: Iterable[Point]) -> tuple[bytearray, int
     n = board.size
     cells = bytearray(n * n)
     for (r, c), colour in board.stones().items():
-        cells[r * n + c] = _CODE[colour]
-    nbrs, _ = _geometry(n)
+        cells[r * n + c] = CODE[colour]
+    nbrs, _ = geometry(n)
     marked: set[int] = set()
     for p in dead:
         if board.colour_at(p) is None:  # ValueError off the board too
@@ -90,20 +90,20 @@ def _without_dead(board: GoBoard, dead: Iterable[Point]) -> tuple[bytearray, int
                     f"dead stones must be whole groups: {format_point((i // n, i % n), n)} is "
                     f"marked dead, {format_point((q // n, q % n), n)} of its group is not"
                 )
-    removed = {_BLACK: 0, _WHITE: 0}
+    removed = {BLACK: 0, WHITE: 0}
     for i in marked:
         removed[cells[i]] += 1
-        cells[i] = _EMPTY
-    return cells, removed[_BLACK], removed[_WHITE]
+        cells[i] = EMPTY
+    return cells, removed[BLACK], removed[WHITE]
 
 
 def _regions(cells: bytearray, n: int) -> list[tuple[list[int], int]]:
     """The empty regions of `cells`: (points, bitmask of the colours bordering it)."""
-    nbrs, _ = _geometry(n)
+    nbrs, _ = geometry(n)
     seen: set[int] = set()
     out: list[tuple[list[int], int]] = []
     for start in range(n * n):
-        if cells[start] != _EMPTY or start in seen:
+        if cells[start] != EMPTY or start in seen:
             continue
         region = [start]
         seen.add(start)
@@ -112,7 +112,7 @@ def _regions(cells: bytearray, n: int) -> list[tuple[list[int], int]]:
         while i < len(region):
             for q in nbrs[region[i]]:
                 v = cells[q]
-                if v == _EMPTY:
+                if v == EMPTY:
                     if q not in seen:
                         seen.add(q)
                         region.append(q)
@@ -133,25 +133,25 @@ def count(board: GoBoard, dead: Iterable[Point], komi: Decimal) -> GoCount:
     white_prisoners = board.prisoners["white"] + black_dead
     # LGC Scoring: "Territory is defined as empty points surrounded by stones of the same
     # colour. Accordingly eye points in seki count as territory."
-    area = {_BLACK: 0, _WHITE: 0}
+    area = {BLACK: 0, WHITE: 0}
     dame: list[int] = []
     for region, border in _regions(cells, n):
-        if border in (_BLACK, _WHITE):
+        if border in (BLACK, WHITE):
             area[border] += len(region)
         else:
             dame += region
     # LGC Scoring: "Prisoners are placed inside the opponent's territory" and "the surplus is
     # counted as negative territory for your opponent".
-    black_territory = area[_BLACK] - white_prisoners
-    white_territory = area[_WHITE] - black_prisoners
+    black_territory = area[BLACK] - white_prisoners
+    white_territory = area[WHITE] - black_prisoners
     # LGC Scoring: "After accounting for komi the player with the most territory wins."
     margin = Decimal(black_territory) - (Decimal(white_territory) + komi)
     winner: Colour | None = "black" if margin > 0 else "white" if margin < 0 else None
     return GoCount(
         black_territory=black_territory,
         white_territory=white_territory,
-        black_area=area[_BLACK],
-        white_area=area[_WHITE],
+        black_area=area[BLACK],
+        white_area=area[WHITE],
         black_prisoners=black_prisoners,
         white_prisoners=white_prisoners,
         komi=komi,
@@ -164,10 +164,10 @@ def count(board: GoBoard, dead: Iterable[Point], komi: Decimal) -> GoCount:
 def _fills_safely(cells: bytearray, idx: int, me: int, n: int) -> bool:
     """Whether a stone of `me` on the empty `idx` leaves its group at least two liberties
     (not a suicide, not a self-atari)."""
-    nbrs, _ = _geometry(n)
+    nbrs, _ = geometry(n)
     trial = bytearray(cells)
-    _, own = _place(trial, idx, me, nbrs)
-    return not own and len(_liberties(trial, idx, nbrs)) >= 2
+    _, own = place_stone(trial, idx, me, nbrs)
+    return not own and len(group_liberties(trial, idx, nbrs)) >= 2
 
 
 def unfilled_dame(board: GoBoard, dead: Iterable[Point]) -> list[Point]:
@@ -186,9 +186,9 @@ def unfilled_dame(board: GoBoard, dead: Iterable[Point]) -> list[Point]:
     cells, _, _ = _without_dead(board, dead)
     out: list[int] = []
     for region, border in _regions(cells, n):
-        if border != _BLACK | _WHITE:
+        if border != BLACK | WHITE:
             continue
         for i in region:
-            if _fills_safely(cells, i, _BLACK, n) or _fills_safely(cells, i, _WHITE, n):
+            if _fills_safely(cells, i, BLACK, n) or _fills_safely(cells, i, WHITE, n):
                 out.append(i)
     return [(i // n, i % n) for i in sorted(out)]

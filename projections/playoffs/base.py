@@ -20,6 +20,7 @@ from events_schema.events import LotDrawn, Scoring, TimeControl
 from projections.outcome import game_points
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import score_dict
+from projections.tiebreaks.registry import half_points
 
 Status = Literal["not_needed", "waiting", "in_progress", "decided", "awaiting_ruling"]
 
@@ -113,6 +114,33 @@ class StageView:
             "eliminated": list(self.eliminated),
             "complete": self.complete,
         }
+
+
+def scored_stage(
+    name: str,
+    kind: str,
+    players: Sequence[str],
+    games: Sequence[PlannedGame],
+    points: dict[str, int],
+    ranking: Sequence[str],
+    *,
+    advanced: Sequence[str] = (),
+    eliminated: Sequence[str] = (),
+    complete: bool = False,
+) -> StageView:
+    """A stage that scores its games: `points` in half-points per player, listed in `ranking`
+    order."""
+    return StageView(
+        name,
+        kind,
+        tuple(players),
+        tuple(games),
+        scores=tuple((p, half_points(points[p])) for p in ranking),
+        half_points=tuple((p, points[p]) for p in ranking),
+        advanced=tuple(advanced),
+        eliminated=tuple(eliminated),
+        complete=complete,
+    )
 
 
 @dataclass(frozen=True)

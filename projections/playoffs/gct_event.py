@@ -71,10 +71,10 @@ from projections.playoffs.base import (
     berger_round_robin,
     main_stage_complete,
     result_of,
+    scored_stage,
 )
 from projections.standings.state import StandingsState
 from projections.standings.table import Table, standings
-from projections.tiebreaks.registry import half_points
 
 KIND = "gct-event"
 RR_STAGE = "gct-playoff-rr"
@@ -309,8 +309,6 @@ class _Machine(Machine):
             if g.black in points:
                 points[g.black] += to_black
         complete = all(g.result is not None for g in games)
-        scores = tuple((p, half_points(points[p])) for p in order)
-        halves = tuple((p, points[p]) for p in order)
         advanced: list[str] = []
         out: list[str] = []
         if complete:
@@ -320,15 +318,15 @@ class _Machine(Machine):
             for value in sorted({points[p] for p in out}, reverse=True):
                 self.rr_out.append(tuple(sorted(p for p in out if points[p] == value)))
         self.stages.append(
-            StageView(
+            scored_stage(
                 RR_STAGE,
                 kind,
-                tuple(order),
-                tuple(games),
-                scores=scores,
-                half_points=halves,
-                advanced=tuple(advanced),
-                eliminated=tuple(out),
+                order,
+                games,
+                points,
+                order,
+                advanced=advanced,
+                eliminated=out,
                 complete=complete,
             )
         )

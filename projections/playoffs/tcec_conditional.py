@@ -55,10 +55,10 @@ from projections.playoffs.base import (
     main_stage_complete,
     recorded_points,
     result_of,
+    scored_stage,
 )
 from projections.standings.state import StandingsState
 from projections.standings.table import Row, Table, standings
-from projections.tiebreaks.registry import half_points
 
 CT_KIND = "tcec-conditional"
 CT_RULE = "TCEC Leagues 6 (Premier Division Conditional Tiebreak)"
@@ -238,19 +238,11 @@ def conditional_tiebreak(state: StandingsState, table: Table | None = None) -> P
             run.stages.append(StageView(stage, "double_round_robin", tuple(candidates), ()))
             break
         games, points, complete = _ct_drr(run, state, stage, order)
-        scores = tuple((p, half_points(points[p])) for p in _ranked(order, points))
-        halves = tuple((p, points[p]) for p in _ranked(order, points))
+        ranking = _ranked(order, points)
         if not complete:
             run.ask(stage, games, f"Conditional Tiebreak double round robin {n}", "Leagues 6.4")
             run.stages.append(
-                StageView(
-                    stage,
-                    "double_round_robin",
-                    tuple(order),
-                    tuple(games),
-                    scores=scores,
-                    half_points=halves,
-                )
+                scored_stage(stage, "double_round_robin", order, games, points, ranking)
             )
             break
         promoted, out, still_in, spots = _after_drr(still_in, spots, points)
@@ -284,15 +276,15 @@ def conditional_tiebreak(state: StandingsState, table: Table | None = None) -> P
         elif not promoted and not out:
             run.notes.append(f"{stage}: nothing decided; another double round robin (6.3)")
         run.stages.append(
-            StageView(
+            scored_stage(
                 stage,
                 "double_round_robin",
-                tuple(order),
-                tuple(games),
-                scores=scores,
-                half_points=halves,
-                advanced=tuple(advanced),
-                eliminated=tuple(out),
+                order,
+                games,
+                points,
+                ranking,
+                advanced=advanced,
+                eliminated=out,
                 complete=True,
             )
         )

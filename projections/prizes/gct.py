@@ -249,6 +249,65 @@ def _check_winner(bs: Sequence[Block], winner: str | None) -> None:
         )
 
 
+def _group(
+    block: Block,
+    prizes: tuple[Decimal, ...],
+    share: Decimal,
+    remainder: Decimal,
+    article: str,
+    text: str,
+    *,
+    premium: Decimal = ZERO,
+    premium_status: PremiumStatus = "none",
+    winner: str | None = None,
+    tour_points: tuple[Fraction, ...] | None = None,
+    tour_points_share: Fraction | None = None,
+) -> SplitGroup:
+    """The split of one block of places; by default without premium or tour points (the
+    tour bonus, GCT 4.2)."""
+    return SplitGroup(
+        first_place=block.first,
+        last_place=block.last,
+        players=block.players,
+        prizes=prizes,
+        pool=sum(prizes, ZERO),
+        premium=premium,
+        premium_status=premium_status,
+        winner=winner,
+        share=share,
+        remainder=remainder,
+        tour_points=tour_points,
+        tour_points_share=tour_points_share,
+        article=article,
+        text=text,
+    )
+
+
+def _line(
+    block: Block,
+    player_id: str,
+    share: Decimal,
+    note: str,
+    *,
+    premium: Decimal = ZERO,
+    premium_pending: Decimal | None = None,
+    tour_points: Fraction | None = None,
+) -> PrizeLine:
+    """What one player of a block receives: the equal share and the premium awarded."""
+    return PrizeLine(
+        player_id=player_id,
+        first_place=block.first,
+        last_place=block.last,
+        shared=block.shared,
+        prize=share + premium,
+        share=share,
+        premium=premium,
+        premium_pending=premium_pending,
+        tour_points=tour_points,
+        note=note,
+    )
+
+
 def event_split(
     table_rows: Iterable[Placed],
     prize_table: PrizeTable | None,
@@ -312,21 +371,18 @@ def event_split(
             article = "prize table"
             text = f"place {block.first}: {money_text}; {points_text}"
         groups.append(
-            SplitGroup(
-                first_place=block.first,
-                last_place=block.last,
-                players=block.players,
-                prizes=p,
-                pool=pool,
+            _group(
+                block,
+                p,
+                share,
+                rem,
+                article,
+                text,
                 premium=premium,
                 premium_status=status,
                 winner=playoff_winner if first_tie else None,
-                share=share,
-                remainder=rem,
                 tour_points=t,
                 tour_points_share=t_share,
-                article=article,
-                text=text,
             )
         )
         for pid in block.players:
@@ -343,17 +399,14 @@ def event_split(
             else:
                 who = f"lost the playoff: equal share {money(share)}. "
             lines.append(
-                PrizeLine(
-                    player_id=pid,
-                    first_place=block.first,
-                    last_place=block.last,
-                    shared=block.shared,
-                    prize=share + (premium if won else ZERO),
-                    share=share,
+                _line(
+                    block,
+                    pid,
+                    share,
+                    who + text,
                     premium=premium if won else ZERO,
                     premium_pending=premium if first_tie and playoff_winner is None else None,
                     tour_points=t_share,
-                    note=who + text,
                 )
             )
     taken = bs[-1].last if bs else 0
@@ -399,39 +452,8 @@ def tour_bonus_split(overall_rows: Iterable[Placed], bonus_table: PrizeTable | N
         else:
             article = "bonus table"
             text = f"overall place {block.first}: bonus {terms[0]}"
-        groups.append(
-            SplitGroup(
-                first_place=block.first,
-                last_place=block.last,
-                players=block.players,
-                prizes=p,
-                pool=pool,
-                premium=ZERO,
-                premium_status="none",
-                winner=None,
-                share=share,
-                remainder=rem,
-                tour_points=None,
-                tour_points_share=None,
-                article=article,
-                text=text,
-            )
-        )
-        lines += [
-            PrizeLine(
-                player_id=pid,
-                first_place=block.first,
-                last_place=block.last,
-                shared=block.shared,
-                prize=share,
-                share=share,
-                premium=ZERO,
-                premium_pending=None,
-                tour_points=None,
-                note=text,
-            )
-            for pid in block.players
-        ]
+        groups.append(_group(block, p, share, rem, article, text))
+        lines += [_line(block, pid, share, text) for pid in block.players]
     taken = bs[-1].last if bs else 0
     return PrizeSplit(
         kind="gct-tour-bonus",

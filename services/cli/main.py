@@ -12,7 +12,7 @@ import sys
 import typing
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -32,6 +32,9 @@ from services.cli.common import (
     standings_of,
 )
 from services.cli.render import err, out, points, print_standings
+
+if typing.TYPE_CHECKING:
+    from projections.playoffs.base import PlayoffView
 
 # Start-up: `arbiter --help` imports this module and every command's signature, so what a
 # command needs beyond typer, rich and the standard library (the event contract, the
@@ -333,12 +336,11 @@ def playoff(
     """The playoff state: stage, who is in, games, what is required next, final order.
 
     Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
-    from rich.table import Table
+    from functools import partial
 
-    from events_schema import Command, CommandBatch, encode_payload
     from events_schema.codec import dumps
-    from services.cli import prescribed, tables
-    from services.commands.service import CommandService
+    from services.cli import tables
+    from services.commands import playoff as playoff_commands
 
     if stage is not None and not schedule:
         fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
@@ -354,38 +356,46 @@ def playoff(
             preset = state.created.rules_preset if state.created else None
             fail("playoff.none", "rules_preset", f"the rules {preset!r} define no playoff")
         if schedule:
-            reqs = prescribed.schedule_requirements(view, stage)
-            if not reqs:
-                nxt = "; ".join(
-                    f"{r.kind} ({r.stage})"
-                    + (f": {h}" if (h := prescribed.hint(tid, view, r)) else "")
-                    for r in view.required_next
-                )
-                where = f" in stage {stage!r}" if stage else ""
-                fail(
-                    "playoff.nothing_to_schedule",
-                    "--schedule",
-                    f"the playoff of {tid!r} ({view.status}) requires no schedule{where} now; "
-                    f"it requires: {nxt or 'nothing'}",
-                )
-            rounds = [rs for req in reqs for rs in prescribed.rounds(req)]
-            batch = CommandBatch(
-                commands=[Command(type=r.event_type, payload=encode_payload(r)) for r in rounds],
-                expected_seq=state.seq,
+            view_of = partial(tables.playoff_for, log, tid)
+            done = playoff_commands.schedule(
+                log, tid, state, view, view_of, stage=stage, actor=local_actor()
             )
-            result = CommandService(log).handle(tid, batch, local_actor())
-            for env, rs in zip(result.envelopes, rounds, strict=True):
+            if not done.appended:
+                _nothing_to_schedule(tid, view, stage)
+            for seq, rs in done.appended:
                 games = ", ".join(f"{p.game_id} {p.white}–{p.black}" for p in rs.pairings)
                 byes = f"; byes {', '.join(b.player_id for b in rs.byes)}" if rs.byes else ""
-                err.print(
-                    f"{tid}#{env.seq} RoundScheduled {rs.stage} round {rs.round}: {games}{byes}"
-                )
-            state = fold_known(log, tid, None, "playoff")
-            view = tables.playoff_for(log, tid, state)
-            assert view is not None
+                err.print(f"{tid}#{seq} RoundScheduled {rs.stage} round {rs.round}: {games}{byes}")
+            view = done.view
     if as_json:
         sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
         return
+    _print_playoff(tid, view)
+
+
+def _nothing_to_schedule(tid: str, view: PlayoffView, stage: str | None) -> NoReturn:
+    """Refuse `--schedule` when the playoff requires no schedule, naming what it requires."""
+    from services.cli import prescribed
+
+    nxt = "; ".join(
+        f"{r.kind} ({r.stage})" + (f": {h}" if (h := prescribed.hint(tid, view, r)) else "")
+        for r in view.required_next
+    )
+    where = f" in stage {stage!r}" if stage else ""
+    fail(
+        "playoff.nothing_to_schedule",
+        "--schedule",
+        f"the playoff of {tid!r} ({view.status}) requires no schedule{where} now; "
+        f"it requires: {nxt or 'nothing'}",
+    )
+
+
+def _print_playoff(tid: str, view: PlayoffView) -> None:
+    """The playoff as `arbiter playoff` shows it: stages, games, what is required next."""
+    from rich.table import Table
+
+    from services.cli import prescribed
+
     out.print(f"[bold]{view.kind}[/bold] ({view.rule}): {view.status}")
     if view.tied:
         out.print(f"tied: {', '.join(view.tied)}; still in: {', '.join(view.still_in) or '—'}")

@@ -1,13 +1,12 @@
-"""What the playoff machine prescribes, as the events the organiser's commands append.
+"""What the playoff machine prescribes, as the organiser's commands ask for it.
 
 `arbiter lot T --next` draws the lot the playoff's `required_next` asks for (purpose, subject,
 candidates, how many to pick); `arbiter lot T --purpose ... --subject S` is checked against the
-lot the playoff asks for under S before anything is appended; `arbiter playoff T --schedule`
-appends the `RoundScheduled`s of its schedule requirements (games, colours, time controls,
-TCEC game pairs and openings, and the byes of an Armageddon round).
+lot the playoff asks for under S before anything is appended; `hint` names the command that
+answers each requirement (the schedule itself is `services/commands/playoff.py`).
 
-Pure: a `PlayoffView` and the tournament's fold in, lot specifications and events out; a
-request that does not fit raises `Refusal` naming the option to change or the command to run.
+Pure: a `PlayoffView` and the tournament's fold in, lot specifications out; a request that does
+not fit raises `Refusal` naming the option to change or the command to run.
 """
 
 from __future__ import annotations
@@ -16,12 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from events_schema import events as ev
-from projections.playoffs.base import PairedGame, PlayoffView, Requirement
+from projections.playoffs.base import PlayoffView, Requirement
 from projections.standings import StandingsState
 from services.cli.common import Refusal
-
-BYE_KIND = "advance"  # GCT 2.4.1/3.4.1: a bye to the next Armageddon round
+from services.commands.playoff import schedule_requirements
 
 
 @dataclass(frozen=True)
@@ -113,19 +110,9 @@ def next_lot(
             f", then run `arbiter lot {tid} --next` again",
         )
     if purpose is not None and purpose != spec["purpose"]:
-        raise Refusal(
-            "lot.not_required",
-            "--purpose",
-            f"the playoff asks for a {spec['purpose']} lot for {spec['subject']!r}, not "
-            f"{purpose}: leave out --purpose (--next reads it from the playoff)",
-        )
+        raise _not_asked("--purpose", f"for a {spec['purpose']} lot", spec["subject"], purpose)
     if pick is not None and pick != spec["pick"]:
-        raise Refusal(
-            "lot.not_required",
-            "--pick",
-            f"the playoff asks to pick {spec['pick']} for {spec['subject']!r}, not {pick}: "
-            "leave out --pick (--next reads it from the playoff)",
-        )
+        raise _not_asked("--pick", f"to pick {spec['pick']}", spec["subject"], pick)
     wanted = tuple(spec["candidates"])
     if wanted and candidates and sorted(candidates) != sorted(wanted):
         raise Refusal(
@@ -144,6 +131,16 @@ def next_lot(
             "-c FIRST -c SECOND ...`",
         )
     return LotSpec(spec["purpose"], spec["subject"], wanted or tuple(candidates), spec["pick"])
+
+
+def _not_asked(option: str, asked: str, subject: str, given: object) -> Refusal:
+    """An option of `--next` that differs from what the playoff asks for."""
+    return Refusal(
+        "lot.not_required",
+        option,
+        f"the playoff asks {asked} for {subject!r}, not {given}: leave out {option} (--next "
+        "reads it from the playoff)",
+    )
 
 
 def _recorded_lot(state: StandingsState, subject: str, purpose: str) -> str | None:
@@ -180,45 +177,6 @@ def check_lot(tid: str, view: PlayoffView | None, spec: LotSpec) -> None:
                 f"{' '.join(problems)}, or run `arbiter lot {tid} --next --subject "
                 f"{spec.subject}`",
             )
-
-
-def schedule_requirements(view: PlayoffView, stage: str | None = None) -> list[Requirement]:
-    return [
-        r
-        for r in view.required_next
-        if r.kind == "schedule" and r.games and (stage is None or r.stage == stage)
-    ]
-
-
-def rounds(req: Requirement) -> list[ev.RoundScheduled]:
-    """The `RoundScheduled`s a schedule requirement prescribes, one per round: its games with
-    their colours, time control, game pair and opening, and the byes it carries (an
-    Armageddon round with byes: `byes`, given with its games)."""
-    byes = tuple(getattr(req, "byes", ()))
-    out: list[ev.RoundScheduled] = []
-    numbers = sorted({g.round for g in req.games})
-    for i, rnd in enumerate(numbers):
-        pairings = [
-            ev.Pairing(
-                game_id=g.game_id,
-                white=g.white,
-                black=g.black,
-                time_control=g.time_control.name,
-                pair_id=g.pair_id if isinstance(g, PairedGame) else None,
-                opening=g.opening if isinstance(g, PairedGame) else None,
-            )
-            for g in req.games
-            if g.round == rnd
-        ]
-        out.append(
-            ev.RoundScheduled(
-                round=rnd,
-                stage=req.stage,
-                pairings=pairings,
-                byes=[ev.Bye(player_id=p, kind=BYE_KIND) for p in byes] if i == 0 else [],
-            )
-        )
-    return out
 
 
 def hint(tid: str, view: PlayoffView, req: Requirement) -> str:

@@ -1,5 +1,5 @@
-"""services/cli/prescribed.py: the events the organiser's commands append for what a playoff
-requires, and the refusals that name the fix."""
+"""services/cli/prescribed.py and services/commands/playoff.py: the events the organiser's
+commands append for what a playoff requires, and the refusals that name the fix."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from projections.playoffs.base import PairedGame, PlayoffView, Requirement
 from projections.standings import StandingsState, fold
 from services.cli import prescribed
 from services.cli.common import Refusal
+from services.commands import playoff
 
 TC = TimeControl(name="rapid", base_seconds=600, increment_seconds=5)
 
@@ -89,7 +90,7 @@ def test_rounds_carry_pairs_openings_and_byes() -> None:
             PairedGame("tb", 2, "tb-2", "y", "x", TC, pair_id="tb-p1", opening="B90"),
         ),
     )
-    r1, r2 = prescribed.rounds(paired)
+    r1, r2 = playoff.rounds(paired)
     assert (r1.round, r2.round) == (1, 2)
     assert r1.pairings[0].pair_id == "tb-p1" and r1.pairings[0].opening == "B90"
     assert r1.pairings[0].time_control == "rapid" and r1.byes == []
@@ -100,5 +101,5 @@ def test_rounds_carry_pairs_openings_and_byes() -> None:
         games=(PairedGame("gct-armageddon-1", 1, "gct-armageddon-1-b1", "a", "b", TC),),
         byes=("c",),
     )
-    [rs] = prescribed.rounds(arm)
+    [rs] = playoff.rounds(arm)
     assert rs.byes == [ev.Bye(player_id="c", kind="advance")]

@@ -98,7 +98,7 @@ def test_a_gct_playoff_and_its_prizes() -> None:
     stage = docs["playoff"]["data"]["stages"][0]
     assert stage["scores"]["t1"] == {"half_points": 2, "value": "1", "display": "1"}
     table = test_prizes.prizes("40000", "20000", "10000", "6000")
-    prize_events = test_prizes._gct_event(
+    prize_events = test_prizes.gct_event_events(
         prize_table=table, points_table=[D(12), D(10), D(8), D("6.5")]
     )
     docs = _docs("rb1", recorded("rb1", prize_events))
