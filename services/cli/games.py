@@ -116,8 +116,7 @@ def import_pgn_cmd(
     """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
     from events_schema.limits import LimitExceeded
     from services.interchange.pgn_import import PgnError, import_pgn
-    from services.interchange.pipeline import ImportRefused
-    from services.interchange.trf import tournament_id_for
+    from services.interchange.pipeline import ImportRefused, tournament_id_for
 
     if fmt is not None and fmt not in _formats():
         fail("pgn.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
@@ -200,9 +199,8 @@ def import_sgf_cmd(
 ) -> None:
     """Record SGF files of Go games as a new tournament."""
     from events_schema.limits import LimitExceeded
-    from services.interchange.pipeline import ImportRefused
+    from services.interchange.pipeline import ImportRefused, tournament_id_for
     from services.interchange.sgf_import import SgfError, import_sgf
-    from services.interchange.trf import tournament_id_for
 
     if fmt is not None and fmt not in _formats():
         fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")

@@ -85,6 +85,7 @@ from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import BY_MOVES, SourceEnding, disagreement, read_source, rule_text
 from services.eventlog.base import EventLog
 from services.interchange.pipeline import (
+    AppendReport,
     DryRun,
     ImportRefused,
     Progress,
@@ -604,7 +605,7 @@ class GameReport:
 
 
 @dataclass
-class ImportReport:
+class ImportReport(AppendReport):
     tournament_id: str
     file: str
     digest: str
@@ -613,10 +614,6 @@ class ImportReport:
     players: int
     rounds: int
     games: list[GameReport]
-    appended: int = 0
-    duplicate: bool = False
-    last_seq: int = 0
-    batches: int = 0
 
     @property
     def disagreements(self) -> list[GameReport]:

@@ -1,9 +1,16 @@
-"""The steps an importer records (`arbiter import pgn`, `arbiter import sgf`): each command
-with the place in its file, decided first against an in-memory log (`DryRun`: a refusal
-names the file and the place, and nothing is appended), then appended to the real log in
-batches within the limits, chained by `expected_seq` (`append_steps`). Event ids are
-derived from a namespace of the importer, the import's key and the command's place, so the
-same import run twice appends nothing the second time."""
+"""The import pipeline every format shares (`arbiter import pgn`, `sgf`, `trf`): a format
+parses its file (refusing with the place: line, node, column), plans the events it records,
+and hands them here. Each command, with the place in its file, is decided first against an
+in-memory log (`DryRun`: a refusal names the file and the place, and nothing is appended),
+then appended to the real log in batches within the limits, chained by `expected_seq`
+(`append_steps`); what the append did goes on the import's report (`AppendReport`).
+
+Two ways in: a plan known in full before deciding (a tournament report such as TRF: a list
+of `Planned` events) goes through `import_planned`; an import whose later commands depend on
+what the decider did with earlier ones (PGN, SGF: a game the rules end stops taking moves)
+decides them itself in `decide_then_append`'s callback. Event ids are derived from a
+namespace of the importer, the import's key and the command's place, so the same import run
+twice appends nothing the second time."""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
@@ -33,11 +41,40 @@ class ImportRefused(Exception):
         self.index = index  # the refused command's place in its batch
 
 
+def tournament_id_for(path: str | Path) -> str:
+    """A tournament id from a file name: its stem in the stream-id alphabet."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(path).stem)
+    stem = re.sub(r"^[^A-Za-z0-9]+", "", stem)[:64]
+    if not stem:
+        raise ValueError(f"cannot make a tournament id from {str(path)!r}: give --tournament")
+    return stem
+
+
 @dataclass
 class Step:
     command: Command
     where: str  # the place in the file of what it records (FILE:LINE, FILE node N)
     events: int = 1  # events it appends (the decider may add a GameEnded)
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One event of a plan known in full before deciding: its key among the import's (its
+    event id is derived from it) and the place in the file of what it records."""
+
+    key: str
+    event: ev.Event
+    where: str
+
+
+@dataclass(kw_only=True)
+class AppendReport:
+    """What the append did, on every importer's report (`append_steps` records it)."""
+
+    appended: int = 0  # events appended now (0 when the import was stored already)
+    duplicate: bool = False  # every command was already recorded: nothing appended
+    last_seq: int = 0
+    batches: int = 0
 
 
 class DryRun:
@@ -47,7 +84,7 @@ class DryRun:
     def __init__(
         self,
         tournament_id: str,
-        namespace: str,
+        namespace: str | None,
         limits: Limits,
         actor: Actor,
         id_namespace: uuid.UUID,
@@ -66,10 +103,17 @@ class DryRun:
         self.scratch.close()
 
     def command(self, key: str, event: ev.Event, where: str) -> Step:
-        eid = uuid.uuid5(self.id_namespace, f"{self.namespace}:{key}")
+        """The step recording `event`; without a namespace its event id is random (an import
+        run twice then records everything twice, or is refused)."""
+        eid = event_id(self.id_namespace, self.namespace, key)
         return Step(
             Command(type=event.event_type, payload=encode_payload(event), event_id=eid), where
         )
+
+    def run_all(self, steps: Sequence[Step]) -> None:
+        """Decide `steps` in batches within the limits (`chunks`)."""
+        for chunk in chunks(steps, self.limits):
+            self.run(chunk)
 
     def run(self, steps: Sequence[Step]) -> list[Envelope]:
         """Decide `steps` as one batch; refused: `ImportRefused` naming the step."""
@@ -90,6 +134,13 @@ class DryRun:
                 ids[env.causation_id].events += 1
         self.steps.extend(steps)
         return list(result.envelopes)
+
+
+def event_id(id_namespace: uuid.UUID, namespace: str | None, key: str) -> uuid.UUID:
+    """The event id of the command at `key` of an import (random without a namespace)."""
+    if namespace is None:
+        return uuid.uuid4()
+    return uuid.uuid5(id_namespace, f"{namespace}:{key}")
 
 
 def ended_payload(envelopes: Iterable[Envelope], game_id: str) -> dict[str, Any] | None:
@@ -121,15 +172,6 @@ def chunks(steps: Sequence[Step], limits: Limits, spare: int = 0) -> list[list[S
     return out
 
 
-class Report(Protocol):
-    """What `append_steps` records on an importer's report."""
-
-    appended: int
-    duplicate: bool
-    last_seq: int
-    batches: int
-
-
 class GameRow(Protocol):
     """What an importer's per-game report says for the summary (`summary`)."""
 
@@ -141,7 +183,7 @@ class GameRow(Protocol):
 
 
 def summary(
-    games: Sequence[GameRow], disagreements: list[dict[str, Any]], report: Report
+    games: Sequence[GameRow], disagreements: list[dict[str, Any]], report: AppendReport
 ) -> dict[str, Any]:
     """The part of an import report's JSON the importers share: counts, the disagreements
     (each importer names its own places), and what the append did."""
@@ -157,13 +199,37 @@ def summary(
     }
 
 
+def import_planned(
+    log: EventLog,
+    tournament_id: str,
+    namespace: str | None,
+    actor: Actor,
+    id_namespace: uuid.UUID,
+    report: AppendReport,
+    planned: Sequence[Planned],
+    progress: Progress | None = None,
+) -> None:
+    """Record a plan known in full: every event decided in a dry run (`ImportRefused`
+    naming its place, nothing appended), then all appended to `log`."""
+    decide_then_append(
+        log,
+        tournament_id,
+        namespace,
+        actor,
+        id_namespace,
+        report,
+        lambda dry: dry.run_all([dry.command(p.key, p.event, p.where) for p in planned]),
+        progress,
+    )
+
+
 def decide_then_append(
     log: EventLog,
     tournament_id: str,
-    namespace: str,
+    namespace: str | None,
     actor: Actor,
     id_namespace: uuid.UUID,
-    report: Report,
+    report: AppendReport,
     decide: Callable[[DryRun], None],
     progress: Progress | None,
 ) -> None:
@@ -186,7 +252,7 @@ def append_steps(
     steps: Sequence[Step],
     limits: Limits,
     actor: Actor,
-    report: Report,
+    report: AppendReport,
     progress: Progress | None,
 ) -> None:
     """The decided steps, appended in batches chained by `expected_seq`."""

@@ -96,6 +96,7 @@ from projections.go.handicap import handicap_points
 from projections.go.scoring import komi_for
 from services.eventlog.base import EventLog
 from services.interchange.pipeline import (
+    AppendReport,
     DryRun,
     ImportRefused,
     Progress,
@@ -637,7 +638,7 @@ class SgfGameReport:
 
 
 @dataclass
-class SgfImportReport:
+class SgfImportReport(AppendReport):
     tournament_id: str
     files: list[str]
     digest: str
@@ -647,10 +648,6 @@ class SgfImportReport:
     players: int
     rounds: int
     games: list[SgfGameReport]
-    appended: int = 0
-    duplicate: bool = False
-    last_seq: int = 0
-    batches: int = 0
 
     @property
     def disagreements(self) -> list[SgfGameReport]:
