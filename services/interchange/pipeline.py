@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
 from events_schema import events as ev
@@ -67,6 +67,19 @@ class Planned:
     where: str
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an import goes and how its event ids are made: `id_namespace` the importer's
+    (a uuid of its own), `namespace` the import's key (the tournament, the file's digest, the
+    options); no key: random ids (an import run twice is refused or records twice)."""
+
+    log: EventLog
+    tournament_id: str
+    actor: Actor
+    id_namespace: uuid.UUID
+    namespace: str | None
+
+
 @dataclass(kw_only=True)
 class AppendReport:
     """What the append did, on every importer's report (`append_steps` records it)."""
@@ -81,19 +94,12 @@ class DryRun:
     """Decides every command against an in-memory log, batch by batch, keeping the steps that
     were accepted: the plan of the real append."""
 
-    def __init__(
-        self,
-        tournament_id: str,
-        namespace: str | None,
-        limits: Limits,
-        actor: Actor,
-        id_namespace: uuid.UUID,
-    ) -> None:
-        self.tid = tournament_id
-        self.namespace = namespace
-        self.id_namespace = id_namespace
-        self.limits = limits
-        self.actor = actor
+    def __init__(self, target: Target) -> None:
+        self.tid = target.tournament_id
+        self.namespace = target.namespace
+        self.id_namespace = target.id_namespace
+        self.limits = limits = target.log.limits
+        self.actor = target.actor
         self.scratch = SQLiteEventLog(":memory:")
         self.scratch.limits = limits
         self.service = CommandService(self.scratch, limits=limits)
@@ -172,51 +178,16 @@ def chunks(steps: Sequence[Step], limits: Limits, spare: int = 0) -> list[list[S
     return out
 
 
-class GameRow(Protocol):
-    """What an importer's per-game report says for the summary (`summary`)."""
-
-    @property
-    def plies(self) -> int: ...
-
-    @property
-    def disagrees(self) -> bool: ...
-
-
-def summary(
-    games: Sequence[GameRow], disagreements: list[dict[str, Any]], report: AppendReport
-) -> dict[str, Any]:
-    """The part of an import report's JSON the importers share: counts, the disagreements
-    (each importer names its own places), and what the append did."""
-    return {
-        "games": len(games),
-        "moves": sum(g.plies for g in games),
-        "matched": sum(1 for g in games if not g.disagrees),
-        "disagreements": disagreements,
-        "appended": report.appended,
-        "duplicate": report.duplicate,
-        "last_seq": report.last_seq,
-        "batches": report.batches,
-    }
-
-
 def import_planned(
-    log: EventLog,
-    tournament_id: str,
-    namespace: str | None,
-    actor: Actor,
-    id_namespace: uuid.UUID,
+    target: Target,
     report: AppendReport,
     planned: Sequence[Planned],
     progress: Progress | None = None,
 ) -> None:
     """Record a plan known in full: every event decided in a dry run (`ImportRefused`
-    naming its place, nothing appended), then all appended to `log`."""
+    naming its place, nothing appended), then all appended (`decide_then_append`)."""
     decide_then_append(
-        log,
-        tournament_id,
-        namespace,
-        actor,
-        id_namespace,
+        target,
         report,
         lambda dry: dry.run_all([dry.command(p.key, p.event, p.where) for p in planned]),
         progress,
@@ -224,26 +195,23 @@ def import_planned(
 
 
 def decide_then_append(
-    log: EventLog,
-    tournament_id: str,
-    namespace: str | None,
-    actor: Actor,
-    id_namespace: uuid.UUID,
+    target: Target,
     report: AppendReport,
     decide: Callable[[DryRun], None],
     progress: Progress | None,
 ) -> None:
     """Decide every command of an import in a dry run (`decide` records them; a refusal
-    raises before anything is stored), then append them all to `log` (`append_steps`)."""
-    limits = log.limits
-    dry = DryRun(tournament_id, namespace, limits, actor, id_namespace)
+    raises before anything is stored), then append them all to the target's log
+    (`append_steps`)."""
+    dry = DryRun(target)
     try:
         decide(dry)
         steps = dry.steps
     finally:
         dry.close()
-    service = CommandService(log, limits=limits)
-    append_steps(service, tournament_id, steps, limits, actor, report, progress)
+    limits = target.log.limits
+    service = CommandService(target.log, limits=limits)
+    append_steps(service, target.tournament_id, steps, limits, target.actor, report, progress)
 
 
 def append_steps(

@@ -23,6 +23,7 @@ from services.interchange.pipeline import (
     AppendReport,
     ImportRefused,
     Planned,
+    Target,
     import_planned,
     tournament_id_for,
 )
@@ -415,7 +416,7 @@ def test_more_than_one_batch_is_checked_in_full_then_appended(svc: CommandServic
     nope = ev.GameEnded(game_id="nope", result="1-0", termination="other")
     bad = [*planned, Planned("bad", nope, "big.trf:9999")]
     with pytest.raises(ImportRefused) as info:
-        import_planned(svc.log, "big", "big:1", ADMIN, NAMESPACE, AppendReport(), bad)
+        import_planned(Target(svc.log, "big", ADMIN, NAMESPACE, "big:1"), AppendReport(), bad)
     assert (info.value.where, info.value.rule) == ("big.trf:9999", "game.unknown")
     assert svc.log.last_seq("big") == 0  # nothing appended
     result = import_trf(svc.log, trf, tournament_id="big", actor=ADMIN, id_namespace="big:1")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from events_schema import Actor
 from services.eventlog.base import EventLog
-from services.interchange.pipeline import AppendReport, Planned, Progress, import_planned
+from services.interchange.pipeline import AppendReport, Planned, Progress, Target, import_planned
 from services.interchange.trf.parse import TrfFile
 from services.interchange.trf.to_events import NAMESPACE, to_events
 
@@ -47,5 +47,6 @@ def import_trf(
     if planned is None:
         planned = to_events(trf, name=name, fmt=fmt, rules_preset=rules_preset, file_name=file_name)
     report = TrfImportReport(tournament_id, len(trf.players), trf.played_rounds)
-    import_planned(log, tournament_id, id_namespace, actor, NAMESPACE, report, planned, progress)
+    target = Target(log, tournament_id, actor, NAMESPACE, id_namespace)
+    import_planned(target, report, planned, progress)
     return report
