@@ -16,8 +16,7 @@ import pytest
 import test_decider_playoff_guards as guards
 import test_prizes
 from builders import ADMIN, batch, created, player, recorded, result
-from test_golden_standings import GOLDENS
-from test_golden_standings import _table as golden_table
+from test_golden_standings import GOLDENS, golden_table
 
 from events_schema import Recorded
 from events_schema.codec import dumps

@@ -32,7 +32,7 @@ GOLDENS = {
 }
 
 
-def _table(name: str) -> Table:
+def golden_table(name: str) -> Table:
     preset, fmt = GOLDENS[name]
     trf = read_trf(GOLDEN / f"{name}.trf")
     with SQLiteEventLog(":memory:") as log:
@@ -55,17 +55,18 @@ def _bytes(table: Table) -> bytes:
 
 def _regenerate() -> None:  # pragma: no cover - run by hand after checking the values
     for name in GOLDENS:
-        (GOLDEN / f"{name}.standings.json").write_bytes(_bytes(_table(name)))
+        (GOLDEN / f"{name}.standings.json").write_bytes(_bytes(golden_table(name)))
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
 def test_golden_standings_byte_for_byte(name: str) -> None:
-    assert _bytes(_table(name)) == (GOLDEN / f"{name}.standings.json").read_bytes()
+    assert _bytes(golden_table(name)) == (GOLDEN / f"{name}.standings.json").read_bytes()
 
 
 def _rows(name: str) -> dict[str, tuple[int, str, str, dict[str, str]]]:
     return {
-        r.player_id: (r.place, r.decided_by, r.score, dict(r.tiebreaks)) for r in _table(name).rows
+        r.player_id: (r.place, r.decided_by, r.score, dict(r.tiebreaks))
+        for r in golden_table(name).rows
     }
 
 

@@ -48,7 +48,7 @@ from services.interchange.trf import (
     write_trf,
 )
 from services.interchange.trf.parse import RoundEntry, TrfPlayer
-from services.interchange.trf.to_events import NAMESPACE
+from services.interchange.trf.plan import NAMESPACE
 
 SAMPLE = Path(__file__).parent.parent / "data" / "trf" / "spring_open.trf"
 

@@ -1,5 +1,5 @@
 """TRF-16, the FIDE Tournament Report File: read (`parse`), turn into the events of the
-import's plan (`to_events`), record them on the shared import pipeline (`importer`), and
+import's plan (`plan.to_events`), record them on the shared import pipeline (`importer`), and
 write (`write`)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from services.interchange.trf.parse import (
     parse_trf,
     read_trf,
 )
-from services.interchange.trf.to_events import (
+from services.interchange.trf.plan import (
     StatedEdition,
     edition_choice,
     game_id,

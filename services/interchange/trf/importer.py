@@ -1,6 +1,6 @@
 """`arbiter import trf`: a TRF-16 file recorded as a new tournament on the shared import
 pipeline (`services/interchange/pipeline.py`): parsed (`parse`, `TrfError` naming the line
-and columns), planned (`to_events.to_events`), every event decided in a dry run
+and columns), planned (`plan.to_events`), every event decided in a dry run
 (`ImportRefused` naming the place, nothing appended), then appended in batches chained by
 `expected_seq`. All or nothing; with an `id_namespace` (the CLI's: the tournament id and the
 file's digest) importing the same file again appends nothing, and an import cut short is
@@ -15,7 +15,7 @@ from events_schema import Actor
 from services.eventlog.base import EventLog
 from services.interchange.pipeline import AppendReport, Planned, Progress, Target, import_planned
 from services.interchange.trf.parse import TrfFile
-from services.interchange.trf.to_events import NAMESPACE, to_events
+from services.interchange.trf.plan import NAMESPACE, to_events
 
 
 @dataclass
