@@ -10,7 +10,12 @@ of `Planned` events) goes through `import_planned`; an import whose later comman
 what the decider did with earlier ones (PGN, SGF: a game the rules end stops taking moves)
 decides them itself in `decide_then_append`'s callback. Event ids are derived from a
 namespace of the importer, the import's key and the command's place, so the same import run
-twice appends nothing the second time."""
+twice appends nothing the second time.
+
+A new format (TRF26, OpenGotha XML, EGF h9, …) is a package `services/interchange/<format>/`
+as `trf/` is: `parse.py` (the file read, refused with its place), `plan.py` (the `Planned`
+events), `importer.py` (its `Target`, its report, `import_planned`); game records share more
+in `game_import.py` (rounds, the loop over games, a game's moves, the report rows)."""
 
 from __future__ import annotations
 
