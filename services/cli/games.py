@@ -1,6 +1,6 @@
-"""`arbiter import pgn FILE` (services/interchange/pgn_import.py), `arbiter import sgf FILE…`
-(services/interchange/sgf_import.py), `arbiter export sgf TOURNAMENT GAME`
-(services/interchange/sgf_export.py) and
+"""`arbiter import pgn FILE` (services/interchange/pgn/), `arbiter import sgf FILE…`
+(services/interchange/sgf/), `arbiter export sgf TOURNAMENT GAME`
+(services/interchange/sgf/export.py) and
 `arbiter games TOURNAMENT` (projections/games.py): games in from a PGN or SGF file, one Go game
 out as SGF, and one row per game out.
 
@@ -89,6 +89,55 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
         yield update
 
 
+def _check_format(fmt: str | None, kind: str) -> None:
+    """`--format`, when given, is a tournament format (refused as `<kind>.invalid`)."""
+    if fmt is not None and fmt not in _formats():
+        fail(f"{kind}.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
+
+
+def _tournament_id(tournament: str | None, file: Path, kind: str) -> str:
+    """--tournament, else an id from the file's name (refused as `<kind>.invalid`)."""
+    from services.interchange.pipeline import tournament_id_for
+
+    try:
+        return tournament or tournament_id_for(file)
+    except ValueError as exc:
+        fail(f"{kind}.invalid", "--tournament", str(exc))
+
+
+@contextmanager
+def _import_refusals(
+    kind: str, malformed: type[ValueError], where: Callable[[Any], str], invalid: str
+) -> Iterator[None]:
+    """An import's refusals as the CLI's: a malformed file (`<kind>.malformed` at `where` of
+    the error, its reason), a refused command or a limit (their rule and place), a value out
+    of an event's range (`<kind>.invalid` at `invalid`)."""
+    from events_schema.limits import LimitExceeded
+    from services.interchange.pipeline import ImportRefused
+
+    try:
+        yield
+    except malformed as exc:
+        fail(f"{kind}.malformed", where(exc), getattr(exc, "reason", str(exc)))
+    except ImportRefused as exc:
+        fail(exc.rule, exc.where, exc.message)
+    except LimitExceeded as exc:
+        fail(exc.rule, exc.field, exc.message)
+    except ValueError as exc:  # a header or property value out of an event's range
+        fail(f"{kind}.invalid", invalid, str(exc))
+
+
+def _print_appended(tid: str, report: Any, what: str) -> None:
+    """What the append did: nothing (imported already), or `what` in how many events."""
+    if report.duplicate:
+        out.print(f"{tid}: already imported: nothing appended (last seq {report.last_seq})")
+    else:
+        out.print(
+            f"{tid}: imported {what}: "
+            f"{report.appended} events in {report.batches} batches (last seq {report.last_seq})"
+        )
+
+
 def import_pgn_cmd(
     file: Path,
     rules: Annotated[
@@ -114,45 +163,30 @@ def import_pgn_cmd(
     db: Db = None,
 ) -> None:
     """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
-    from events_schema.limits import LimitExceeded
-    from services.interchange.pgn_import import PgnError, import_pgn
-    from services.interchange.pipeline import ImportRefused
-    from services.interchange.trf import tournament_id_for
+    from services.interchange.pgn import PgnError, import_pgn
 
-    if fmt is not None and fmt not in _formats():
-        fail("pgn.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
+    _check_format(fmt, "pgn")
     try:
         data = file.read_bytes()
     except OSError as exc:
         fail("pgn.unreadable", "FILE", str(exc))
-    try:
-        tid = tournament or tournament_id_for(file)
-    except ValueError as exc:
-        fail("pgn.invalid", "--tournament", str(exc))
+    tid = _tournament_id(tournament, file, "pgn")
     with (
         local_log(backend, db) as log,
         _progress(len(data) >= LARGE_FILE and err.is_terminal) as progress,
+        _import_refusals("pgn", PgnError, lambda e: f"{file.name}:{e.line}", str(file)),
     ):
-        try:
-            report = import_pgn(
-                log,
-                data,
-                file_name=file.name,
-                tournament_id=tid,
-                actor=local_actor(),
-                rules=rules,
-                adjudicate=adjudicate,
-                fmt=fmt,
-                progress=progress,
-            )
-        except PgnError as exc:
-            fail("pgn.malformed", f"{file.name}:{exc.line}", exc.reason)
-        except ImportRefused as exc:
-            fail(exc.rule, exc.where, exc.message)
-        except LimitExceeded as exc:
-            fail(exc.rule, exc.field, exc.message)
-        except ValueError as exc:  # a header value out of an event's range
-            fail("pgn.invalid", str(file), str(exc))
+        report = import_pgn(
+            log,
+            data,
+            file_name=file.name,
+            tournament_id=tid,
+            actor=local_actor(),
+            rules=rules,
+            adjudicate=adjudicate,
+            fmt=fmt,
+            progress=progress,
+        )
     for g in report.disagreements:
         err.print(
             f"[yellow]disagreement[/yellow] {file.name} game {g.index} (line {g.line}, "
@@ -163,13 +197,7 @@ def import_pgn_cmd(
         return
     games = len(report.games)
     matched = games - len(report.disagreements)
-    if report.duplicate:
-        out.print(f"{tid}: already imported: nothing appended (last seq {report.last_seq})")
-    else:
-        out.print(
-            f"{tid}: imported {games} games, {report.players} players, {report.rounds} rounds: "
-            f"{report.appended} events in {report.batches} batches (last seq {report.last_seq})"
-        )
+    _print_appended(tid, report, f"{games} games, {report.players} players, {report.rounds} rounds")
     how = f"by the rules of {rules or 'the FIDE Laws'}" if adjudicate else "as the file says"
     out.print(f"endings {how}: {matched} of {games} agree with the file")
 
@@ -199,43 +227,31 @@ def import_sgf_cmd(
     db: Db = None,
 ) -> None:
     """Record SGF files of Go games as a new tournament."""
-    from events_schema.limits import LimitExceeded
-    from services.interchange.pipeline import ImportRefused
-    from services.interchange.sgf_import import SgfError, import_sgf
-    from services.interchange.trf import tournament_id_for
+    from services.interchange.sgf import SgfError, import_sgf
 
-    if fmt is not None and fmt not in _formats():
-        fail("sgf.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
+    _check_format(fmt, "sgf")
     data: list[tuple[str, bytes]] = []
     for file in files:
         try:
             data.append((file.name, file.read_bytes()))
         except OSError as exc:
             fail("sgf.unreadable", str(file), str(exc))
-    try:
-        tid = tournament or tournament_id_for(files[0])
-    except ValueError as exc:
-        fail("sgf.invalid", "--tournament", str(exc))
+    tid = _tournament_id(tournament, files[0], "sgf")
     many = len(files) >= MANY_FILES or sum(len(d) for _, d in data) >= LARGE_FILE
-    with local_log(backend, db) as log, _progress(many and err.is_terminal) as progress:
-        try:
-            report = import_sgf(
-                log,
-                data,
-                tournament_id=tid,
-                actor=local_actor(),
-                adjudicate=adjudicate,
-                fmt=fmt,
-                progress=progress,
-            )
-        except SgfError as exc:
-            fail("sgf.malformed", exc.where, exc.reason)
-        except ImportRefused as exc:
-            fail(exc.rule, exc.where, exc.message)
-        except LimitExceeded as exc:
-            fail(exc.rule, exc.field, exc.message)
-        except ValueError as exc:  # a property value out of an event's range
-            fail("sgf.invalid", ", ".join(f.name for f in files), str(exc))
+    with (
+        local_log(backend, db) as log,
+        _progress(many and err.is_terminal) as progress,
+        _import_refusals("sgf", SgfError, lambda e: e.where, ", ".join(f.name for f in files)),
+    ):
+        report = import_sgf(
+            log,
+            data,
+            tournament_id=tid,
+            actor=local_actor(),
+            adjudicate=adjudicate,
+            fmt=fmt,
+            progress=progress,
+        )
     per_file = Counter(g.file for g in report.games)
 
     def where(g: Any) -> str:
@@ -248,14 +264,13 @@ def import_sgf_cmd(
         return
     n = len(report.games)
     matched = n - len(report.disagreements)
-    if report.duplicate:
-        out.print(f"{tid}: already imported: nothing appended (last seq {report.last_seq})")
-    else:
-        out.print(
-            f"{tid}: imported {n} games, {report.players} players, {report.rounds} rounds "
-            f"({report.board_size}x{report.board_size}, komi {report.komi}): "
-            f"{report.appended} events in {report.batches} batches (last seq {report.last_seq})"
-        )
+    size = report.board_size
+    _print_appended(
+        tid,
+        report,
+        f"{n} games, {report.players} players, {report.rounds} rounds "
+        f"({size}x{size}, komi {report.komi})",
+    )
     for g in report.games:
         for note in g.notes:
             out.print(f"note {where(g)} ({g.game_id}): {note}")
@@ -272,7 +287,7 @@ def export_sgf_cmd(
     """Write one Go game as an SGF file."""
     import sys
 
-    from services.interchange.sgf_export import ExportRefused, export_sgf
+    from services.interchange.sgf.export import ExportRefused, export_sgf
 
     with local_log(backend, db) as log:
         records = records_of(log, tournament, "sgf")

@@ -669,13 +669,12 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
-    from services.commands.service import CommandService
+    from services.interchange.pipeline import ImportRefused, tournament_id_for
     from services.interchange.trf import (
         edition_choice,
-        import_commands,
+        import_trf,
         points_mismatches,
-        to_commands,
-        tournament_id_for,
+        to_events,
     )
     from services.interchange.trf.parse import TrfError, decode_trf, parse_trf
 
@@ -684,9 +683,7 @@ def import_trf(
         tid = tournament or tournament_id_for(file)
         trf = parse_trf(decode_trf(raw))
         digest = hashlib.sha256(raw).hexdigest()
-        commands = to_commands(
-            trf, name=file.stem, fmt=fmt, rules_preset=rules, id_namespace=f"{tid}:{digest}"
-        )
+        planned = to_events(trf, name=file.stem, fmt=fmt, rules_preset=rules, file_name=file.name)
     except OSError as exc:
         fail("trf.unreadable", "FILE", str(exc))
     except TrfError as exc:
@@ -697,13 +694,23 @@ def import_trf(
         err.print(f"[yellow]warning[/yellow] {warning}")
     out.print(f"{tid}: {edition_choice(trf)}")
     with local_log(backend, db) as log:
-        result = import_commands(CommandService(log), tid, commands, local_actor())
-    if result.duplicate:
-        out.print(f"{tid}: already imported: nothing appended (last seq {result.last_seq})")
+        try:
+            report = import_trf(
+                log,
+                trf,
+                tournament_id=tid,
+                actor=local_actor(),
+                id_namespace=f"{tid}:{digest}",
+                planned=planned,
+            )
+        except ImportRefused as exc:
+            fail(exc.rule, exc.where, exc.message)
+    if report.duplicate:
+        out.print(f"{tid}: already imported: nothing appended (last seq {report.last_seq})")
     else:
         out.print(
-            f"{tid}: imported {len(trf.players)} players, {trf.played_rounds} rounds: "
-            f"{result.appended} events (last seq {result.last_seq})"
+            f"{tid}: imported {report.players} players, {report.rounds} rounds: "
+            f"{report.appended} events (last seq {report.last_seq})"
         )
 
 

@@ -1,9 +1,21 @@
-"""The steps an importer records (`arbiter import pgn`, `arbiter import sgf`): each command
-with the place in its file, decided first against an in-memory log (`DryRun`: a refusal
-names the file and the place, and nothing is appended), then appended to the real log in
-batches within the limits, chained by `expected_seq` (`append_steps`). Event ids are
-derived from a namespace of the importer, the import's key and the command's place, so the
-same import run twice appends nothing the second time."""
+"""The import pipeline every format shares (`arbiter import pgn`, `sgf`, `trf`): a format
+parses its file (refusing with the place: line, node, column), plans the events it records,
+and hands them here. Each command, with the place in its file, is decided first against an
+in-memory log (`DryRun`: a refusal names the file and the place, and nothing is appended),
+then appended to the real log in batches within the limits, chained by `expected_seq`
+(`append_steps`); what the append did goes on the import's report (`AppendReport`).
+
+Two ways in: a plan known in full before deciding (a tournament report such as TRF: a list
+of `Planned` events) goes through `import_planned`; an import whose later commands depend on
+what the decider did with earlier ones (PGN, SGF: a game the rules end stops taking moves)
+decides them itself in `decide_then_append`'s callback. Event ids are derived from a
+namespace of the importer, the import's key and the command's place, so the same import run
+twice appends nothing the second time.
+
+A new format (TRF26, OpenGotha XML, EGF h9, …) is a package `services/interchange/<format>/`
+as `trf/` is: `parse.py` (the file read, refused with its place), `plan.py` (the `Planned`
+events), `importer.py` (its `Target`, its report, `import_planned`); game records share more
+in `game_import.py` (rounds, the loop over games, a game's moves, the report rows)."""
 
 from __future__ import annotations
 
@@ -11,7 +23,8 @@ import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 
 from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
 from events_schema import events as ev
@@ -33,6 +46,15 @@ class ImportRefused(Exception):
         self.index = index  # the refused command's place in its batch
 
 
+def tournament_id_for(path: str | Path) -> str:
+    """A tournament id from a file name: its stem in the stream-id alphabet."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(path).stem)
+    stem = re.sub(r"^[^A-Za-z0-9]+", "", stem)[:64]
+    if not stem:
+        raise ValueError(f"cannot make a tournament id from {str(path)!r}: give --tournament")
+    return stem
+
+
 @dataclass
 class Step:
     command: Command
@@ -40,23 +62,49 @@ class Step:
     events: int = 1  # events it appends (the decider may add a GameEnded)
 
 
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One event of a plan known in full before deciding: its key among the import's (its
+    event id is derived from it) and the place in the file of what it records."""
+
+    key: str
+    event: ev.Event
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an import goes and how its event ids are made: `id_namespace` the importer's
+    (a uuid of its own), `namespace` the import's key (the tournament, the file's digest, the
+    options); no key: random ids (an import run twice is refused or records twice)."""
+
+    log: EventLog
+    tournament_id: str
+    actor: Actor
+    id_namespace: uuid.UUID
+    namespace: str | None
+
+
+@dataclass(kw_only=True)
+class AppendReport:
+    """What the append did, on every importer's report (`append_steps` records it)."""
+
+    appended: int = 0  # events appended now (0 when the import was stored already)
+    duplicate: bool = False  # every command was already recorded: nothing appended
+    last_seq: int = 0
+    batches: int = 0
+
+
 class DryRun:
     """Decides every command against an in-memory log, batch by batch, keeping the steps that
     were accepted: the plan of the real append."""
 
-    def __init__(
-        self,
-        tournament_id: str,
-        namespace: str,
-        limits: Limits,
-        actor: Actor,
-        id_namespace: uuid.UUID,
-    ) -> None:
-        self.tid = tournament_id
-        self.namespace = namespace
-        self.id_namespace = id_namespace
-        self.limits = limits
-        self.actor = actor
+    def __init__(self, target: Target) -> None:
+        self.tid = target.tournament_id
+        self.namespace = target.namespace
+        self.id_namespace = target.id_namespace
+        self.limits = limits = target.log.limits
+        self.actor = target.actor
         self.scratch = SQLiteEventLog(":memory:")
         self.scratch.limits = limits
         self.service = CommandService(self.scratch, limits=limits)
@@ -66,10 +114,17 @@ class DryRun:
         self.scratch.close()
 
     def command(self, key: str, event: ev.Event, where: str) -> Step:
-        eid = uuid.uuid5(self.id_namespace, f"{self.namespace}:{key}")
+        """The step recording `event`; without a namespace its event id is random (an import
+        run twice then records everything twice, or is refused)."""
+        eid = event_id(self.id_namespace, self.namespace, key)
         return Step(
             Command(type=event.event_type, payload=encode_payload(event), event_id=eid), where
         )
+
+    def run_all(self, steps: Sequence[Step]) -> None:
+        """Decide `steps` in batches within the limits (`chunks`)."""
+        for chunk in chunks(steps, self.limits):
+            self.run(chunk)
 
     def run(self, steps: Sequence[Step]) -> list[Envelope]:
         """Decide `steps` as one batch; refused: `ImportRefused` naming the step."""
@@ -90,6 +145,13 @@ class DryRun:
                 ids[env.causation_id].events += 1
         self.steps.extend(steps)
         return list(result.envelopes)
+
+
+def event_id(id_namespace: uuid.UUID, namespace: str | None, key: str) -> uuid.UUID:
+    """The event id of the command at `key` of an import (random without a namespace)."""
+    if namespace is None:
+        return uuid.uuid4()
+    return uuid.uuid5(id_namespace, f"{namespace}:{key}")
 
 
 def ended_payload(envelopes: Iterable[Envelope], game_id: str) -> dict[str, Any] | None:
@@ -121,63 +183,40 @@ def chunks(steps: Sequence[Step], limits: Limits, spare: int = 0) -> list[list[S
     return out
 
 
-class Report(Protocol):
-    """What `append_steps` records on an importer's report."""
-
-    appended: int
-    duplicate: bool
-    last_seq: int
-    batches: int
-
-
-class GameRow(Protocol):
-    """What an importer's per-game report says for the summary (`summary`)."""
-
-    @property
-    def plies(self) -> int: ...
-
-    @property
-    def disagrees(self) -> bool: ...
-
-
-def summary(
-    games: Sequence[GameRow], disagreements: list[dict[str, Any]], report: Report
-) -> dict[str, Any]:
-    """The part of an import report's JSON the importers share: counts, the disagreements
-    (each importer names its own places), and what the append did."""
-    return {
-        "games": len(games),
-        "moves": sum(g.plies for g in games),
-        "matched": sum(1 for g in games if not g.disagrees),
-        "disagreements": disagreements,
-        "appended": report.appended,
-        "duplicate": report.duplicate,
-        "last_seq": report.last_seq,
-        "batches": report.batches,
-    }
+def import_planned(
+    target: Target,
+    report: AppendReport,
+    planned: Sequence[Planned],
+    progress: Progress | None = None,
+) -> None:
+    """Record a plan known in full: every event decided in a dry run (`ImportRefused`
+    naming its place, nothing appended), then all appended (`decide_then_append`)."""
+    decide_then_append(
+        target,
+        report,
+        lambda dry: dry.run_all([dry.command(p.key, p.event, p.where) for p in planned]),
+        progress,
+    )
 
 
 def decide_then_append(
-    log: EventLog,
-    tournament_id: str,
-    namespace: str,
-    actor: Actor,
-    id_namespace: uuid.UUID,
-    report: Report,
+    target: Target,
+    report: AppendReport,
     decide: Callable[[DryRun], None],
     progress: Progress | None,
 ) -> None:
     """Decide every command of an import in a dry run (`decide` records them; a refusal
-    raises before anything is stored), then append them all to `log` (`append_steps`)."""
-    limits = log.limits
-    dry = DryRun(tournament_id, namespace, limits, actor, id_namespace)
+    raises before anything is stored), then append them all to the target's log
+    (`append_steps`)."""
+    dry = DryRun(target)
     try:
         decide(dry)
         steps = dry.steps
     finally:
         dry.close()
-    service = CommandService(log, limits=limits)
-    append_steps(service, tournament_id, steps, limits, actor, report, progress)
+    limits = target.log.limits
+    service = CommandService(target.log, limits=limits)
+    append_steps(service, target.tournament_id, steps, limits, target.actor, report, progress)
 
 
 def append_steps(
@@ -186,7 +225,7 @@ def append_steps(
     steps: Sequence[Step],
     limits: Limits,
     actor: Actor,
-    report: Report,
+    report: AppendReport,
     progress: Progress | None,
 ) -> None:
     """The decided steps, appended in batches chained by `expected_seq`."""

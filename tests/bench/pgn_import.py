@@ -1,9 +1,8 @@
-"""PGN import benchmark (issue 15 item 5), as one JSON document on stdout: games and moves per
-second through `services.interchange.pgn_import.import_pgn` (parse, a dry run of every command
-through
-the decider on an in-memory log, the append to a SQLite log file in a temporary directory) on
-the sample TCEC PGNs (shared/data/pgn), beside python-chess's bare `chess.pgn.read_game`
-parse of the same files in the same run:
+"""PGN import benchmark (issue 15 item 5), as one JSON document on stdout: games and moves
+per second through `services.interchange.pgn.import_pgn` (parse, a dry run of every command
+through the decider on an in-memory log, the append to a SQLite log file in a temporary
+directory) on the sample TCEC PGNs (shared/data/pgn), beside python-chess's bare
+`chess.pgn.read_game` parse of the same files in the same run:
 
 - `parse`: `chess.pgn.read_game` over the file, the game tree built, nothing else — the
   reference;
@@ -39,7 +38,7 @@ import chess.pgn  # noqa: E402
 
 from events_schema import Actor  # noqa: E402
 from services.eventlog.sqlite import SQLiteEventLog  # noqa: E402
-from services.interchange.pgn_import import decode, import_pgn, read_pgn  # noqa: E402
+from services.interchange.pgn import decode, import_pgn, read_pgn  # noqa: E402
 
 from .common import quick_main  # noqa: E402
 

@@ -547,7 +547,7 @@ def test_an_import_cut_short_is_completed_by_running_it_again(db: Path):
     """Deterministic ids and batches: the batches stored are found, the rest appended."""
     from events_schema import Actor
     from events_schema.limits import Limits
-    from services.interchange.pgn_import import import_pgn
+    from services.interchange.pgn import import_pgn
 
     class CutShort(SQLiteEventLog):
         appends = 0

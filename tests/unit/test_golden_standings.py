@@ -1,8 +1,8 @@
 """Golden standings, each named after the article it tests (bbpPairings' habit):
 `tests/golden/<article>.trf` in, `tests/golden/<article>.standings.json` out, byte for byte.
 
-The TRF is imported through the real command path (`services.interchange.trf`: parse, `to_commands`,
-`import_commands` into an in-memory SQLite log), the stored events are read back and folded
+The TRF is imported through the real command path (`services.interchange.trf`: parse, then
+`import_trf` into an in-memory SQLite log), the stored events are read back and folded
 (`projections.standings`), and the table's canonical JSON (`events_schema.codec.dumps`, as
 the feed publishes it) must equal the file. A golden's expected output was produced by this
 code and then checked by hand on the values listed in its test below; when a change alters a
@@ -19,9 +19,8 @@ from builders import ADMIN
 from events_schema import Recorded
 from events_schema.codec import dumps
 from projections.standings import Table, fold, standings
-from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.interchange.trf import import_commands, read_trf, to_commands
+from services.interchange.trf import import_trf, read_trf
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -37,11 +36,17 @@ def golden_table(name: str) -> Table:
     """The standings of a golden tournament: its TRF (`tests/golden/<name>.trf`) imported under
     its preset and folded."""
     preset, fmt = GOLDENS[name]
-    commands = to_commands(
-        read_trf(GOLDEN / f"{name}.trf"), rules_preset=preset, fmt=fmt, id_namespace=name
-    )
+    trf = read_trf(GOLDEN / f"{name}.trf")
     with SQLiteEventLog(":memory:") as log:
-        import_commands(CommandService(log), name, commands, ADMIN)
+        import_trf(
+            log,
+            trf,
+            tournament_id=name,
+            actor=ADMIN,
+            rules_preset=preset,
+            fmt=fmt,
+            id_namespace=name,
+        )
         records = [Recorded.of(e) for e in log.read(name, 1)]
     return standings(fold(records))
 

@@ -1,8 +1,7 @@
-"""`arbiter import sgf` and `arbiter export sgf` (services/interchange/sgf_import.py,
-sgf_export.py) on a
-temporary SQLite log: the small hand-written games of tests/fixtures/sgf/ end to end, the
-refusals (a node named, nothing appended), idempotence, the round trip through sgfmill, and
-the GNU Go games of tests/fixtures/go/ when they are there."""
+"""`arbiter import sgf` and `arbiter export sgf` (services/interchange/sgf/) on a temporary
+SQLite log: the small hand-written games of tests/fixtures/sgf/ end to end, the refusals (a
+node named, nothing appended), idempotence, the round trip through sgfmill, and the GNU Go
+games of tests/fixtures/go/ when they are there."""
 
 from __future__ import annotations
 
@@ -21,8 +20,8 @@ from services.cli import games as games_cli
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.pipeline import ImportRefused
-from services.interchange.sgf_export import ExportRefused, export_sgf
-from services.interchange.sgf_import import SgfError, import_sgf, read_result
+from services.interchange.sgf import SgfError, import_sgf, read_result
+from services.interchange.sgf.export import ExportRefused, export_sgf
 
 games_cli.register(app)
 runner = CliRunner()

@@ -46,7 +46,7 @@ from projections.tournament import decide
 from projections.tournament import fold as tournament_fold
 from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.interchange.trf import import_commands, read_trf, to_commands, write_trf
+from services.interchange.trf import import_trf, read_trf, write_trf
 
 Game = tuple[str, str, str, str] | tuple[str, str, str, str, str]
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -700,12 +700,18 @@ GOLDENS = {
 def _imported(name: str, *then: Event) -> StandingsState:
     """The golden TRF through `arbiter import trf`'s path, then `then` through the commands."""
     preset, fmt = GOLDENS[name]
-    commands = to_commands(
-        read_trf(GOLDEN / f"{name}.trf"), rules_preset=preset, fmt=fmt, id_namespace=name
-    )
+    trf = read_trf(GOLDEN / f"{name}.trf")
     with SQLiteEventLog(":memory:") as log:
         svc = CommandService(log)
-        import_commands(svc, name, commands, ADMIN)
+        import_trf(
+            log,
+            trf,
+            tournament_id=name,
+            actor=ADMIN,
+            rules_preset=preset,
+            fmt=fmt,
+            id_namespace=name,
+        )
         if then:
             svc.handle(name, batch(*then), ADMIN)
         return fold([Recorded.of(e) for e in log.read(name, 1)])

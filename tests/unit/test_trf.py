@@ -13,12 +13,20 @@ import pytest
 from builders import ADMIN, batch, created, player, recorded, result, round_
 from typer.testing import CliRunner
 
-from events_schema import Command, Recorded
+from events_schema import Recorded
 from events_schema import events as ev
 from projections.standings import fold, standings
 from services.cli.main import app
-from services.commands.service import CommandRejected, CommandService
+from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
+from services.interchange.pipeline import (
+    AppendReport,
+    ImportRefused,
+    Planned,
+    Target,
+    import_planned,
+    tournament_id_for,
+)
 from services.interchange.trf import (
     TrfError,
     TrfFile,
@@ -26,8 +34,8 @@ from services.interchange.trf import (
     edition_choice,
     export_trf,
     header_date,
-    import_commands,
     import_edition,
+    import_trf,
     pairing_order,
     parse_trf,
     player_details,
@@ -35,11 +43,12 @@ from services.interchange.trf import (
     read_trf,
     stated_edition,
     to_commands,
+    to_events,
     tournament_dates,
-    tournament_id_for,
     write_trf,
 )
 from services.interchange.trf.parse import RoundEntry, TrfPlayer
+from services.interchange.trf.plan import NAMESPACE
 
 SAMPLE = Path(__file__).parent.parent / "data" / "trf" / "spring_open.trf"
 
@@ -57,7 +66,7 @@ def svc(log: SQLiteEventLog) -> CommandService:
 
 
 def _import(svc: CommandService, tid: str, trf: TrfFile, **kw: object) -> list[Recorded]:
-    result = import_commands(svc, tid, to_commands(trf, **kw), ADMIN)  # type: ignore[arg-type]
+    result = import_trf(svc.log, trf, tournament_id=tid, actor=ADMIN, **kw)  # type: ignore[arg-type]
     assert not result.duplicate
     return [Recorded.of(e) for e in svc.log.read(tid, 1)]
 
@@ -263,8 +272,8 @@ def test_import_standings_points_equal_the_points_column(svc: CommandService) ->
 
 def test_reimport_of_the_same_file_appends_nothing(svc: CommandService) -> None:
     trf = read_trf(SAMPLE)
-    first = import_commands(svc, "s", to_commands(trf, id_namespace="s:abc"), ADMIN)
-    again = import_commands(svc, "s", to_commands(trf, id_namespace="s:abc"), ADMIN)
+    first = import_trf(svc.log, trf, tournament_id="s", actor=ADMIN, id_namespace="s:abc")
+    again = import_trf(svc.log, trf, tournament_id="s", actor=ADMIN, id_namespace="s:abc")
     assert (first.appended, first.duplicate) == (38, False)
     assert (again.appended, again.duplicate, again.last_seq) == (0, True, 38)
 
@@ -272,9 +281,10 @@ def test_reimport_of_the_same_file_appends_nothing(svc: CommandService) -> None:
 def test_import_into_an_existing_tournament_is_refused(svc: CommandService) -> None:
     trf = read_trf(SAMPLE)
     _import(svc, "s", trf)
-    with pytest.raises(CommandRejected) as info:
-        import_commands(svc, "s", to_commands(trf), ADMIN)
+    with pytest.raises(ImportRefused) as info:
+        import_trf(svc.log, trf, tournament_id="s", actor=ADMIN, file_name="spring_open.trf")
     assert info.value.rule == "stream.already_created"
+    assert info.value.where == "spring_open.trf:1"  # the 012 line
     assert svc.log.last_seq("s") == 38
 
 
@@ -400,22 +410,18 @@ def _circle_trf(n: int, rounds: int) -> str:
 def test_more_than_one_batch_is_checked_in_full_then_appended(svc: CommandService) -> None:
     trf = parse_trf(_circle_trf(64, 30))
     assert points_mismatches(trf) == []
-    cmds = to_commands(trf, id_namespace="big:1")
-    assert len(cmds) == 1 + 64 + 30 * 33 > 1000
-    bad = [
-        *cmds,
-        Command(
-            type="GameEnded", payload={"game_id": "nope", "result": "1-0", "termination": "other"}
-        ),
-    ]
-    with pytest.raises(CommandRejected) as info:
-        import_commands(svc, "big", bad, ADMIN)
-    assert (
-        info.value.field.startswith(f"commands[{len(cmds)}]") and info.value.rule == "game.unknown"
-    )
+    planned = to_events(trf, file_name="big.trf")
+    assert len(planned) == 1 + 64 + 30 * 33 > 1000
+    assert len(to_commands(trf)) == len(planned)
+    nope = ev.GameEnded(game_id="nope", result="1-0", termination="other")
+    bad = [*planned, Planned("bad", nope, "big.trf:9999")]
+    with pytest.raises(ImportRefused) as info:
+        import_planned(Target(svc.log, "big", ADMIN, NAMESPACE, "big:1"), AppendReport(), bad)
+    assert (info.value.where, info.value.rule) == ("big.trf:9999", "game.unknown")
     assert svc.log.last_seq("big") == 0  # nothing appended
-    result = import_commands(svc, "big", cmds, ADMIN)
-    assert (result.appended, result.last_seq) == (len(cmds), len(cmds))
+    result = import_trf(svc.log, trf, tournament_id="big", actor=ADMIN, id_namespace="big:1")
+    assert (result.appended, result.last_seq) == (len(planned), len(planned))
+    assert result.batches == 2
     rows = {
         r.player_id: r.points
         for r in standings(fold([Recorded.of(e) for e in svc.log.read("big", 1)])).rows
@@ -425,7 +431,9 @@ def test_more_than_one_batch_is_checked_in_full_then_appended(svc: CommandServic
         for p in trf.players
         if p.points is not None
     )
-    assert import_commands(svc, "big", cmds, ADMIN).duplicate
+    assert import_trf(
+        svc.log, trf, tournament_id="big", actor=ADMIN, id_namespace="big:1"
+    ).duplicate
 
 
 def test_tournament_id_from_file_name() -> None:

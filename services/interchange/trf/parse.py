@@ -17,7 +17,7 @@ TRF-16 is a fixed-column text format. Every line starts with a three-character t
 Everything else (``013`` teams, ``###`` comments, ``DAT``, ``152``, other ``XX?`` lines) is
 kept verbatim in `TrfFile.other_lines` and otherwise ignored, except the one ``###`` line our
 own export writes about the FIDE C.07 tie-break edition (`EDITION_NOTE`), which the import
-reads (`services.interchange.trf.to_events.stated_edition`). Malformed input raises `TrfError`
+reads (`services.interchange.trf.plan.stated_edition`). Malformed input raises `TrfError`
 naming the
 line and the columns.
 
@@ -331,7 +331,7 @@ def _check_opponents(trf: TrfFile) -> None:
 
 #: The comment line `write_trf` adds when the FIDE C.07 tie-break edition in force is not the
 #: one the start date (042) implies (issue 16: an arbiter's ruling, or a creation that stated
-#: another edition); `services.interchange.trf.to_events.stated_edition` reads it back on import.
+#: another edition); `services.interchange.trf.plan.stated_edition` reads it back on import.
 EDITION_NOTE = re.compile(
     r"### FIDE C\.07 tie-break edition (?P<edition>\S+) \((?P<source>.+)\), "
     r"not (?P<implied>\S+) as the start date implies"

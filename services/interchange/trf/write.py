@@ -59,8 +59,9 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.pairing.base import context
 from projections.pairing.systems import system_of
-from projections.standings import StandingsState, fold, standings
+from projections.standings import Crosstable, Entry, Row, StandingsState, Table, fold, standings
 from projections.standings.crosstable import build as build_crosstable
+from projections.standings.state import PlayerInfo
 from projections.tiebreaks.editions import edition_on
 from services.interchange.trf.parse import TrfHeader, edition_note, trf_date
 
@@ -129,6 +130,10 @@ def _points(half: int) -> str:
     return text
 
 
+Block = tuple[str, str, str]  # a round entry: opponent, colour, result code
+Codes = dict[str, dict[int, Block]]  # player id -> round -> entry
+
+
 def write_trf(
     state: StandingsState,
     *,
@@ -142,10 +147,37 @@ def write_trf(
     numbered by `order` (the module docstring)."""
     details = details or {}
     head = header or TrfHeader()
-    created = state.created
-    reg_index = {pid: i for i, pid in enumerate(state.players)}
+    pids = _start_ranks(state, stage, order)
+    number = {pid: n for n, pid in enumerate(pids, start=1)}
+    table = standings(state, stage)
+    rows = {r.player_id: r for r in table.rows}
+    ct = build_crosstable(state, stage)
+    codes = _round_codes(state, stage, ct, number)
+    lines = [
+        *_tournament_lines(state, head, table),
+        *_count_lines(state, head, pids),
+        *_official_lines(state, head),
+        *_extension_lines(state, stage, ct.rounds, pids, codes),
+    ]
+    for pid in pids:
+        withdrew = _withdrawal_round(ct.withdrawn, pid, codes[pid])
+        lines.append(
+            _player_line(
+                number[pid],
+                state.players[pid],
+                rows.get(pid),
+                details.get(pid, PlayerDetails()),
+                [_entry(codes[pid], rnd, withdrew) for rnd in range(1, ct.rounds + 1)],
+            )
+        )
+    return newline.join(lines) + newline
+
+
+def _start_ranks(state: StandingsState, stage: str, order: TrfOrder) -> list[str]:
+    """The players in start-rank order (TRF start rank = index + 1) by `order`."""
     pids = list(state.players)
     if order == "rating":
+        reg_index = {pid: i for i, pid in enumerate(state.players)}
         pids.sort(
             key=lambda p: (-(state.players[p].rating or 0), state.players[p].name, reg_index[p])
         )
@@ -153,14 +185,17 @@ def write_trf(
         pids = list(pairing_order(state, stage))
     elif order != "registration":
         raise ValueError(f"order {order!r} is not one of {', '.join(ORDERS)}")
-    number = {pid: n for n, pid in enumerate(pids, start=1)}
-    table = standings(state, stage)
-    rows = {r.player_id: r for r in table.rows}
-    ct = build_crosstable(state, stage)
+    return pids
 
-    codes: dict[str, dict[int, tuple[str, str, str]]] = {pid: {} for pid in pids}
 
-    def put(pid: str, rnd: int, block: tuple[str, str, str]) -> None:
+def _round_codes(
+    state: StandingsState, stage: str, ct: Crosstable, number: Mapping[str, int]
+) -> Codes:
+    """Each numbered player's round entries: the crosstable's games and byes, and the games
+    scheduled without a result yet (opponent and colour, blank result)."""
+    codes: Codes = {pid: {} for pid in number}
+
+    def put(pid: str, rnd: int, block: Block) -> None:
         if rnd in codes[pid]:
             raise ValueError(f"{pid} has two entries in round {rnd}: TRF holds one per round")
         codes[pid][rnd] = block
@@ -169,21 +204,31 @@ def write_trf(
         if pid not in codes:
             continue
         for e in entries:
-            if e.opponent is not None and e.colour is not None:
-                if e.kind == "played":
-                    code = {"win": "1", "draw": "=", "loss": "0"}[e.outcome]
-                else:
-                    code = "+" if e.kind == "forfeit_win" else "-"
-                put(pid, e.round, (f"{number[e.opponent]:>4}", e.colour[0], code))
-            else:
-                put(pid, e.round, ("0000", "-", _BYE_CODES.get(e.kind, "Z")))
-    rounds = ct.rounds
+            put(pid, e.round, _block(e, number))
     for g in state.games.values():
         if g.stage != stage or g.results or g.white not in codes or g.black not in codes:
             continue
         put(g.white, g.round, (f"{number[g.black]:>4}", "w", " "))
         put(g.black, g.round, (f"{number[g.white]:>4}", "b", " "))
+    return codes
 
+
+def _block(e: Entry, number: Mapping[str, int]) -> Block:
+    """A crosstable entry as a round block: a game (``1``/``=``/``0``, forfeits ``+``/``-``)
+    or a bye (``0000 - U``/``H``/``Z``)."""
+    if e.opponent is None or e.colour is None:
+        return ("0000", "-", _BYE_CODES.get(e.kind, "Z"))
+    if e.kind == "played":
+        code = {"win": "1", "draw": "=", "loss": "0"}[e.outcome]
+    else:
+        code = "+" if e.kind == "forfeit_win" else "-"
+    return (f"{number[e.opponent]:>4}", e.colour[0], code)
+
+
+def _tournament_lines(state: StandingsState, head: TrfHeader, table: Table) -> list[str]:
+    """012 name, 022 city, 032 federation, 042/052 dates, and the ``###`` edition note when
+    the edition in force is not the one the start date implies."""
+    created = state.created
     lines = [f"012 {head.name or (created.name if created else '')}".rstrip()]
     starts = head.start_date or _trf_date(created.starts_on if created else None)
     ends = head.end_date or _trf_date(created.ends_on if created else None)
@@ -199,10 +244,21 @@ def write_trf(
         implied = edition_on(trf_date(starts))
         if table.edition.edition != implied:
             lines.append(edition_note(table.edition.edition, table.edition.source, implied))
-    lines.append(f"062 {len(pids)}")
-    lines.append(f"072 {sum(1 for p in pids if state.players[p].rating)}")
+    return lines
+
+
+def _count_lines(state: StandingsState, head: TrfHeader, pids: Sequence[str]) -> list[str]:
+    """062 players, 072 rated players, 082 teams."""
+    lines = [f"062 {len(pids)}", f"072 {sum(1 for p in pids if state.players[p].rating)}"]
     if head.teams_count:
         lines.append(f"082 {head.teams_count}")
+    return lines
+
+
+def _official_lines(state: StandingsState, head: TrfHeader) -> list[str]:
+    """092 type, 102 chief arbiter, 112 deputies, 122 time control, 132 round dates."""
+    created = state.created
+    lines = []
     kind = head.type or (_TYPES.get(created.format, "") if created else "")
     if kind:
         lines.append(f"092 {kind}")
@@ -214,6 +270,16 @@ def write_trf(
     if head.round_dates:
         dates = "".join(f"{d:<8}  " for d in head.round_dates)
         lines.append(("132" + " " * 88 + dates).rstrip())
+    return lines
+
+
+def _extension_lines(
+    state: StandingsState, stage: str, rounds: int, pids: Sequence[str], codes: Codes
+) -> list[str]:
+    """XXR rounds, XXC the top-numbered player's colour in round 1 (the drawn initial colour
+    when there is one, C.04.3 art. 5.2.5), and 152 the drawn colour."""
+    created = state.created
+    lines = []
     total = max(rounds, created.rounds or 0) if created else rounds
     if total:
         lines.append(f"XXR {total}")
@@ -223,26 +289,30 @@ def write_trf(
         lines.append(f"XXC {first}")
     if drawn:
         lines.append(f"152 {drawn[0].upper()}")
+    return lines
 
-    for pid in pids:
-        info, row, d = state.players[pid], rows.get(pid), details.get(pid, PlayerDetails())
-        withdrew = _withdrawal_round(ct.withdrawn, pid, codes[pid])
-        blocks = []
-        for rnd in range(1, rounds + 1):
-            opp, colour, code = codes[pid].get(rnd) or (
-                ("0000", "-", "-")
-                if withdrew is not None and rnd >= withdrew
-                else ("0000", "-", "Z")
-            )
-            blocks.append(f"  {opp} {colour} {code}")
-        line = (
-            f"001 {number[pid]:>4} {(d.sex or '')[:1]:1}{(d.title or '')[:3]:>3} "
-            f"{info.name[:33]:<33} {info.rating or '':>4} {(d.federation or '')[:3]:<3} "
-            f"{(d.fide_id or '')[:11]:>11} {(d.birth_date or '')[:10]:<10} "
-            f"{_points(row.points if row else 0):>4} {row.place if row else '':>4}"
-        )
-        lines.append((line + "".join(blocks)).rstrip())
-    return newline.join(lines) + newline
+
+def _entry(entries: Mapping[int, Block], rnd: int, withdrew: int | None) -> Block:
+    """A player's entry in round `rnd`; nothing there: ``0000 - -`` once withdrawn, else
+    ``0000 - Z``."""
+    block = entries.get(rnd)
+    if block is not None:
+        return block
+    return ("0000", "-", "-") if withdrew is not None and rnd >= withdrew else ("0000", "-", "Z")
+
+
+def _player_line(
+    number: int, info: PlayerInfo, row: Row | None, d: PlayerDetails, blocks: Sequence[Block]
+) -> str:
+    """The 001 record of one player: start rank, sex, title, name, rating, federation, FIDE
+    id, birth date, points, rank, then one block per round."""
+    line = (
+        f"001 {number:>4} {(d.sex or '')[:1]:1}{(d.title or '')[:3]:>3} "
+        f"{info.name[:33]:<33} {info.rating or '':>4} {(d.federation or '')[:3]:<3} "
+        f"{(d.fide_id or '')[:11]:>11} {(d.birth_date or '')[:10]:<10} "
+        f"{_points(row.points if row else 0):>4} {row.place if row else '':>4}"
+    )
+    return (line + "".join(f"  {opp} {colour} {code}" for opp, colour, code in blocks)).rstrip()
 
 
 def _trf_date(day: date | None) -> str:
@@ -260,9 +330,7 @@ def _withdrawal_round(
     return max(entries, default=0) + 1
 
 
-def _first_colour(
-    pids: Sequence[str], codes: Mapping[str, Mapping[int, tuple[str, str, str]]]
-) -> str:
+def _first_colour(pids: Sequence[str], codes: Codes) -> str:
     for pid in pids:
         block = codes[pid].get(1)
         if block is not None and block[1] in ("w", "b"):

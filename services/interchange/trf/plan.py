@@ -1,4 +1,6 @@
-"""A parsed TRF-16 file as the commands that record the same tournament.
+"""A parsed TRF-16 file as the events that record the same tournament (`to_events`: the
+import's plan, each event with its place in the file; `importer.import_trf` records it
+through the shared pipeline).
 
 The order is: `TournamentCreated` (with the start and end dates of records 042 and 052, and
 the FIDE C.07 tie-break edition in force on the start date, the newest without one); the
@@ -54,6 +56,7 @@ from typing import Literal
 from events_schema import Command, encode_payload
 from events_schema import events as ev
 from projections.tiebreaks.editions import EDITIONS, RULING_SUBJECT, Edition, edition_on, why_on
+from services.interchange.pipeline import Planned, event_id
 from services.interchange.trf.parse import (
     EDITION_NOTE,
     RoundEntry,
@@ -64,7 +67,7 @@ from services.interchange.trf.parse import (
     round_columns,
 )
 
-_NAMESPACE = uuid.UUID("2f0c7c52-1b1e-4d0e-9a55-6a7d1f4c9b21")
+NAMESPACE = uuid.UUID("2f0c7c52-1b1e-4d0e-9a55-6a7d1f4c9b21")  # TRF import event ids
 # code -> (outcome, category)
 _GAME_CODES = {
     "1": ("win", "rated"),
@@ -308,6 +311,108 @@ def edition_choice(trf: TrfFile) -> str:
     )
 
 
+def to_events(
+    trf: TrfFile,
+    *,
+    name: str | None = None,
+    fmt: str = "swiss",
+    rules_preset: str | None = None,
+    file_name: str = "TRF",
+) -> list[Planned]:
+    """The ordered events for one tournament (the import's plan), each with the place in the
+    file of what it records (`file_name`:LINE, and the round's columns for a round's games).
+
+    `name` is used when the file has no 012 line. Each event's key is its index, from which
+    the import derives its event id (`DryRun.command`).
+    """
+    rounds = plan(trf)
+    starts, ends = tournament_dates(trf)
+    stated = stated_edition(trf)
+    ruled = stated is not None and stated.ruling_id is not None
+    events: list[tuple[ev.Event, str]] = [
+        (
+            ev.TournamentCreated(
+                name=(trf.header.name or name or "TRF import")[:200],
+                format=fmt,
+                rounds=trf.rounds or (len(rounds) or None),
+                rules_preset=rules_preset,
+                starts_on=starts,
+                ends_on=ends,
+                # Stated here, not left to the decider, so that the stored event equals the
+                # command and a re-import is recognised as a redelivery.
+                tiebreak_edition=(
+                    stated.edition if stated is not None and not ruled else edition_on(starts)
+                ),
+            ),
+            f"{file_name}:{trf.tag_lines.get('012', 1)}",
+        )
+    ]
+    if stated is not None and stated.ruling_id is not None:
+        events.append(
+            (
+                ev.RulingIssued(
+                    ruling_id=stated.ruling_id,
+                    by=DETAIL,
+                    subject=RULING_SUBJECT,
+                    rule="FIDE C.07 (tie-break edition)",
+                    text=f"{DETAIL}, line {stated.line}: the FIDE C.07 tie-break edition in "
+                    f"force is {stated.edition} ({stated.source})",
+                    decision={"edition": stated.edition},
+                ),
+                f"{file_name}:{stated.line}",
+            )
+        )
+    line_of = {p.start_rank: p.line for p in trf.players}
+    for p in sorted(trf.players, key=lambda q: q.start_rank):
+        if p.rating is not None and p.rating > 4000:
+            raise TrfError(p.line, "49-52", f"rating {p.rating} is above 4000")
+        registered = ev.PlayerRegistered(
+            player_id=player_id(p.start_rank),
+            name=p.name,
+            rating=p.rating,
+            federation=p.federation or None,
+            title=p.title[:8] or None,
+            seed=p.start_rank,
+            fide_id=_fide_id(p.fide_id),
+        )
+        events.append((registered, f"{file_name}:{p.line}"))
+    for pr in rounds:
+        first, last = round_columns(pr.round)
+        block = f"columns {first}-{last} (round {pr.round})"
+        for rank in pr.withdrawals:
+            withdrew = ev.PlayerWithdrew(
+                player_id=player_id(rank),
+                from_round=pr.round,
+                reason=f"{DETAIL}: not paired from round {pr.round} on",
+            )
+            events.append((withdrew, f"{file_name}:{line_of[rank]} {block}"))
+        if not pr.games and not pr.byes:
+            continue
+        scheduled = ev.RoundScheduled(
+            round=pr.round,
+            pairings=[
+                ev.Pairing(
+                    game_id=game_id(pr.round, g.white, g.black),
+                    white=player_id(g.white),
+                    black=player_id(g.black),
+                )
+                for g in pr.games
+            ],
+            byes=[ev.Bye(player_id=player_id(r), kind=k) for r, k in pr.byes],
+        )
+        events.append((scheduled, f"{file_name} {block}"))
+        for g in pr.games:
+            if g.result is not None:
+                ended = ev.GameEnded(
+                    game_id=game_id(pr.round, g.white, g.black),
+                    result=g.result,
+                    termination=g.termination,
+                    detail=g.detail,
+                )
+                events.append((ended, f"{file_name}:{line_of[g.white]} {block}"))
+    return [Planned(str(i), e, w) for i, (e, w) in enumerate(events)]
+
+
 def to_commands(
     trf: TrfFile,
     *,
@@ -316,99 +421,17 @@ def to_commands(
     rules_preset: str | None = None,
     id_namespace: str | None = None,
 ) -> list[Command]:
-    """The ordered commands for one tournament.
-
-    `name` is used when the file has no 012 line. With `id_namespace` every command gets a
-    deterministic event id (uuid5 of the namespace and its index), so importing the same file
-    into the same tournament again is recognised as a redelivery and appends nothing.
-    """
-    rounds = plan(trf)
-    starts, ends = tournament_dates(trf)
-    stated = stated_edition(trf)
-    ruled = stated is not None and stated.ruling_id is not None
-    events: list[ev.Event] = [
-        ev.TournamentCreated(
-            name=(trf.header.name or name or "TRF import")[:200],
-            format=fmt,
-            rounds=trf.rounds or (len(rounds) or None),
-            rules_preset=rules_preset,
-            starts_on=starts,
-            ends_on=ends,
-            # Stated here, not left to the decider, so that the stored event equals the
-            # command and a re-import is recognised as a redelivery.
-            tiebreak_edition=(
-                stated.edition if stated is not None and not ruled else edition_on(starts)
-            ),
-        )
-    ]
-    if stated is not None and stated.ruling_id is not None:
-        events.append(
-            ev.RulingIssued(
-                ruling_id=stated.ruling_id,
-                by=DETAIL,
-                subject=RULING_SUBJECT,
-                rule="FIDE C.07 (tie-break edition)",
-                text=f"{DETAIL}, line {stated.line}: the FIDE C.07 tie-break edition in force "
-                f"is {stated.edition} ({stated.source})",
-                decision={"edition": stated.edition},
-            )
-        )
-    for p in sorted(trf.players, key=lambda q: q.start_rank):
-        if p.rating is not None and p.rating > 4000:
-            raise TrfError(p.line, "49-52", f"rating {p.rating} is above 4000")
-        events.append(
-            ev.PlayerRegistered(
-                player_id=player_id(p.start_rank),
-                name=p.name,
-                rating=p.rating,
-                federation=p.federation or None,
-                title=p.title[:8] or None,
-                seed=p.start_rank,
-                fide_id=_fide_id(p.fide_id),
-            )
-        )
-    for pr in rounds:
-        for rank in pr.withdrawals:
-            events.append(
-                ev.PlayerWithdrew(
-                    player_id=player_id(rank),
-                    from_round=pr.round,
-                    reason=f"{DETAIL}: not paired from round {pr.round} on",
-                )
-            )
-        if not pr.games and not pr.byes:
-            continue
-        events.append(
-            ev.RoundScheduled(
-                round=pr.round,
-                pairings=[
-                    ev.Pairing(
-                        game_id=game_id(pr.round, g.white, g.black),
-                        white=player_id(g.white),
-                        black=player_id(g.black),
-                    )
-                    for g in pr.games
-                ],
-                byes=[ev.Bye(player_id=player_id(r), kind=k) for r, k in pr.byes],
-            )
-        )
-        for g in pr.games:
-            if g.result is not None:
-                events.append(
-                    ev.GameEnded(
-                        game_id=game_id(pr.round, g.white, g.black),
-                        result=g.result,
-                        termination=g.termination,
-                        detail=g.detail,
-                    )
-                )
+    """The plan's commands (`to_events`), as `import_trf` records them: with `id_namespace`
+    every command gets a deterministic event id (uuid5 of the namespace and its index), so
+    importing the same file into the same tournament again is recognised as a redelivery and
+    appends nothing; without, a random one."""
     return [
         Command(
-            type=e.event_type,
-            payload=encode_payload(e),
-            event_id=uuid.uuid5(_NAMESPACE, f"{id_namespace}:{i}") if id_namespace else None,
+            type=p.event.event_type,
+            payload=encode_payload(p.event),
+            event_id=event_id(NAMESPACE, id_namespace, p.key),
         )
-        for i, e in enumerate(events)
+        for p in to_events(trf, name=name, fmt=fmt, rules_preset=rules_preset)
     ]
 
 

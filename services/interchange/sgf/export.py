@@ -12,7 +12,7 @@ What is written, from the tournament fold (`projections.tournament`) and the rec
 - RE from the result in force: a count with a margin ("B+2.5", "W+0.5", "0" for jigo, from
   the `GoScore` of the `GameEnded`); an ending recorded as its source said ("arena: …") the
   source's RE verbatim when it names the same winner (`GameSource.details`, as
-  `services/interchange/sgf_import.py` keeps it: an imported "B+3.5" Arbiter did not count stays
+  `services/interchange/sgf/` keeps it: an imported "B+3.5" Arbiter did not count stays
   "B+3.5");
   else "B+R"/"W+R" resignation, "+T" loss on time, "+F" forfeit, "B+"/"W+" any other win, "0"
   a draw, "Void" a double loss; no RE without a result;
@@ -39,7 +39,7 @@ from projections.go.board import parse_point
 from projections.go.handicap import handicap_points
 from projections.tournament import fold
 from projections.tournament.go_play import komi as komi_of
-from services.interchange.sgf_import import margin_text, read_result
+from services.interchange.sgf.parse import margin_text, read_result
 
 _WINNER = {"1-0": "W", "0-1": "B"}  # PGN-style: "1-0" is White's win
 _REASON = {"resignation": "R", "time_forfeit": "T", "forfeit": "F"}

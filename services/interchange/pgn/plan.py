@@ -1,0 +1,234 @@
+"""The plan of a PGN import (`plan`): the tournament, players, rounds and games a parsed file
+records, with each move's facts read from its comment by dialect
+(`projections.endings.pgn_comments.parse_comment`: TCEC `{d=…, mt=…, tl=…, wv=…}`,
+cutechess / fastchess `{+0.35/20 1.2s}`, lichess `[%eval …] [%clk …] [%emt …]`). The
+mapping is described in the package (`services/interchange/pgn/__init__.py`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from events_schema import events as ev
+from projections.endings.pgn_comments import MoveComment, parse_comment
+from projections.games import SourceEnding, read_source
+from services.interchange.game_import import number_rounds, split_rounds
+from services.interchange.pgn.parse import PgnGame, player_name
+
+_MAX_INT = 2**53 - 1
+
+
+def time_control_of(text: str) -> ev.TimeControl | None:
+    """`base[+increment]` in seconds (TCEC, lichess, cutechess with whole seconds); other forms
+    (moves/time, fractions, "-") are not recorded."""
+    m = re.fullmatch(r"\s*(\d{1,7})(?:\+(\d{1,5}))?\s*", text)
+    if m is None:
+        return None
+    return ev.TimeControl(
+        name=text.strip()[:64], base_seconds=int(m.group(1)), increment_seconds=int(m.group(2) or 0)
+    )
+
+
+def _bounded(value: int | None, low: int | None = 0) -> int | None:
+    if value is None:
+        return None
+    if low is not None and value < low:
+        return None
+    return value if -_MAX_INT <= value <= _MAX_INT else None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFacts:
+    """A move's payload fields (besides game, ply, colour, uci)."""
+
+    clock_ms: int | None
+    move_time_ms: int | None
+    eval_cp: int | None
+    mate_in: int | None
+    depth: int | None
+    nodes: int | None
+
+
+def move_facts(game: PgnGame, tc: ev.TimeControl | None) -> tuple[list[MoveFacts], MoveComment]:
+    """Each move's clock, time and evaluation; and the last move's comment."""
+    left: dict[str, int | None] = {
+        "white": tc.base_seconds * 1000 if tc is not None else None,
+        "black": tc.base_seconds * 1000 if tc is not None else None,
+    }
+    inc = tc.increment_seconds * 1000 if tc is not None else 0
+    out: list[MoveFacts] = []
+    last = MoveComment()
+    for m in game.moves:
+        c = parse_comment(m.comment, m.colour) if m.comment else MoveComment()
+        last = c
+        clock = _bounded(c.clock_ms)
+        spent = _bounded(c.move_time_ms)
+        if clock is None and spent is not None and tc is not None:
+            before = left[m.colour]
+            if before is not None and before >= spent:
+                clock = before - spent + inc
+        if clock is not None:
+            left[m.colour] = clock
+        out.append(
+            MoveFacts(
+                clock,
+                spent,
+                _bounded(c.eval_cp, None),
+                _bounded(c.mate_in, None),
+                _bounded(c.depth),
+                _bounded(c.nodes),
+            )
+        )
+    return out, last
+
+
+def _engine_game(game: PgnGame) -> bool:
+    site = (game.header("Site") + " " + game.header("Event")).lower()
+    if "tcec" in site:
+        return True
+    for m in game.moves[:16]:
+        if m.comment and "[%" not in m.comment:
+            c = parse_comment(m.comment, m.colour)
+            if c.book or c.depth is not None or c.fields:
+                return True
+    return False
+
+
+def _kind(game: PgnGame, side: str, engine: bool) -> Literal["human", "engine"]:
+    typ = game.header(f"{side}Type").lower()
+    if typ in ("program", "engine", "computer"):
+        return "engine"
+    if typ == "human":
+        return "human"
+    if game.header(f"{side}Title").upper() == "BOT":
+        return "engine"
+    return "engine" if engine else "human"
+
+
+def _rating(game: PgnGame, side: str) -> int | None:
+    text = game.header(f"{side}Elo")
+    return int(text) if text.isdigit() and 0 <= int(text) <= 4000 else None
+
+
+def _major(text: str) -> int | None:
+    m = re.match(r"\s*(\d{1,6})(?:\.|\s*$)", text)
+    return int(m.group(1)) if m is not None and int(m.group(1)) >= 1 else None
+
+
+# --- the plan ----------------------------------------------------------------------------------
+
+
+@dataclass
+class PlannedGame:
+    game: PgnGame
+    game_id: str
+    round: int
+    board: int
+    white: str  # player ids
+    black: str
+    time_control: ev.TimeControl | None
+    source: ev.GameSource
+    ending: SourceEnding
+    facts: list[MoveFacts] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    created: ev.TournamentCreated
+    players: list[ev.PlayerRegistered]
+    games: list[PlannedGame]
+    rounds: dict[int, list[PlannedGame]]
+
+
+def _format(event: str, games: Sequence[PlannedGame], players: int) -> str:
+    name = event.lower()
+    if players == 2:
+        return "match"
+    if "swiss" in name:
+        return "swiss"
+    if "cup" in name:
+        return "cup"
+    if any(w in name for w in ("league", "premier", "division")):
+        return "league"
+    met = {frozenset((g.white, g.black)) for g in games}
+    return "round_robin" if len(met) == players * (players - 1) // 2 else "swiss"
+
+
+def plan(
+    games: Sequence[PgnGame],
+    *,
+    file_name: str,
+    rules: str | None,
+    adjudicate: bool,
+    fmt: str | None = None,
+) -> Plan:
+    """The tournament, players, rounds and games a parsed file records."""
+    players: dict[str, ev.PlayerRegistered] = {}
+    planned: list[PlannedGame] = []
+    tcs: dict[str, ev.TimeControl] = {}
+    for g in games:
+        engine = _engine_game(g)
+        ids = []
+        for side in ("White", "Black"):
+            name = player_name(g.headers, side)
+            if name not in players:
+                players[name] = ev.PlayerRegistered(
+                    player_id=f"p{len(players) + 1:03d}",
+                    name=name,
+                    kind=_kind(g, side, engine),
+                    rating=_rating(g, side),
+                    title=g.header(f"{side}Title")[:8] or None,
+                )
+            ids.append(players[name].player_id)
+        tc = time_control_of(g.header("TimeControl"))
+        if tc is not None:
+            tcs.setdefault(tc.name, tc)
+        facts, last = move_facts(g, tc)
+        details = g.header("TerminationDetails")
+        if not details and last.notes and not last.fields:
+            details = "; ".join(last.notes)
+        source = ev.GameSource(
+            file=file_name[:500],
+            index=g.index,
+            result=g.header("Result")[:16] or "*",
+            termination=g.header("Termination")[:200],
+            details=details[:2000],
+            plies=len(g.moves),
+        )
+        ending = read_source(source.result, source.termination, source.details, last.notes)
+        planned.append(
+            PlannedGame(
+                g,
+                f"g{g.index:04d}",
+                0,
+                0,
+                ids[0],
+                ids[1],
+                tc,
+                source,
+                ending,
+                facts,
+            )
+        )
+    rounds = _number_rounds(planned)
+    event = next((g.header("Event") for g in games if g.header("Event")), "")
+    created = ev.TournamentCreated(
+        name=(event or file_name or "PGN import")[:200],
+        format=fmt or _format(event, planned, len(players)),
+        rounds=len(rounds) or None,
+        rules_preset=rules,
+        time_controls=list(tcs.values()),
+        adjudication="rules" if adjudicate else "manual",
+    )
+    return Plan(created, list(players.values()), planned, rounds)
+
+
+def _number_rounds(games: Sequence[PlannedGame]) -> dict[int, list[PlannedGame]]:
+    """Rounds from the `Round` headers, split where a round pairs a player twice; the file's
+    numbers kept unless a split or a game without one forces 1, 2, … in order."""
+    majors = split_rounds((_major(g.game.headers.get("Round", "")), g) for g in games)
+    keep = None not in majors and all(len(subs) == 1 for subs in majors.values())
+    order = sorted(majors, key=lambda k: (k is None, k or 0))
+    return number_rounds(((key, sub) for key in order for sub in majors[key]), keep)

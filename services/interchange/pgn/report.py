@@ -1,0 +1,61 @@
+"""The report of a PGN import: a row per game (`GameReport`: the file's ending beside
+Arbiter's, and why they disagree) and the import's (`ImportReport`), as the CLI prints them
+and `--json` writes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from services.interchange.game_import import GameRow, GamesReport
+
+
+@dataclass(kw_only=True)
+class GameReport(GameRow):
+    index: int
+    line: int
+    round_header: str
+    white: str
+    black: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "line": self.line,
+            "round_header": self.round_header,
+            "game_id": self.game_id,
+            "round": self.round,
+            "white": self.white,
+            "black": self.black,
+            **self.ending_fields(),
+            **self.source_fields(),
+        }
+
+
+@dataclass
+class ImportReport(GamesReport[GameReport]):
+    tournament_id: str
+    file: str
+    digest: str
+    rules: str | None
+    adjudicate: bool
+    players: int
+    rounds: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tournament_id": self.tournament_id,
+            "file": self.file,
+            "digest": self.digest,
+            "rules": self.rules,
+            "adjudicate": self.adjudicate,
+            "players": self.players,
+            "rounds": self.rounds,
+            **self.summary(
+                [
+                    {"game_id": g.game_id, "index": g.index, "line": g.line, "why": g.why}
+                    for g in self.disagreements
+                ]
+            ),
+            "game_rows": [g.as_dict() for g in self.games],
+        }
