@@ -28,6 +28,7 @@ import pytest
 from builders import ADMIN, T0, batch, created, new_event, player, recorded, result
 from gacrux.tiebreakchecker import tiebreakchecker
 from gacrux.trf2json import trf2json
+from given_when_then import given
 
 from events_schema import Event, Recorded, encode_payload
 from events_schema import events as ev
@@ -43,7 +44,6 @@ from projections.tiebreaks.editions import edition_on, in_force
 from projections.tiebreaks.fide import dummies, unplayed_notes
 from projections.tiebreaks.registry import Value, resolve_params
 from projections.tournament import decide
-from projections.tournament import fold as tournament_fold
 from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.trf import import_commands, read_trf, to_commands, write_trf
@@ -464,10 +464,6 @@ def test_aob_notes_name_each_opponent_whose_buchholz_has_a_capped_dummy() -> Non
 
 
 # --- where the edition comes from ----------------------------------------------------------------
-
-
-def given(*events: Event) -> Any:
-    return tournament_fold(recorded("t1", list(events)))
 
 
 @pytest.mark.parametrize(
