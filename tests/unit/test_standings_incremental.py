@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from builders import created, eid, player, recorded, result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,9 @@ from events_schema import events as ev
 from projections.standings import standings
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState, evolve
+
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
 
 SWISS_CHAINS = [
     ["buchholz-cut1", "buchholz", "fide-direct-encounter", "fide-sonneborn-berger", "fide-wins"],
