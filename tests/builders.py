@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from events_schema import Actor, Command, CommandBatch, Event, Recorded, encode_payload
@@ -79,6 +80,27 @@ def result(game_id: str, res: str, termination: str = "agreement") -> ev.GameEnd
 def move(game_id: str, ply: int, uci: str, colour: str | None = None, **kw: Any) -> ev.MovePlayed:
     col = colour or ("white" if ply % 2 == 1 else "black")
     return ev.MovePlayed(game_id=game_id, ply=ply, colour=col, uci=uci, **kw)  # type: ignore[arg-type]
+
+
+def prizes(*amounts: str, premium: str | None = None, currency: str = "USD") -> ev.PrizeTable:
+    """prizes("40000", "20000") pays 40,000 to 1st place and 20,000 to 2nd."""
+    return ev.PrizeTable(
+        currency=currency,
+        prizes=[ev.Prize(place=i, amount=Decimal(a)) for i, a in enumerate(amounts, start=1)],
+        winner_premium=Decimal(premium) if premium is not None else None,
+    )
+
+
+def gct_event_played(preset: str = "gct-rapid-blitz", **kw: Any) -> list[Event]:
+    """A four-player GCT event played out, `kw` to its TournamentCreated."""
+    # a–b drawn, a and b beat c and d, c–d drawn: a 2½, b 2½ share 1st; c ½, d ½ share 3rd.
+    games = [("g1", "a", "b", "1/2-1/2"), ("g2", "a", "c", "1-0"), ("g3", "b", "d", "1-0")]
+    games += [("g4", "c", "d", "1/2-1/2"), ("g5", "d", "a", "0-1"), ("g6", "c", "b", "0-1")]
+    out: list[Event] = [created(rules_preset=preset, **kw), *[player(p) for p in "abcd"]]
+    for n, (g, w, b, _) in enumerate(games, start=1):
+        out.append(round_(n, (g, w, b)))
+    out += [result(g, r) for g, _, _, r in games]
+    return out
 
 
 def small_tournament() -> list[Event]:

@@ -15,7 +15,7 @@ what order did its engines end?
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -189,28 +189,28 @@ def _read_premier(state: StandingsState, order: tuple[Standing, ...], table: Any
     )
 
 
+def _decided(
+    state: StandingsState, final_order: Iterable[str], champion: str, text: str
+) -> StageOutcome:
+    """A stage its machine has decided (a match, a Cup): one engine a place, in `final_order`,
+    every place fixed by it."""
+    names = {p: i.name for p, i in state.players.items()}
+    order = tuple(Standing(i, p, names.get(p, p)) for i, p in enumerate(final_order, start=1))
+    return StageOutcome(
+        "finished", order, decided_top=len(order), champion=champion, seq=state.seq, text=text
+    )
+
+
 def _read_match(state: StandingsState) -> StageOutcome:
     view = playoff_view(state)
-    names = {p: i.name for p, i in state.players.items()}
     if view is None or view.status != "decided" or view.winner is None:
         status = "not decided" if view is None else view.status
         return StageOutcome(_started(state), seq=state.seq, text=f"match: {status}")
-    order = tuple(
-        Standing(i, p, names.get(p, p))
-        for i, p in enumerate((p for block in view.final_order for p in block), start=1)
-    )
-    return StageOutcome(
-        "finished",
-        order,
-        decided_top=len(order),
-        champion=view.winner,
-        seq=state.seq,
-        text=f"decided ({view.rule})",
-    )
+    final_order = (p for block in view.final_order for p in block)
+    return _decided(state, final_order, view.winner, f"decided ({view.rule})")
 
 
 def _read_cup(state: StandingsState) -> StageOutcome:
-    names = {p: i.name for p, i in state.players.items()}
     try:
         bracket = knockout.bracket(context(state, "main"))
     except PairingRefused as exc:
@@ -219,14 +219,4 @@ def _read_cup(state: StandingsState) -> StageOutcome:
         current = bracket.current
         text = current.title if current is not None else "awaiting the bracket lot"
         return StageOutcome(_started(state), seq=state.seq, text=text)
-    order = tuple(
-        Standing(i, p, names.get(p, p)) for i, p in enumerate(bracket.final_order, start=1)
-    )
-    return StageOutcome(
-        "finished",
-        order,
-        decided_top=len(order),
-        champion=bracket.champion,
-        seq=state.seq,
-        text="decided (tcec-rules Cup 2.e)",
-    )
+    return _decided(state, bracket.final_order, bracket.champion, "decided (tcec-rules Cup 2.e)")

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from fractions import Fraction
+from typing import Any, Protocol
 
 from events_schema.events import PrizeTable
+from projections.prizes.common import points_str
 from projections.prizes.corrections import points_table_in_force, prize_table_in_force
 from projections.standings.state import StandingsState
 from projections.standings.table import standings
@@ -45,6 +47,41 @@ class EventStanding:
 
 
 Entry = EventStanding | tuple[str, StandingsState]
+
+
+class _Result(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class SeriesRow(Protocol):
+    """What every series table's row has (`CzechRow`, `TourRow`)."""
+
+    @property
+    def place(self) -> int: ...
+    @property
+    def shared(self) -> bool: ...
+    @property
+    def player_id(self) -> str: ...
+    @property
+    def points(self) -> Fraction: ...
+    @property
+    def decided_by(self) -> str: ...
+    @property
+    def results(self) -> Sequence[_Result]: ...
+
+
+def row_dict(row: SeriesRow, middle: dict[str, Any]) -> dict[str, Any]:
+    """A series table's row as published: its place, player and points, then `middle` (what
+    that table adds), then what decided it against the row above and its results."""
+    return {
+        "place": row.place,
+        "shared": row.shared,
+        "player_id": row.player_id,
+        "points": points_str(row.points),
+        **middle,
+        "decided_by": row.decided_by,
+        "results": [r.as_dict() for r in row.results],
+    }
 
 
 def event_standing(tournament_id: str, state: StandingsState) -> EventStanding:

@@ -26,7 +26,13 @@ from typing import Any
 
 from events_schema.events import SeriesCreated
 from projections.prizes.common import Block, blocks, points_str
-from projections.series.common import Entry, EventStanding, ordered_blocks, read_entries
+from projections.series.common import (
+    Entry,
+    EventStanding,
+    ordered_blocks,
+    read_entries,
+    row_dict,
+)
 
 READINGS: dict[str, str] = {
     "czech-series/participants": "N, the participants of a tournament, is the number of "
@@ -109,19 +115,16 @@ class CzechRow:
     decided_by: str  # vs the row above
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "place": self.place,
-            "shared": self.shared,
-            "player_id": self.player_id,
-            "points": points_str(self.points),
-            "counted": self.counted,
-            "played": self.played,
-            "running_total": points_str(self.running_total),
-            "first_places": self.first_places,
-            "first_place_sizes": list(self.first_place_sizes),
-            "decided_by": self.decided_by,
-            "results": [r.as_dict() for r in self.results],
-        }
+        return row_dict(
+            self,
+            {
+                "counted": self.counted,
+                "played": self.played,
+                "running_total": points_str(self.running_total),
+                "first_places": self.first_places,
+                "first_place_sizes": list(self.first_place_sizes),
+            },
+        )
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,13 @@ from events_schema.events import SeriesCreated
 from projections.playoffs.gct_tour import TOP_THREE, WINNER, played_off
 from projections.prizes.common import Block, points_str
 from projections.prizes.gct import event_split
-from projections.series.common import Entry, EventStanding, ordered_blocks, read_entries
+from projections.series.common import (
+    Entry,
+    EventStanding,
+    ordered_blocks,
+    read_entries,
+    row_dict,
+)
 
 
 @dataclass(frozen=True)
@@ -62,16 +68,7 @@ class TourRow:
     decided_by: str  # vs the row above: "points 36–33½" / "shared"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "place": self.place,
-            "shared": self.shared,
-            "player_id": self.player_id,
-            "points": points_str(self.points),
-            "events_counted": self.events_counted,
-            "playoff": self.playoff,
-            "decided_by": self.decided_by,
-            "results": [r.as_dict() for r in self.results],
-        }
+        return row_dict(self, {"events_counted": self.events_counted, "playoff": self.playoff})
 
 
 @dataclass(frozen=True)

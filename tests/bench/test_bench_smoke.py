@@ -10,6 +10,9 @@ import pytest
 
 from .runner import exit_code, main
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 SQLITE_RATES = (
     "append_batched_events_per_s",
     "append_single_events_per_s",

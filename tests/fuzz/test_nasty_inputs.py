@@ -39,6 +39,9 @@ from services.api.app import MAX_READ, MAX_SEQ
 
 from .fuzz_support import LIMITS, TID, FuzzApi, cmd, path_segment
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 

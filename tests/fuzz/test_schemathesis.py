@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
+import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
@@ -32,6 +33,9 @@ from services.commands.auth import TokenStore
 from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi
+
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
 
 #: Generated cases per operation and generation mode (the coverage phase adds its own).
 MAX_EXAMPLES = 60

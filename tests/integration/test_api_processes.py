@@ -20,6 +20,9 @@ from conftest import kafka_bootstrap
 from events_schema import GENESIS_HASH
 from services.commands.auth import TokenStore
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -29,7 +32,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(params=["sqlite", "kafka"])
+@pytest.fixture(params=["sqlite", pytest.param("kafka", marks=pytest.mark.kafka)])
 def servers(request, tmp_path: Path):
     env = dict(os.environ)
     env["ARBITER_TOKENS_DB"] = str(tmp_path / "tokens.sqlite3")

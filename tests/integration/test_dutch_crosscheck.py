@@ -56,6 +56,9 @@ from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.trf import export_trf
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 CHUNKS = 10
 PER_CHUNK = 20  # 200 tournaments
 LARGER = ((1001, 64, 9), (1002, 100, 9), (1003, 150, 7), (1004, 250, 7))

@@ -46,6 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
         yield srv, token
 
 
+@pytest.mark.slow
 def test_open_streams_are_bounded_and_slots_come_back(server) -> None:
     srv, token = server
     url = f"{srv.url}/tournaments/{TID}/stream"

@@ -13,6 +13,9 @@ from bench.feed import ApiServer, SseReader
 
 from services.commands.auth import TokenStore
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 TID = "sess-2026"
 SETUP = {
     "commands": [

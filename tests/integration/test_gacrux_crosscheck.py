@@ -42,6 +42,9 @@ from projections.tiebreaks.fide import PRESETS
 from projections.tiebreaks.registry import resolve_params
 from services.interchange.trf import TrfHeader, write_trf
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 SWISS_SEEDS = range(1, 41)
 # 16, 90, 155 and 194 are round robins where direct encounter decides only when re-applied to a
 # sub-group it split off (Art. 6).

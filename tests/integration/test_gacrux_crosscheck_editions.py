@@ -44,6 +44,7 @@ from fractions import Fraction
 from typing import Any
 from unittest import mock
 
+import pytest
 from bench.pairing import Sim, field_of
 from builders import created, player
 from gacrux.tiebreakchecker import tiebreakchecker
@@ -58,6 +59,9 @@ from projections.tiebreaks.editions import Edition, edition_on
 from projections.tiebreaks.fide import dummies
 from projections.tiebreaks.registry import resolve_params
 from services.interchange.trf import write_trf
+
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
 
 SEEDS = range(1, 61)
 

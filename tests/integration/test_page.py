@@ -37,9 +37,12 @@ from tests_support import cmd
 CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
 TID = "live-2026"
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
-)
+pytestmark = [
+    pytest.mark.slow,  # make test-fast leaves it out
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
+    ),
+]
 
 
 class Chromium:

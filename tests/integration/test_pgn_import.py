@@ -188,6 +188,7 @@ def test_tcec_move_comments_become_clocks_and_evaluations(db: Path):
     )
 
 
+@pytest.mark.slow
 def test_reimport_appends_nothing_even_in_small_batches(db: Path, monkeypatch: pytest.MonkeyPatch):
     path = _sample(S28)
     monkeypatch.setenv("ARBITER_MAX_BATCH_EVENTS", "40")
@@ -283,6 +284,7 @@ def test_older_archives_record_the_arena_s_endings(db: Path, name: str):
         assert crashes == []
 
 
+@pytest.mark.slow
 def test_rules_that_end_games_otherwise_are_shown_never_hidden(db: Path):
     """Cup 4 under today's Cup rules: the current draw rule ends three games earlier than the
     2019 arena did, and does not end the one the older draw rule ended."""

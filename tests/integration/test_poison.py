@@ -243,6 +243,7 @@ def test_the_api_lists_the_marker_and_refuses_appends_with_the_remedy(tmp_path: 
         assert r.status_code == 201
 
 
+@pytest.mark.kafka
 @pytest.mark.parametrize("kind", ["deep", "garbage"])
 def test_the_processor_core_rebuilds_and_folds_past_a_poison_record(
     tmp_path: Path, kind: str

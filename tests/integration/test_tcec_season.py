@@ -49,6 +49,9 @@ from services.commands.pairing import pair_next
 from services.commands.service import CommandRejected, CommandService
 from services.eventlog.sqlite import SQLiteEventLog
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 SEASON = "s25"
 STRENGTH = {
     # Premier Division (placed, 6)

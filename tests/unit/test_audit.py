@@ -151,6 +151,7 @@ def test_verify_chain_rehashed_alteration_shows_at_the_next_link():
     assert "prev_hash" in v.broken["detail"]
 
 
+@pytest.mark.slow
 def test_replay_benchmark_smoke(monkeypatch: pytest.MonkeyPatch):
     """`python -m tests.bench.replay` at a tiny size: it runs and reports every figure."""
     monkeypatch.delenv("KAFKA_BOOTSTRAP", raising=False)

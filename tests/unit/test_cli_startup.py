@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Top-level packages that a command never talking to the API or to Kafka must not import.

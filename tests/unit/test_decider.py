@@ -5,34 +5,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 import chess
-import pytest
 from builders import created, move, player, recorded, result, round_, small_tournament
+from given_when_then import given, then_events, then_rejected
 
 from events_schema import Event
 from events_schema import events as ev
 from events_schema.events import EVENT_CLASSES
 from events_schema.registry import Unreadable
-from projections.rejection import Rejected
 from projections.tournament import decide, fold
 from projections.tournament.rules.registry import RULES, rule_for
-
-
-def given(*events: Event):
-    return fold(recorded("t1", list(events)))
-
-
-def then_rejected(events: list[Event], command: Event, rule: str, field: str) -> Rejected:
-    state = given(*events)
-    with pytest.raises(Rejected) as info:
-        decide(state, command)
-    assert (info.value.rule, info.value.field) == (rule, field)
-    return info.value
-
-
-def then_events(events: list[Event], command: Event, expected: list[Event]) -> None:
-    """Given past events, when a command, then exactly these events (Commanded's
-    `assert_events`): the same events, in the same order, field for field."""
-    assert decide(given(*events), command) == expected
 
 
 def test_first_event_must_create_the_tournament():

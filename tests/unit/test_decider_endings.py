@@ -6,18 +6,15 @@ from __future__ import annotations
 import chess
 import pytest
 from builders import created, move, player, recorded, result, round_
+from given_when_then import given
 
 from events_schema import Event
 from events_schema import events as ev
 from projections.rejection import Rejected
-from projections.tournament import decide, fold
+from projections.tournament import decide
 
 SCHOLARS_MATE = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
 ROOKS = "8/8/4k3/8/8/3RK3/8/7r w - - 0 60"  # K+R v K+R, White to move
-
-
-def given(*events: Event):
-    return fold(recorded("t1", list(events)))
 
 
 def opening(**kw) -> list[Event]:

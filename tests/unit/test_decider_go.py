@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from builders import created, player, recorded
+from given_when_then import given
 
 from events_schema import Event
 from events_schema import events as ev
@@ -16,10 +17,6 @@ from projections.rejection import Rejected
 from projections.tournament import decide, fold
 
 START = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
-
-
-def given(*events: Event):
-    return fold(recorded("t1", list(events)))
 
 
 def opening(size: int = 9, handicap: int = 0, **kw) -> list[Event]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from builders import created, player, recorded, result, round_
+from given_when_then import given, then_accepted, then_rejected
 
 from events_schema import Event
 from events_schema import events as ev
@@ -19,28 +19,12 @@ from projections.pairing import dutch, monrad
 from projections.playoffs import EVENT_MACHINES, gct_event, gct_tour, tcec_conditional
 from projections.playoffs.base import PlayoffView, berger_round_robin
 from projections.prizes import corrections
-from projections.rejection import Rejected
 from projections.seasons import PLACEMENT_SUBJECT, PLAN_SUBJECT, field_subject
 from projections.standings import fold as standings_fold
 from projections.tiebreaks import editions
-from projections.tournament import decide, fold, playoff_guards
+from projections.tournament import decide, playoff_guards
 from projections.tournament.evolve import PLAYOFF_PRESETS
 from projections.tournament.invalidation import KEY as INVALIDATES
-
-
-def given(*events: Event):
-    return fold(recorded("t1", list(events)))
-
-
-def then_rejected(events: list[Event], command: Event, rule: str, field: str) -> Rejected:
-    with pytest.raises(Rejected) as info:
-        decide(given(*events), command)
-    assert (info.value.rule, info.value.field) == (rule, field), info.value
-    return info.value
-
-
-def then_accepted(events: list[Event], command: Event) -> None:
-    assert decide(given(*events), command) == [command]
 
 
 def lot(purpose: str, subject: str, candidates: list[str], outcome: list[str]) -> ev.LotDrawn:

@@ -8,15 +8,13 @@ from __future__ import annotations
 import json
 from decimal import Decimal as D
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 import pytest
 import test_decider_playoff_guards as guards
-import test_prizes
-from builders import ADMIN, batch, created, player, recorded, result
-from test_golden_standings import GOLDENS, golden_table
+from builders import ADMIN, batch, created, gct_event_played, player, prizes, recorded, result
+from goldens import GOLDEN, STANDINGS_GOLDENS, golden_table
 
 from events_schema import Recorded
 from events_schema.codec import dumps
@@ -28,8 +26,6 @@ from projections.standings import fold
 from services.cli.schema_export import DEFAULT_DIR
 from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
 def _schema(name: str) -> dict[str, Any]:
@@ -80,7 +76,7 @@ def test_the_demo_log() -> None:
     }
 
 
-@pytest.mark.parametrize("name", sorted(GOLDENS))
+@pytest.mark.parametrize("name", sorted(STANDINGS_GOLDENS))
 def test_trf_goldens_tiebreak_values_are_exact(name: str) -> None:
     table = golden_table(name)
     for row in table.rows:
@@ -97,10 +93,8 @@ def test_a_gct_playoff_and_its_prizes() -> None:
     docs = _docs("t1", recorded("t1", events))
     stage = docs["playoff"]["data"]["stages"][0]
     assert stage["scores"]["t1"] == {"half_points": 2, "value": "1", "display": "1"}
-    table = test_prizes.prizes("40000", "20000", "10000", "6000")
-    prize_events = test_prizes.gct_event_events(
-        prize_table=table, points_table=[D(12), D(10), D(8), D("6.5")]
-    )
+    table = prizes("40000", "20000", "10000", "6000")
+    prize_events = gct_event_played(prize_table=table, points_table=[D(12), D(10), D(8), D("6.5")])
     docs = _docs("rb1", recorded("rb1", prize_events))
     assert docs["prizes"]["data"]["currency"] == "USD"
     assert docs["prizes"]["data"]["lines"][2]["tour_points"] == "7.25"

@@ -8,6 +8,8 @@ import math
 import pytest
 from bench import endings
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
 
 def test_quick_run_reports_three_rates_on_the_same_moves():
     doc = endings.run(quick=True)

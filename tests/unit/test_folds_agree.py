@@ -23,6 +23,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from builders import ADMIN, T0, created, eid, new_event
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -34,6 +35,9 @@ from projections import standings
 from projections.tournament import TournamentState
 from projections.tournament import fold as tournament_fold
 from services.eventlog.base import NewEvent
+
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
 
 TID = "agree-t1"
 POOL = ["a", "b", "c", "d"]

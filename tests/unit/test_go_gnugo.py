@@ -257,6 +257,7 @@ def test_fixed_handicap_points_equal_gnugo() -> None:
             assert board.to_move == "white"
 
 
+@pytest.mark.slow  # plays GNU Go in a subprocess
 @pytest.mark.skipif(
     shutil.which(GNUGO) is None, reason=f"GNU Go not installed at {GNUGO} (apt-get install gnugo)"
 )

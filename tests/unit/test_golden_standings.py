@@ -6,63 +6,25 @@ The TRF is imported through the real command path (`services.interchange.trf`: p
 (`projections.standings`), and the table's canonical JSON (`events_schema.codec.dumps`, as
 the feed publishes it) must equal the file. A golden's expected output was produced by this
 code and then checked by hand on the values listed in its test below; when a change alters a
-golden, check those values again before regenerating it (`_regenerate` below).
+golden, check those values again before regenerating it (`_regenerate` below). The import
+and the bytes: tests/goldens.py.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from builders import ADMIN
-
-from events_schema import Recorded
-from events_schema.codec import dumps
-from projections.standings import Table, fold, standings
-from services.eventlog.sqlite import SQLiteEventLog
-from services.interchange.trf import import_trf, read_trf
-
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-
-# golden name -> (rules_preset, format): what a TRF does not say, as `arbiter import trf`
-# takes it on the command line.
-GOLDENS = {
-    "fide-c07-art16-unplayed": ("fide-swiss", "swiss"),
-    "czech-a-mini-table-sonneborn": ("czech-single", "round_robin"),
-}
-
-
-def golden_table(name: str) -> Table:
-    """The standings of a golden tournament: its TRF (`tests/golden/<name>.trf`) imported under
-    its preset and folded."""
-    preset, fmt = GOLDENS[name]
-    trf = read_trf(GOLDEN / f"{name}.trf")
-    with SQLiteEventLog(":memory:") as log:
-        import_trf(
-            log,
-            trf,
-            tournament_id=name,
-            actor=ADMIN,
-            rules_preset=preset,
-            fmt=fmt,
-            id_namespace=name,
-        )
-        records = [Recorded.of(e) for e in log.read(name, 1)]
-    return standings(fold(records))
-
-
-def _bytes(table: Table) -> bytes:
-    return dumps(table.as_dict()) + b"\n"
+from goldens import GOLDEN, golden_table, standings_bytes
+from goldens import STANDINGS_GOLDENS as GOLDENS
 
 
 def _regenerate() -> None:  # pragma: no cover - run by hand after checking the values
     for name in GOLDENS:
-        (GOLDEN / f"{name}.standings.json").write_bytes(_bytes(golden_table(name)))
+        (GOLDEN / f"{name}.standings.json").write_bytes(standings_bytes(golden_table(name)))
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
 def test_golden_standings_byte_for_byte(name: str) -> None:
-    assert _bytes(golden_table(name)) == (GOLDEN / f"{name}.standings.json").read_bytes()
+    assert standings_bytes(golden_table(name)) == (GOLDEN / f"{name}.standings.json").read_bytes()
 
 
 def _rows(name: str) -> dict[str, tuple[int, str, str, dict[str, str]]]:

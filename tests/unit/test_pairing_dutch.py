@@ -358,6 +358,7 @@ def tournaments(draw: st.DrawFn) -> tuple[int, Shape]:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tournaments())
 def test_absolute_criteria_hold_or_no_legal_pairing_exists(case: tuple[int, Shape]):

@@ -570,6 +570,7 @@ def _machine_decision(pairs: int, outcomes: list[GameOutcome]) -> Decided:
     kind=st.sampled_from(sorted(KINDS)),
     outcomes=st.lists(st.sampled_from(OUTCOMES), max_size=36),
 )
+@pytest.mark.slow
 def test_the_bracket_and_the_cup_match_machine_decide_alike(
     kind: str, outcomes: list[GameOutcome]
 ) -> None:

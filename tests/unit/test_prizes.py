@@ -8,7 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from builders import created, player, recorded, result, round_
+from builders import gct_event_played, prizes, recorded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,14 +40,6 @@ def rows(*blocks: str) -> list[R]:
         out += [R(place, p) for p in block]
         place += len(block)
     return out
-
-
-def prizes(*amounts: str, premium: str | None = None, currency: str = "USD") -> ev.PrizeTable:
-    return ev.PrizeTable(
-        currency=currency,
-        prizes=[ev.Prize(place=i, amount=D(a)) for i, a in enumerate(amounts, start=1)],
-        winner_premium=D(premium) if premium is not None else None,
-    )
 
 
 RB = prizes("37500", "25000", "20000", "15000", "12500", "10000", "10000", "7500", "7500", "5000")
@@ -277,17 +269,6 @@ def test_tour_bonus_split_shares_tied_overall_places_equally():
 # ---------------------------------------------------------------------------------------------
 
 
-def gct_event_events(preset: str = "gct-rapid-blitz", **kw) -> list[ev.Event]:
-    # a–b drawn, a and b beat c and d, c–d drawn: a 2½, b 2½ share 1st; c ½, d ½ share 3rd.
-    games = [("g1", "a", "b", "1/2-1/2"), ("g2", "a", "c", "1-0"), ("g3", "b", "d", "1-0")]
-    games += [("g4", "c", "d", "1/2-1/2"), ("g5", "d", "a", "0-1"), ("g6", "c", "b", "0-1")]
-    out: list[ev.Event] = [created(rules_preset=preset, **kw), *[player(p) for p in "abcd"]]
-    for n, (g, w, b, _) in enumerate(games, start=1):
-        out.append(round_(n, (g, w, b)))
-    out += [result(g, r) for g, _, _, r in games]
-    return out
-
-
 def _ruling(rid: str, subject: str, decision: dict) -> ev.RulingIssued:
     return ev.RulingIssued(
         ruling_id=rid, by="chief", subject=subject, text="correction", decision=decision
@@ -296,7 +277,7 @@ def _ruling(rid: str, subject: str, decision: dict) -> ev.RulingIssued:
 
 def test_event_prizes_from_a_fold_and_a_prize_table_corrected_by_ruling():
     table = prizes("40000", "20000", "10000", "6000")
-    events = gct_event_events(prize_table=table, points_table=[D(12), D(10), D(8), D(6)])
+    events = gct_event_played(prize_table=table, points_table=[D(12), D(10), D(8), D(6)])
     state = fold(recorded("rb1", events))
     split = event_prizes(state, playoff_winner=None)
     # (40,000 − 5,000 + 20,000) / 2 = 27,500.00; (10,000 + 6,000) / 2 = 8,000.00
@@ -344,7 +325,7 @@ def test_event_prizes_from_a_fold_and_a_prize_table_corrected_by_ruling():
 
 
 def test_event_prizes_premium_from_the_preset_and_series_points():
-    events = gct_event_events("gct-classical", prize_table=prizes("40000", "20000"))
+    events = gct_event_played("gct-classical", prize_table=prizes("40000", "20000"))
     state = fold(recorded("cl1", events))
     split = event_prizes(state, playoff_winner="a", series_points=[D(13), D(10), D(8), D(7)])
     # (40,000 − 10,000 + 20,000) / 2 = 25,000; a 35,000.00
@@ -352,9 +333,9 @@ def test_event_prizes_premium_from_the_preset_and_series_points():
     assert dict(split.sources)["points_table"] == "SeriesCreated"
     assert split.line("d").tour_points == F(15, 2)
     with pytest.raises(ValueError, match="neither gct-rapid-blitz nor gct-classical"):
-        event_prizes(fold(recorded("x", gct_event_events("fide"))), playoff_winner=None)
+        event_prizes(fold(recorded("x", gct_event_played("fide"))), playoff_winner=None)
     assert event_prizes(
-        fold(recorded("x", gct_event_events("fide"))), playoff_winner=None, classical=False
+        fold(recorded("x", gct_event_played("fide"))), playoff_winner=None, classical=False
     )
 
 
@@ -442,7 +423,7 @@ def test_documents_rank_the_table_once_and_pass_it_to_the_playoff_and_the_prizes
     from projections.prizes import gct
 
     table = prizes("40000", "20000", "10000", "6000")
-    state = fold(recorded("rb1", gct_event_events(prize_table=table, points_table=[D(12), D(10)])))
+    state = fold(recorded("rb1", gct_event_played(prize_table=table, points_table=[D(12), D(10)])))
     expected = docs.documents(state, "rb1")
     calls = []
     ranked = docs.standings

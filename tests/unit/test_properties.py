@@ -30,6 +30,9 @@ from projections.go.board import GoBoard
 from projections.rejection import Rejected
 from projections.tournament import TournamentState, decide, evolve, fold
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 TID = "prop-t1"
 POOL = ["p0", "p1", "p2", "p3", "p4", "p5"]
 FENS = [

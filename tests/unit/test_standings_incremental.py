@@ -24,6 +24,9 @@ from projections.tiebreaks.registry import (
     points_key,
 )
 
+pytestmark = pytest.mark.slow  # make test-fast leaves it out
+
+
 SWISS_CHAINS = [
     ["buchholz-cut1", "buchholz", "fide-direct-encounter", "fide-sonneborn-berger", "fide-wins"],
     ["fide-aob", "fide-fore-buchholz", "fide-apro", "fide-progressive", "fide-aro-cut1"],

@@ -20,7 +20,6 @@ import dataclasses
 import sys
 from datetime import date, timedelta
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -28,10 +27,11 @@ import pytest
 from builders import ADMIN, T0, batch, created, new_event, player, recorded, result
 from gacrux.tiebreakchecker import tiebreakchecker
 from gacrux.trf2json import trf2json
+from given_when_then import given
+from goldens import GOLDEN, imported_golden, standings_bytes
 
 from events_schema import Event, Recorded, encode_payload
 from events_schema import events as ev
-from events_schema.codec import dumps
 from events_schema.envelope import Envelope
 from events_schema.ids import GENESIS_HASH
 from projections.documents import documents
@@ -43,13 +43,11 @@ from projections.tiebreaks.editions import edition_on, in_force
 from projections.tiebreaks.fide import dummies, unplayed_notes
 from projections.tiebreaks.registry import Value, resolve_params
 from projections.tournament import decide
-from projections.tournament import fold as tournament_fold
 from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
-from services.interchange.trf import import_trf, read_trf, write_trf
+from services.interchange.trf import write_trf
 
 Game = tuple[str, str, str, str] | tuple[str, str, str, str, str]
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
 def rnd(
@@ -466,10 +464,6 @@ def test_aob_notes_name_each_opponent_whose_buchholz_has_a_capped_dummy() -> Non
 # --- where the edition comes from ----------------------------------------------------------------
 
 
-def given(*events: Event) -> Any:
-    return tournament_fold(recorded("t1", list(events)))
-
-
 @pytest.mark.parametrize(
     ("starts_on", "edition"),
     [
@@ -699,26 +693,7 @@ GOLDENS = {
 
 def _imported(name: str, *then: Event) -> StandingsState:
     """The golden TRF through `arbiter import trf`'s path, then `then` through the commands."""
-    preset, fmt = GOLDENS[name]
-    trf = read_trf(GOLDEN / f"{name}.trf")
-    with SQLiteEventLog(":memory:") as log:
-        svc = CommandService(log)
-        import_trf(
-            log,
-            trf,
-            tournament_id=name,
-            actor=ADMIN,
-            rules_preset=preset,
-            fmt=fmt,
-            id_namespace=name,
-        )
-        if then:
-            svc.handle(name, batch(*then), ADMIN)
-        return fold([Recorded.of(e) for e in log.read(name, 1)])
-
-
-def _bytes(table: Table) -> bytes:
-    return dumps(table.as_dict()) + b"\n"
+    return imported_golden(name, *GOLDENS[name], *then)
 
 
 def _regenerate() -> None:  # pragma: no cover - run by hand after checking the values
@@ -745,14 +720,14 @@ def _regenerate() -> None:  # pragma: no cover - run by hand after checking the 
     }
     for name, state in sources.items():
         (GOLDEN / f"{name}.trf").write_text(write_trf(state, newline="\n"))
-        (GOLDEN / f"{name}.standings.json").write_bytes(_bytes(standings(_imported(name))))
+        (GOLDEN / f"{name}.standings.json").write_bytes(standings_bytes(standings(_imported(name))))
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
 def test_golden_standings_byte_for_byte(name: str) -> None:
     table = standings(_imported(name))
     assert table.edition is not None and table.edition.edition == "fide-2026"
-    assert _bytes(table) == (GOLDEN / f"{name}.standings.json").read_bytes()
+    assert standings_bytes(table) == (GOLDEN / f"{name}.standings.json").read_bytes()
 
 
 def _gacrux(text: str, codes: list[str]) -> tuple[str, dict[int, tuple[int, list[Any]]]]:
