@@ -2,7 +2,8 @@
 moves in force (the last one retracted, or the record unwound to a ply).
 
 The decider's fold (`projections/tournament/evolve.py`) and the standings fold
-(`projections/standings/state.py`) read every log alike (`tests/unit/test_folds_agree.py`);
+(`projections/standings/state.py`) read every log alike
+(`tests/unit/projections/test_folds_agree.py`);
 where they apply the same reading to their own records, they call these functions, so the
 reading has one home. Each function takes the fold's own containers and a constructor for its
 own record; none keeps state.

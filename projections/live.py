@@ -29,7 +29,8 @@ the board after the moves it has seen (by move id) and advances it by the new mo
 a new move costs one push, not a replay; a retracted last move is one pop (chess), a
 correction it cannot follow (an unwound Go game, a changed start) rebuilds the board from the
 start. The cache never changes the output: an entry is used only when the moves it has seen
-are a prefix of the moves in force (`tests/unit/test_live_games.py` checks it equals a fresh
+are a prefix of the moves in force (`tests/unit/projections/test_live_games.py` checks it equals a
+fresh
 computation on generated move lists). A chess move that cannot be applied (a historical
 oddity, as in `projections/tournament/evolve.py`) stops the position there:
 ``position_plies`` then says how many plies the FEN shows.

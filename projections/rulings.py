@@ -24,7 +24,8 @@ rules/arbitration.py`: tables, editions, restarts, orders) or here (`shape`, for
 rulings); the season rulings (`season:plan`, `field:<tournament>`, `placement:next-season`)
 are read as a whole by the season view, which names what it cannot read.
 
-A new reader of rulings adds its subject here (`tests/unit/test_decider_playoff_guards.py`
+A new reader of rulings adds its subject here
+(`tests/unit/projections/tournament/test_decider_playoff_guards.py`
 checks that every subject constant of the projections is listed).
 """
 

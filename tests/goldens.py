@@ -18,7 +18,8 @@ from services.interchange.trf import import_trf, read_trf
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
-# The goldens of tests/unit/test_golden_standings.py: golden name -> (rules_preset, format),
+# The goldens of tests/unit/projections/standings/test_golden_standings.py: golden name ->
+# (rules_preset, format),
 # what a TRF does not say, as `arbiter import trf` takes it on the command line.
 STANDINGS_GOLDENS = {
     "fide-c07-art16-unplayed": ("fide-swiss", "swiss"),

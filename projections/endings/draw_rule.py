@@ -20,7 +20,7 @@ consecutive applying plies is the rule; captures and pawn moves do not reset it.
 `ARENA_DISPLAY` is another reading, kept only to explain the real PGNs: the `Rd` field TCEC
 writes in its move comments (8 − counter, −9 when 0) follows "≤ 6 pieces *not counting kings*"
 and resets on captures and pawn moves. It agrees with the written reading on every adjudication
-in the sample PGNs (tests/integration/test_endings_real_pgns.py) but not on every ply.
+in the sample PGNs (tests/integration/interchange/test_endings_real_pgns.py) but not on every ply.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Irregularities "Colour or handicap error") without saying where the stones go. R
 customary star points, as GTP v2 specifies them for `fixed_handicap` (section 4.1.1 "Fixed
 Handicap Placement": 2–9 stones on 19×19, the same pattern on the other sizes, from the 4-4
 points on 13×13 and 19×19 and the 3-3 points on 9×9) and as GNU Go 3.8 places them
-(`fixed_handicap N`, checked in tests/unit/test_go_gnugo.py):
+(`fixed_handicap N`, checked in tests/unit/projections/go/test_go_gnugo.py):
 
 - 2: two opposite corners (lower left and upper right); 3: plus the upper left; 4: the four
   corners;

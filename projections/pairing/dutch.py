@@ -2,7 +2,8 @@
 
 We do not pair by hand: gacrux 1.11.65 (Otto Milvang's TieBreakServer engine, MIT; it agreed
 with bbpPairings on 152/152 rounds) pairs, and this module only translates. The version is
-pinned (`GACRUX_VERSION`, pyproject.toml) because tests/integration/test_dutch_crosscheck.py
+pinned (`GACRUX_VERSION`, pyproject.toml) because
+tests/integration/commands/test_dutch_crosscheck.py
 re-checks whole tournaments round by round against exactly this engine.
 
 What goes in (`gacrux_input`), one gacrux competitor per player, cid = pairing number:

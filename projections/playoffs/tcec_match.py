@@ -16,7 +16,8 @@ when the fold keeps it, otherwise by registration order (the higher seed registe
   main stage applies, and `cup_decision` (3.a, then 3.d/3.e tiebreak pairs until one is
   decisive) over a match's games in order, which the Cup bracket
   (`projections.pairing.knockout`) applies; a property test
-  (tests/unit/test_pairing_knockout.py) holds this machine's stages and `cup_decision` to the
+  (tests/unit/projections/pairing/test_pairing_knockout.py) holds this machine's stages and
+  `cup_decision` to the
   same winner, decided after the same game. Games after the decision are void.
 - `tcec-superfinal` (Leagues 7): 100 games at 120'+12" (7.1, 7.2, 9.4); all 100 are played
   even when the match is won earlier (7.4). Level after 100: a 24-game tiebreak match (7.5),

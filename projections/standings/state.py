@@ -6,7 +6,8 @@ crosstable can always be rebuilt in full from the current facts (lila's "recompu
 
 The decider's fold (`projections/tournament/evolve.py`) keeps the same facts for its checks;
 the two must read every log alike (games and their players, results, moves, registrations and
-withdrawals in force), which `tests/unit/test_folds_agree.py` checks on generated logs. The
+withdrawals in force), which `tests/unit/projections/test_folds_agree.py` checks on generated logs.
+The
 reading is the decider's: an event it would refuse (a repeated round, a second registration,
 a withdrawal of an unknown or withdrawn player, a start of a game already started or ended)
 has no effect here either, and retracting it undoes nothing. Why the two folds stay two (what

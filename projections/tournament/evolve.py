@@ -5,7 +5,8 @@ refused is ignored here, so an old log with a questionable event still replays.
 
 The standings fold (`projections/standings/state.py`) keeps the same facts in force (games and
 their players, results, moves, registrations, withdrawals) and must read every log the same
-way; `tests/unit/test_folds_agree.py` checks that on generated logs, odd ones included. Where
+way; `tests/unit/projections/test_folds_agree.py` checks that on generated logs, odd ones included.
+Where
 the two once differed, the reading is the decider's: an event the decider refuses has no
 effect, and retracting an event that had no effect undoes nothing. So a repeated
 `RoundScheduled` of a round in force, a second registration of a player, a withdrawal of an
@@ -57,7 +58,8 @@ from projections.tournament.state import (
 #: The presets whose rules have a playoff machine (`projections.playoffs.EVENT_MACHINES` and
 #: the GCT tour playoff): their tournaments keep the standings fold beside the decider's state,
 #: for the playoff guards (projections/tournament/playoff_guards.py). Written out so that a fold
-#: imports no machine; tests/unit/test_decider_playoff_guards.py checks it against the machines.
+#: imports no machine; tests/unit/projections/tournament/test_decider_playoff_guards.py checks it
+#: against the machines.
 PLAYOFF_PRESETS = frozenset(
     {
         "gct",

@@ -31,7 +31,7 @@ AsJson = Annotated[bool, typer.Option("--json")]
 
 #: The token roles (services.commands.auth.ROLES, which imports hashlib and sqlite3), for the help
 #: text
-#: of `arbiter token create`; tests/unit/test_cli_startup.py keeps the two equal.
+#: of `arbiter token create`; tests/unit/services/cli/test_cli_startup.py keeps the two equal.
 ROLE_NAMES: tuple[str, ...] = ("admin", "arbiter", "broadcaster", "auditor")
 
 

@@ -38,7 +38,8 @@ if typing.TYPE_CHECKING:
 
 # Start-up: `arbiter --help` imports this module and every command's signature, so what a
 # command needs beyond typer, rich and the standard library (the event contract, the
-# projections, the command path, httpx) is imported inside it (tests/unit/test_cli_startup.py).
+# projections, the command path, httpx) is imported inside it
+# (tests/unit/services/cli/test_cli_startup.py).
 
 
 def lot_purposes() -> tuple[str, ...]:

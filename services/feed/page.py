@@ -7,7 +7,7 @@ recorded), the standings with their tiebreak columns (the `tiebreaks` document's
 and each value's `display`), the crosstable (the standings document's `crosstable`), the
 playoff's state and stages, and the prize split. Laid out for 1,280 px and up (two columns,
 names on one line) down to 390 px (one column; wide tables scroll inside their own box, the
-page never scrolls sideways); `tests/integration/test_page.py` checks both in Chromium.
+page never scrolls sideways); `tests/integration/feed/test_page.py` checks both in Chromium.
 
 Boards are plain SVG drawn by our own `static/board.js` from the published FEN (chess: the
 Unicode chess glyphs, in the DejaVu font Debian ships) or stones (Go), not a board widget from

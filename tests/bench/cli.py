@@ -5,7 +5,8 @@ CLI is built on (`FLOOR_CODE`: typer, pydantic and rich doing the least a `stand
 
 Run: `python -m tests.bench.cli [--runs N]` from the repository root; prints one JSON
 document. Medians of N runs (default 5) after one warm-up run each. No figure is asserted:
-the import guard is tests/unit/test_cli_startup.py. With PYTHONDONTWRITEBYTECODE set, the
+the import guard is tests/unit/services/cli/test_cli_startup.py. With PYTHONDONTWRITEBYTECODE set,
+the
 project's modules are compiled on every start (`pyc_cache` says which case was measured).
 """
 

@@ -3,7 +3,8 @@
 `projections/tournament/decide.py` looks the proposed event's type up here; a type without a
 rule is refused (`event.no_rule`), never accepted by default. An event type accepted as
 proposed still has its rule (one returning `[proposed]`), so that accepting it is written
-down. `tests/unit/test_decider.py` checks that every type in `EVENT_CLASSES` has one.
+down. `tests/unit/projections/tournament/test_decider.py` checks that every type in `EVENT_CLASSES`
+has one.
 """
 
 from __future__ import annotations
