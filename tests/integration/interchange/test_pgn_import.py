@@ -29,7 +29,8 @@ CUP4 = "TCEC_Cup_4_Bronze.pgn"
 S16 = "TCEC_Season_16_-_Frc_Cpu_League_2_Playoff.pgn"
 S28_OPTS = ("--adjudicate", "--tournament", "s28")
 CUP4_OPTS = ("--rules", "tcec-cup", "--adjudicate", "--tournament", "cup4")
-TERMINATION = {  # TerminationDetails → Termination (tests/integration/test_endings_real_pgns)
+# TerminationDetails → Termination (as test_endings_real_pgns.py reads them)
+TERMINATION = {
     "White mates": "checkmate",
     "Black mates": "checkmate",
     "Fifty moves rule": "fifty_move_rule",
