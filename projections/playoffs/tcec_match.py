@@ -79,11 +79,11 @@ from projections.playoffs.base import (
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import Table
 from projections.tiebreaks.registry import half_points
+from projections.time_controls import TC_30_3, TC_120_12
 
-# Cup 5.a, FRD 5.a, 4k 1.1.
-TC_30_3 = TimeControl(name="tcec-30+3", base_seconds=1800, increment_seconds=3)
+# TC_30_3: Cup 5.a, FRD 5.a, 4k 1.1.
 # Leagues 7.2, 7.5, 7.6, 9.4.
-TC_SUFI = TimeControl(name="tcec-120+12", base_seconds=7200, increment_seconds=12)
+TC_SUFI = TC_120_12
 
 
 @dataclass(frozen=True)
