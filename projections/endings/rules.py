@@ -160,21 +160,36 @@ def _tcec(
     )
 
 
-def _swiss_numbered(name: str, section: str) -> Ruleset:
-    """TCEC Swiss and Cup number their endings alike (Swiss 5–7, Cup 5–7)."""
+def _swiss_numbered(
+    name: str,
+    section: str,
+    *,
+    wins: str | None = "6.d",
+    stalemate: str = "6.a",
+    illegal: str | None = None,
+    illegal_note: str = "",
+    mate_note: str = "",
+    stalemate_note: str = "",
+) -> Ruleset:
+    """TCEC Swiss, Cup and FRD number their endings alike (Swiss 5–7, Cup 5–7, FRD 5–7); FRD
+    lists no wins and no stalemate (the keyword arguments)."""
     return _tcec(
         name,
         section,
         ending="6",
         time="5.b",
-        wins="6.d",
+        wins=wins,
         draws="6.a",
         draw_rule="6.b",
         tablebase="6.c",
         crash="7.a",
         interruption="swiss",
         interruption_article="7.b",
-        stalemate="6.a",
+        stalemate=stalemate,
+        illegal=illegal,
+        illegal_note=illegal_note,
+        mate_note=mate_note,
+        stalemate_note=stalemate_note,
     )
 
 
@@ -198,18 +213,10 @@ _FRD_LAWS = (
     "FRD 6 lists no wins and no stalemate; read as the laws of chess for Chess960 "
     "(FIDE Guidelines II, which the FRD page cites)"
 )
-FRD = _tcec(
+FRD = _swiss_numbered(
     "tcec-frd",
     "FRD",
-    ending="6",
-    time="5.b",
     wins=None,
-    draws="6.a",
-    draw_rule="6.b",
-    tablebase="6.c",
-    crash="7.a",
-    interruption="swiss",
-    interruption_article="7.b",
     stalemate="6 (laws of chess)",
     mate_note=_FRD_LAWS,
     stalemate_note=_FRD_LAWS,

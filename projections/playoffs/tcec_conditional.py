@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from events_schema.events import TimeControl
 from projections.outcome import scoring_of
 from projections.playoffs.base import (
     Machine,
@@ -59,13 +58,14 @@ from projections.playoffs.base import (
 )
 from projections.standings.state import StandingsState
 from projections.standings.table import Row, Table, standings
+from projections.time_controls import TC_60_6
 
 CT_KIND = "tcec-conditional"
 CT_RULE = "TCEC Leagues 6 (Premier Division Conditional Tiebreak)"
 CT_PRESET = "tcec-premier"
 
 # Leagues 6.4 / 9.3: the Premier Division time control.
-TC_PREMIER = TimeControl(name="tcec-60+6", base_seconds=3600, increment_seconds=6)
+TC_PREMIER = TC_60_6
 
 
 def _ranked(players: Sequence[str], points: dict[str, int]) -> list[str]:

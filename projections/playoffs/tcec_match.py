@@ -79,11 +79,11 @@ from projections.playoffs.base import (
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import Table
 from projections.tiebreaks.registry import half_points
+from projections.time_controls import TC_30_3, TC_120_12
 
-# Cup 5.a, FRD 5.a, 4k 1.1.
-TC_30_3 = TimeControl(name="tcec-30+3", base_seconds=1800, increment_seconds=3)
+# TC_30_3: Cup 5.a, FRD 5.a, 4k 1.1.
 # Leagues 7.2, 7.5, 7.6, 9.4.
-TC_SUFI = TimeControl(name="tcec-120+12", base_seconds=7200, increment_seconds=12)
+TC_SUFI = TC_120_12
 
 
 @dataclass(frozen=True)
@@ -102,58 +102,61 @@ class MatchRules:
 
 
 MATCH_RULES: dict[str, MatchRules] = {
-    "tcec-cup": MatchRules(
-        "tcec-cup",
-        "TCEC Cup 3 (matches and tiebreaks)",
-        None,
-        "Cup 3.c",
-        TC_30_3,
-        "Cup 5.a",
-        early_end=True,
-        tiebreak_games=0,
-        random_openings=False,
-        pairs_art="Cup 3.d/3.e",
-        colours_art="Cup 3.b",
-    ),
-    "tcec-superfinal": MatchRules(
-        "tcec-superfinal",
-        "TCEC Leagues 7 (Superfinal)",
-        100,
-        "Leagues 7.1/7.2",
-        TC_SUFI,
-        "Leagues 7.2/9.4",
-        early_end=False,
-        tiebreak_games=24,
-        random_openings=True,
-        pairs_art="Leagues 7.6",
-        colours_art="Leagues 7.3",
-    ),
-    "tcec-frd-final": MatchRules(
-        "tcec-frd-final",
-        "TCEC FRD 2.h/2.i (Final)",
-        50,
-        "FRD 2.h",
-        TC_30_3,
-        "FRD 5.a",
-        early_end=False,
-        tiebreak_games=0,
-        random_openings=False,
-        pairs_art="FRD 2.i",
-        colours_art="FRD 2.b",
-    ),
-    "tcec-4k-minifinal": MatchRules(
-        "tcec-4k-minifinal",
-        "TCEC 4k 0.4/3.2 (MiniFinal)",
-        50,
-        "4k 0.4",
-        TC_30_3,
-        "4k 1.1",
-        early_end=False,
-        tiebreak_games=0,
-        random_openings=False,
-        pairs_art="4k 3.2",
-        colours_art="4k (silent; as FRD 2.b)",
-    ),
+    r.kind: r
+    for r in (
+        MatchRules(
+            "tcec-cup",
+            "TCEC Cup 3 (matches and tiebreaks)",
+            None,
+            "Cup 3.c",
+            TC_30_3,
+            "Cup 5.a",
+            early_end=True,
+            tiebreak_games=0,
+            random_openings=False,
+            pairs_art="Cup 3.d/3.e",
+            colours_art="Cup 3.b",
+        ),
+        MatchRules(
+            "tcec-superfinal",
+            "TCEC Leagues 7 (Superfinal)",
+            100,
+            "Leagues 7.1/7.2",
+            TC_SUFI,
+            "Leagues 7.2/9.4",
+            early_end=False,
+            tiebreak_games=24,
+            random_openings=True,
+            pairs_art="Leagues 7.6",
+            colours_art="Leagues 7.3",
+        ),
+        MatchRules(
+            "tcec-frd-final",
+            "TCEC FRD 2.h/2.i (Final)",
+            50,
+            "FRD 2.h",
+            TC_30_3,
+            "FRD 5.a",
+            early_end=False,
+            tiebreak_games=0,
+            random_openings=False,
+            pairs_art="FRD 2.i",
+            colours_art="FRD 2.b",
+        ),
+        MatchRules(
+            "tcec-4k-minifinal",
+            "TCEC 4k 0.4/3.2 (MiniFinal)",
+            50,
+            "4k 0.4",
+            TC_30_3,
+            "4k 1.1",
+            early_end=False,
+            tiebreak_games=0,
+            random_openings=False,
+            pairs_art="4k 3.2",
+            colours_art="4k (silent; as FRD 2.b)",
+        ),
+    )
 }
 
 TIEBREAK_MATCH = "tiebreak-match"

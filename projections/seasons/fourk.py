@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from projections.seasons.structure import TC_30_3, FromPlan, SeasonFormat, StageSpec, Top
+from projections.seasons.structure import FromPlan, SeasonFormat, StageSpec, Top
+from projections.time_controls import TC_30_3
 
 READINGS: dict[str, str] = {
     "4k/seeds": "the Pool's seeds are the plan's field order (the 4k rules do not seed); the "

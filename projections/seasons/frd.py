@@ -19,7 +19,8 @@ consecutive games. FRD 5.a: 30'+3" throughout. Tiebreaks: FRD 3 (`tcec-frd` chai
 
 from __future__ import annotations
 
-from projections.seasons.structure import TC_30_3, Cross, SeasonFormat, Snake, StageSpec, Top
+from projections.seasons.structure import Cross, SeasonFormat, Snake, StageSpec, Top
+from projections.time_controls import TC_30_3
 
 LEAGUE_KEYS = ("league-a", "league-b", "league-c", "league-d")
 SEMI_KEYS = ("semi-1", "semi-2")

@@ -39,9 +39,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from projections.seasons.structure import (
-    TC_30_3,
-    TC_60_6,
-    TC_120_12,
     FromPlan,
     Qualifiers,
     Relegation,
@@ -49,6 +46,7 @@ from projections.seasons.structure import (
     StageSpec,
     Top,
 )
+from projections.time_controls import TC_30_3, TC_60_6, TC_120_12
 
 READINGS: dict[str, str] = {
     "tcec/vacancies-relegate-fewer": "Leagues 1.8 (the default, plan vacancies="

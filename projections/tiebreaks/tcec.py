@@ -364,28 +364,23 @@ def _chain(*names: str) -> Chain:
     return Chain(tuple(TiebreakSpec(name=n) for n in names))
 
 
+# Leagues 11.1 (4k 3.1 is the same list): "the Tournament Organizers will decide".
+_LEAGUE_CRITERIA = (
+    "direct-encounter",
+    "sonneborn-berger",
+    "r-mobility",
+    "double-wins",
+    "avg-moves-won",
+    "avg-moves-lost",
+    "organisers-decide",
+)
+
 #: Presets this rulebook defines (merged into projections.tiebreaks.presets.PRESETS).
 PRESETS: dict[str, Chain] = {
-    # Leagues 11.1 (4k 3.1 is the same list): "the Tournament Organizers will decide".
-    "tcec-league": _chain(
-        "direct-encounter",
-        "sonneborn-berger",
-        "r-mobility",
-        "double-wins",
-        "avg-moves-won",
-        "avg-moves-lost",
-        "organisers-decide",
-    ),
+    # Leagues 11.1.
+    "tcec-league": _chain(*_LEAGUE_CRITERIA),
     # 4k 3.1 lists the same criteria as Leagues 11.1.
-    "tcec-4k": _chain(
-        "direct-encounter",
-        "sonneborn-berger",
-        "r-mobility",
-        "double-wins",
-        "avg-moves-won",
-        "avg-moves-lost",
-        "organisers-decide",
-    ),
+    "tcec-4k": _chain(*_LEAGUE_CRITERIA),
     # Swiss 3 and Leagues 11.2 (Qualification League): "these engines will share those places".
     "tcec-swiss": _chain(
         "sonneborn-berger",

@@ -101,13 +101,14 @@ _GCT_EVENT = PlayoffKind(
     "id",
     re.compile(gct_event.RR_STAGE),
 )
+_CT_STEP = re.compile(rf"tcec-ct-{_N}")  # the Conditional Tiebreak's lots and stages alike
 _TCEC_CT = PlayoffKind(
     "tcec-conditional",
     tcec_conditional.conditional_tiebreak,
-    re.compile(rf"tcec-ct-{_N}"),
-    re.compile(rf"tcec-ct-{_N}"),
+    _CT_STEP,
+    _CT_STEP,
     "pair",
-    re.compile(rf"tcec-ct-{_N}"),
+    _CT_STEP,
 )
 _TCEC_MATCH = PlayoffKind(
     "tcec-match",
