@@ -7,7 +7,8 @@ its stream for good. Every command is checked against these limits before the de
 it, and every sealed envelope again before the log commits it (`check_envelope_bytes`).
 
 The defaults (documented in README "Limits"), each overridable by an environment variable
-read by `Limits.from_env()` (the services' composition roots call it):
+parsed by `Limits.from_env(environ)` (the services' composition roots hand it their
+environment: `services.config.limits_from_env`):
 
 - `max_event_bytes` 512 KiB (`ARBITER_MAX_EVENT_BYTES`): one stored envelope, canonical
   bytes. A 5,000-board round's pairings fit; Kafka's `max.message.bytes` is set above it.
@@ -33,8 +34,7 @@ which would be stored rounded.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -83,9 +83,9 @@ class Limits:
     }
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
-        """The defaults, overridden by `ARBITER_MAX_*` variables (positive integers)."""
-        env = os.environ if environ is None else environ
+    def from_env(cls, env: Mapping[str, str]) -> Limits:
+        """The defaults, overridden by the `ARBITER_MAX_*` variables of `env` (positive
+        integers)."""
         values: dict[str, Any] = {}
         for f in fields(cls):
             var = cls._ENV.get(f.name)

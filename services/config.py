@@ -29,6 +29,14 @@ class Settings:
     sqlite_synchronous: str = "FULL"  # ARBITER_SQLITE_SYNCHRONOUS: FULL, NORMAL or EXTRA
     # Seconds between a processor's checkpoints (0: none).
     snapshot_every: float = 30.0  # ARBITER_SNAPSHOT_EVERY
+    # Signed checkpoints (services/audit/checkpoints/): the signing key, which must exist
+    # (None: data_dir/checkpoint-key.pem, generated on first use), and the store (None:
+    # data_dir/checkpoints.sqlite3).
+    checkpoint_key: Path | None = None  # ARBITER_CHECKPOINT_KEY
+    checkpoints_db: Path | None = None  # ARBITER_CHECKPOINTS_DB
+    # The adjudicator's endgame tables (None: no tablebase adjudication); `--tablebases`
+    # overrides it.
+    tablebases: Path | None = None  # ARBITER_TABLEBASES
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -49,6 +57,9 @@ class Settings:
             "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
             "sqlite_synchronous": _synchronous(),
             "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
+            "checkpoint_key": _path("ARBITER_CHECKPOINT_KEY"),
+            "checkpoints_db": _path("ARBITER_CHECKPOINTS_DB"),
+            "tablebases": _path("ARBITER_TABLEBASES", strip=True),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["backend"] not in ("sqlite", "kafka"):
@@ -64,6 +75,13 @@ class Settings:
             "group_max_events": self.kafka_group_max_events,
         }
         return {k: v for k, v in options.items() if v is not None}
+
+
+def _path(name: str, strip: bool = False) -> Path | None:
+    """A path variable; None when unset or empty (or blank, with `strip`)."""
+    raw = os.environ.get(name, "")
+    value = raw.strip() if strip else raw
+    return Path(value) if value else None
 
 
 def _milliseconds(name: str) -> float | None:
@@ -88,6 +106,28 @@ def _synchronous() -> str:
     if mode not in SYNCHRONOUS_MODES:
         raise ValueError(f"ARBITER_SQLITE_SYNCHRONOUS must be one of {SYNCHRONOUS_MODES}")
     return mode
+
+
+#: Seconds between `arbiter serve`'s scheduled checkpoint signing runs.
+CHECKPOINT_EVERY = 60.0
+
+
+def checkpoint_every(environ: Mapping[str, str] | None = None) -> float:
+    """`ARBITER_CHECKPOINT_EVERY`: seconds between scheduled signing runs (default 60; 0 or
+    less disables), read by `arbiter serve` (the only process that schedules signing)."""
+    env = os.environ if environ is None else environ
+    raw = env.get("ARBITER_CHECKPOINT_EVERY", "").strip() or str(CHECKPOINT_EVERY)
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(
+            f"ARBITER_CHECKPOINT_EVERY must be seconds (0 disables), not {raw!r}"
+        ) from None
+
+
+def limits_from_env() -> Limits:
+    """The contract's limits, overridden by the environment's `ARBITER_MAX_*` variables."""
+    return Limits.from_env(os.environ)
 
 
 @dataclass(frozen=True)
@@ -127,7 +167,7 @@ class FeedSettings:
 def open_log(settings: Settings) -> EventLog:
     """The configured log, with the limits of the environment (`ARBITER_MAX_*`): the same on
     both backends, and on Kafka the topic's `max.message.bytes` follows them."""
-    limits = Limits.from_env()
+    limits = limits_from_env()
     if settings.backend == "kafka":
         from services.eventlog.kafka import KafkaEventLog
 

@@ -36,7 +36,7 @@ from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
 from services.commands.auth import TokenStore
 from services.commands.service import CommandRejected, CommandService
-from services.config import FeedSettings
+from services.config import FeedSettings, Settings
 from services.eventlog.base import (
     AppendConflict,
     AppendResult,
@@ -60,14 +60,17 @@ def create_app(
     tokens: TokenStore,
     limits: Limits | None = None,
     feed: FeedSettings | None = None,
+    settings: Settings | None = None,
 ) -> FastAPI:
-    """The composition root hands in the log, the token store and the feed's settings
-    (services/api/main.py, `arbiter serve`; without them, the defaults)."""
+    """The composition root hands in the log, the token store, the feed's settings and the
+    process's settings (where the checkpoint key and store are: services/api/main.py,
+    `arbiter serve`; without them, the defaults)."""
     limits = limits if limits is not None else event_log.limits
     app = FastAPI(title="Arbiter", version="0.1.0")
     commands = CommandService(event_log, limits=limits)
     app.state.log, app.state.tokens, app.state.commands = event_log, tokens, commands
     app.state.limits = limits
+    app.state.settings = settings if settings is not None else Settings()
     document(app)  # the served OpenAPI: command body, error statuses, tokens
 
     @app.exception_handler(ApiError)

@@ -14,8 +14,9 @@ Each checkpoint is `{"checkpoint": {...}, "signature", "public_key", "key_id"}`,
 `{"error": {rule, field, message}}` format.
 
 The composition root may hand in a `CheckpointService` as `app.state.checkpoints` (`arbiter
-serve` does, sharing it with the scheduled signer); else one is made from the environment
-(ARBITER_DATA, ARBITER_CHECKPOINT_KEY, ARBITER_CHECKPOINTS_DB) on first use.
+serve` does, sharing it with the scheduled signer); else one is made on first use from the
+settings it handed to `create_app` (`app.state.settings`: the data directory, the checkpoint
+key and store).
 """
 
 from __future__ import annotations
@@ -38,16 +39,16 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
     lock = threading.Lock()
 
     def service(create: bool = True) -> Any:
-        """The app's checkpoint service; made from the environment on first use. A read
+        """The app's checkpoint service; made from the app's settings on first use. A read
         (`create=False`) makes none, and so no file, while no store exists: None."""
         from services.audit.checkpoints import CheckpointService, store_path
 
         with lock:
             svc = getattr(app.state, "checkpoints", None)
             if svc is None:
-                if not create and not store_path().exists():
+                if not create and not store_path(app.state.settings).exists():
                     return None
-                svc = CheckpointService.from_settings(app.state.log)
+                svc = CheckpointService.from_settings(app.state.log, app.state.settings)
                 app.state.checkpoints = svc
         return svc
 

@@ -7,5 +7,10 @@ from services.commands.auth import TokenStore
 from services.config import FeedSettings, Settings, open_log
 
 settings = Settings.from_env()
-app = create_app(open_log(settings), TokenStore(settings.tokens_path), feed=FeedSettings.from_env())
+app = create_app(
+    open_log(settings),
+    TokenStore(settings.tokens_path),
+    feed=FeedSettings.from_env(),
+    settings=settings,
+)
 app.state.feed.freeze_heap = True  # a server process: see services.projection.embedded._freeze_heap

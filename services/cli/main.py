@@ -620,13 +620,16 @@ def serve(
     from services.api.app import create_app
     from services.audit.checkpoints import attach_scheduler
     from services.commands.auth import TokenStore
-    from services.config import FeedSettings, open_log
+    from services.config import FeedSettings, checkpoint_every, open_log
 
     cfg = settings(backend, db)
-    api = create_app(open_log(cfg), TokenStore(cfg.tokens_path), feed=FeedSettings.from_env())
+    api = create_app(
+        open_log(cfg), TokenStore(cfg.tokens_path), feed=FeedSettings.from_env(), settings=cfg
+    )
     # A server process: see services.projection.embedded._freeze_heap.
     api.state.feed.freeze_heap = True
-    attach_scheduler(api, cfg)  # signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off)
+    # Signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off).
+    attach_scheduler(api, checkpoint_every())
     uvicorn.run(api, host=host, port=port)
 
 

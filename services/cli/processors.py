@@ -79,15 +79,15 @@ def register(app: typer.Typer) -> None:
         if name == LIST:
             typer.echo("\n".join(PROJECTIONS))
             return
-        from events_schema.limits import Limits
-        from services.config import Settings
+        from services.config import Settings, limits_from_env
         from services.projection.processors.config import ProcessorConfig
-        from services.projection.tablebases import TablebaseError, open_prober, tablebases_from_env
+        from services.projection.tablebases import TablebaseError, open_prober
 
         if name not in NAMES:
             raise typer.BadParameter(f"one of {', '.join(NAMES)}", param_hint="NAME")
+        settings = Settings.from_env()
         if name == ADJUDICATOR:
-            tablebases = tablebases or tablebases_from_env()
+            tablebases = tablebases or settings.tablebases
             try:  # a bad path fails here, before anything starts
                 prober = open_prober(tablebases)
             except TablebaseError as exc:
@@ -96,7 +96,6 @@ def register(app: typer.Typer) -> None:
                 prober.close()
         elif tablebases is not None:
             raise typer.BadParameter("only the adjudicator reads tablebases", param_hint="NAME")
-        settings = Settings.from_env()
         cfg = ProcessorConfig(
             projection=name,
             bootstrap=bootstrap or settings.kafka_bootstrap,
@@ -108,7 +107,7 @@ def register(app: typer.Typer) -> None:
             group_commit_ms=settings.kafka_group_commit_ms,
             group_max_events=settings.kafka_group_max_events,
             snapshot_every=settings.snapshot_every,
-            limits=Limits.from_env(),
+            limits=limits_from_env(),
             data_dir=data_dir or settings.data_dir / "processors",
             web_port=web_port,
             batch=batch,

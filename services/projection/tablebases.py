@@ -17,8 +17,9 @@ Tables are looked for in `path` and in its subdirectories two levels down (Syzyg
 often split: 3-4-5/, 6-wdl/, ...). Both kinds may be present: Syzygy is asked first.
 
 Never implicitly: no path, no prober. The setting is `--tablebases DIR` on
-`arbiter processor adjudicator`, else the environment variable `ARBITER_TABLEBASES`
-(`tablebases_from_env`); a path that holds no tables is an error naming the setting.
+`arbiter processor adjudicator`, else the environment variable `ARBITER_TABLEBASES` (read by
+the command's composition root: `services.config.Settings.tablebases`); a path that holds no
+tables is an error naming the setting.
 """
 
 from __future__ import annotations
@@ -49,12 +50,6 @@ FIFTY_MOVE_PLIES = 100
 
 class TablebaseError(ValueError):
     """The configured tablebase path cannot be used."""
-
-
-def tablebases_from_env(environ: dict[str, str] | None = None) -> Path | None:
-    """`ARBITER_TABLEBASES` as a path; None when unset or empty."""
-    value = (environ if environ is not None else dict(os.environ)).get(ENV, "").strip()
-    return Path(value) if value else None
 
 
 def _table_dirs(root: Path, suffix: str) -> list[Path]:

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from services.commands.auth import TokenStore
-from services.config import FeedSettings
+from services.config import FeedSettings, Settings
 from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi, Stats
@@ -39,35 +39,32 @@ def fuzz_stats(request: pytest.FixtureRequest) -> Stats:
 def fuzz_api(tmp_path_factory: pytest.TempPathFactory, fuzz_stats: Stats) -> Iterator[FuzzApi]:
     data = tmp_path_factory.mktemp("fuzz")
     started = time.monotonic()
-    with pytest.MonkeyPatch.context() as mp:
-        # Anything the app makes on first use (the checkpoint key and store) goes to the tmp dir.
-        mp.setenv("ARBITER_DATA", str(data))
-        for var in ("ARBITER_CHECKPOINT_KEY", "ARBITER_CHECKPOINTS_DB"):
-            mp.delenv(var, raising=False)
-        log = SQLiteEventLog(data / "events.sqlite3", synchronous="NORMAL")
-        tokens = TokenStore(data / "tokens.sqlite3")
-        app = create_app(log, tokens, feed=FeedSettings(keepalive=0.2))
-        client = TestClient(app, raise_server_exceptions=False)
-        api = FuzzApi(
-            app,
-            client,
-            log,
-            tokens,
-            admin=tokens.create("admin", "chief")[0],
-            arbiter=tokens.create("arbiter", "ref-1", [TID])[0],
-            stats=fuzz_stats,
-        )
-        api.create(TID)
-        try:
-            yield api
-        finally:
-            feed = getattr(app.state, "feed", None)
-            if feed is not None:
-                feed.stop()
-            client.close()
-            log.close()
-            tokens.close()
-            fuzz_stats.seconds += time.monotonic() - started
+    log = SQLiteEventLog(data / "events.sqlite3", synchronous="NORMAL")
+    tokens = TokenStore(data / "tokens.sqlite3")
+    # Anything the app makes on first use (the checkpoint key and store) goes to the tmp dir.
+    settings = Settings(data_dir=data)
+    app = create_app(log, tokens, feed=FeedSettings(keepalive=0.2), settings=settings)
+    client = TestClient(app, raise_server_exceptions=False)
+    api = FuzzApi(
+        app,
+        client,
+        log,
+        tokens,
+        admin=tokens.create("admin", "chief")[0],
+        arbiter=tokens.create("arbiter", "ref-1", [TID])[0],
+        stats=fuzz_stats,
+    )
+    api.create(TID)
+    try:
+        yield api
+    finally:
+        feed = getattr(app.state, "feed", None)
+        if feed is not None:
+            feed.stop()
+        client.close()
+        log.close()
+        tokens.close()
+        fuzz_stats.seconds += time.monotonic() - started
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -20,7 +20,9 @@ outside the log (published, mailed, printed) makes any later truncation or rewri
 before its seq visible: `verify_against` (and `arbiter verify T --checkpoint FILE|URL`).
 
 Keys. The signing key is a PEM file (PKCS#8, mode 0600): `ARBITER_CHECKPOINT_KEY` (a path;
-it must exist), else `$ARBITER_DATA/checkpoint-key.pem`, generated on first use. Rotation: a
+it must exist), else `$ARBITER_DATA/checkpoint-key.pem`, generated on first use. These
+variables are read by the process's composition root (`services.config.Settings`) and handed
+in as settings. Rotation: a
 new key has a new key_id; checkpoints signed with the old key stay verifiable as long as the
 verifier trusts (pins) the old public key too. A verifier that pins no key trusts the key a
 checkpoint embeds: that only proves the checkpoint was not altered after signing, not who
@@ -65,7 +67,6 @@ from services.audit.checkpoints.scheduler import (
     DEFAULT_EVERY,
     CheckpointScheduler,
     attach_scheduler,
-    scheduler_interval,
 )
 from services.audit.checkpoints.signing import (
     CheckpointService,
@@ -115,7 +116,6 @@ __all__ = [
     "parse_published",
     "public_key_path",
     "public_pem",
-    "scheduler_interval",
     "sign_due",
     "sign_head",
     "store_path",

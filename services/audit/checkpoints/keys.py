@@ -145,13 +145,13 @@ def load_or_create_key(
     return SigningKey(key.private, path)
 
 
-def key_path(settings: Settings | None = None) -> tuple[Path, bool]:
-    """The signing key's path and whether it was configured (`ARBITER_CHECKPOINT_KEY`: it
-    must exist) or is the default under ARBITER_DATA (generated on first use)."""
-    configured = os.environ.get("ARBITER_CHECKPOINT_KEY")
-    if configured:
-        return Path(configured), True
-    return (settings or Settings.from_env()).data_dir / KEY_FILE, False
+def key_path(settings: Settings) -> tuple[Path, bool]:
+    """The signing key's path and whether it was configured (`settings.checkpoint_key`,
+    ARBITER_CHECKPOINT_KEY: it must exist) or is the default under the data directory
+    (generated on first use)."""
+    if settings.checkpoint_key is not None:
+        return settings.checkpoint_key, True
+    return settings.data_dir / KEY_FILE, False
 
 
 def load_public_key(path: Path) -> bytes:

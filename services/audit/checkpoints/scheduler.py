@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
-from collections.abc import Mapping
 from typing import Any
 
 from services.audit.checkpoints.signing import CheckpointService, DueResult
-from services.config import Settings
+from services.config import CHECKPOINT_EVERY
 
 log = logging.getLogger("arbiter.checkpoints")
 
-DEFAULT_EVERY = 60.0  # seconds between scheduled signing runs (ARBITER_CHECKPOINT_EVERY)
+#: Seconds between scheduled signing runs (ARBITER_CHECKPOINT_EVERY, read by the composition
+#: root: `services.config.checkpoint_every`).
+DEFAULT_EVERY = CHECKPOINT_EVERY
 
 
 class CheckpointScheduler:
@@ -72,28 +72,13 @@ class CheckpointScheduler:
                 return
 
 
-def scheduler_interval(environ: Mapping[str, str] | None = None) -> float:
-    """`ARBITER_CHECKPOINT_EVERY`: seconds between scheduled signing runs (default 60; 0 or
-    less disables)."""
-    env = os.environ if environ is None else environ
-    raw = env.get("ARBITER_CHECKPOINT_EVERY", "").strip() or str(DEFAULT_EVERY)
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(
-            f"ARBITER_CHECKPOINT_EVERY must be seconds (0 disables), not {raw!r}"
-        ) from None
-
-
-def attach_scheduler(
-    app: Any, settings: Settings | None = None, environ: Mapping[str, str] | None = None
-) -> CheckpointScheduler | None:
+def attach_scheduler(app: Any, every: float = DEFAULT_EVERY) -> CheckpointScheduler | None:
     """The serve hook: give an API app (`services.api.app.create_app`) its checkpoint service
-    (shared with its checkpoint routes) and, unless `ARBITER_CHECKPOINT_EVERY` is 0, scheduled
-    signing of its log, started and stopped with the server (the app's startup and shutdown).
-    Returns the scheduler (None when disabled)."""
-    every = scheduler_interval(environ)
-    service = CheckpointService.from_settings(app.state.log, settings)
+    (made from the app's settings, shared with its checkpoint routes) and, unless `every`
+    (seconds, ARBITER_CHECKPOINT_EVERY) is 0 or less, scheduled signing of its log, started
+    and stopped with the server (the app's startup and shutdown). Returns the scheduler (None
+    when disabled)."""
+    service = CheckpointService.from_settings(app.state.log, app.state.settings)
     app.state.checkpoints = service
     if every <= 0:
         return None

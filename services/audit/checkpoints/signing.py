@@ -173,10 +173,9 @@ class CheckpointService:
     def from_settings(
         cls,
         log: Any,
-        settings: Settings | None = None,
+        settings: Settings,
         announce: Callable[[str], None] | None = None,
     ) -> CheckpointService:
-        settings = settings or Settings.from_env()
         path, configured = key_path(settings)
         return cls(
             log,

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -15,11 +14,12 @@ from services.config import Settings
 STORE_FILE = "checkpoints.sqlite3"
 
 
-def store_path(settings: Settings | None = None) -> Path:
-    configured = os.environ.get("ARBITER_CHECKPOINTS_DB")
-    if configured:
-        return Path(configured)
-    return (settings or Settings.from_env()).data_dir / STORE_FILE
+def store_path(settings: Settings) -> Path:
+    """`settings.checkpoints_db` (ARBITER_CHECKPOINTS_DB), else the default under the data
+    directory."""
+    if settings.checkpoints_db is not None:
+        return settings.checkpoints_db
+    return settings.data_dir / STORE_FILE
 
 
 _STORE_SCHEMA = """

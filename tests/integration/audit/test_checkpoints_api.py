@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from builders import batch, created, player
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from tests_support import ADMIN_ACTOR
 
@@ -16,6 +17,7 @@ from services.api.app import create_app
 from services.audit import checkpoints as cps
 from services.commands.auth import TokenStore
 from services.commands.service import CommandService
+from services.config import Settings
 from services.eventlog.sqlite import SQLiteEventLog
 
 TID = "open-2026"
@@ -23,11 +25,7 @@ OTHER = "other-2026"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
-    monkeypatch.delenv("ARBITER_CHECKPOINT_KEY", raising=False)
-    monkeypatch.delenv("ARBITER_CHECKPOINTS_DB", raising=False)
-    monkeypatch.delenv("ARBITER_CHECKPOINT_EVERY", raising=False)
+def env(tmp_path: Path):
     log = SQLiteEventLog(tmp_path / "events.sqlite3")
     for tid in (TID, OTHER):
         CommandService(log).handle(tid, batch(created(), player("a"), player("b")), ADMIN_ACTOR)
@@ -46,8 +44,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture
 def api(env):
-    log, tokens, t, _ = env
-    return TestClient(create_app(log, tokens)), t, log
+    log, tokens, t, tmp_path = env
+    return TestClient(app_of(log, tokens, tmp_path)), t, log
+
+
+def app_of(log: SQLiteEventLog, tokens: TokenStore, data: Path) -> FastAPI:
+    """The app as a composition root makes it: the checkpoint key and store under `data`."""
+    return create_app(log, tokens, settings=Settings(data_dir=data))
 
 
 def H(token: str) -> dict[str, str]:
@@ -146,11 +149,10 @@ def test_refusals(api, env):
     assert "seq 3" in err["message"] and err["field"] == "tournament_id"
 
 
-def test_serve_hook_signs_moved_heads_on_a_schedule(env, monkeypatch: pytest.MonkeyPatch):
+def test_serve_hook_signs_moved_heads_on_a_schedule(env):
     log, tokens, t, tmp_path = env
-    monkeypatch.setenv("ARBITER_CHECKPOINT_EVERY", "0.05")
-    app = create_app(log, tokens)
-    scheduler = cps.attach_scheduler(app)
+    app = app_of(log, tokens, tmp_path)
+    scheduler = cps.attach_scheduler(app, every=0.05)
     assert scheduler is not None and app.state.checkpoints is scheduler.service
 
     def seqs() -> dict[str, list[int]]:
@@ -178,9 +180,8 @@ def test_serve_hook_signs_moved_heads_on_a_schedule(env, monkeypatch: pytest.Mon
     assert (tmp_path / "checkpoint-key.pem").exists()
 
 
-def test_serve_hook_can_be_disabled(env, monkeypatch: pytest.MonkeyPatch):
-    log, tokens, _, _ = env
-    monkeypatch.setenv("ARBITER_CHECKPOINT_EVERY", "0")
-    app = create_app(log, tokens)
-    assert cps.attach_scheduler(app) is None
+def test_serve_hook_can_be_disabled(env):
+    log, tokens, _, tmp_path = env
+    app = app_of(log, tokens, tmp_path)
+    assert cps.attach_scheduler(app, every=0) is None
     assert app.state.checkpoints is not None  # the routes still sign on demand

@@ -24,6 +24,7 @@ from services.api.app import create_app
 from services.cli.main import app
 from services.commands.auth import TokenStore
 from services.commands.service import CommandService
+from services.config import Settings
 from services.eventlog.base import NewEvent
 from services.eventlog.sqlite import SQLiteEventLog
 
@@ -339,7 +340,8 @@ def test_verify_fetches_checkpoints_from_the_api(
     admin = tokens.create("admin", "chief")[0]
     reader = tokens.create("broadcaster", "tv")[0]
     log = SQLiteEventLog(db)
-    client = TestClient(create_app(log, tokens))
+    # The API process's settings: its checkpoint key and store in the same ARBITER_DATA.
+    client = TestClient(create_app(log, tokens, settings=Settings.from_env()))
     r = client.post(f"/tournaments/{TID}/checkpoints", headers={"Authorization": f"Bearer {admin}"})
     assert r.status_code == 201, r.text
 

@@ -1,7 +1,8 @@
 """The shape of the code: no module anywhere (`events_schema/`, `projections/`, `services/`,
 `tests/`) imports a private name of another module or reaches one through a module it
 imported, test modules have unique names (the test folders mirror the source), and the
-module-level imports among `services` modules form no cycle.
+module-level imports among `services` modules form no cycle, and nothing below the composition
+roots reads the environment.
 
 Read with `ast` only (nothing is imported). A private name is one with a leading underscore
 (dunders such as `__version__` are public). The private-name check covers imports at any
@@ -212,3 +213,84 @@ def test_the_checks_see_a_cycle_and_a_private_import() -> None:
     assert [a.name for a in node.names if _is_private(a.name)] == ["_y"]
     reached = ast.parse("import services.x as x\nfrom services import y\nx._a(y._b, z._c)\n")
     assert sorted(what for _, what in _reached(reached)) == ["x._a", "y._b"]
+
+
+#: The composition roots: the only modules that read the environment (`os.environ`,
+#: `os.getenv`) or call what reads it (`services.config`'s `from_env`, `open_log`, ...).
+#: `services.projection.processors.app` counts its own restarts (`run_worker`) in its
+#: process's environment, to carry the count across `os.execv`: the process entry point's
+#: state, not a setting.
+ROOTS = ("services/config.py", "services/api/main.py", "services/cli/")
+OWN_STATE = {"services/projection/processors/app.py": {"ARBITER_PROCESSOR_FAILURES"}}
+ENV_NAMES = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+
+
+def environment_readers() -> set[str]:
+    """The public functions and methods of services/config.py that read the environment,
+    directly or through one another (`from_env`, `open_log`, ...)."""
+    tree = ast.parse((ROOT / "services/config.py").read_text())
+    funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    readers: set[str] = set()
+    while True:
+        found = {
+            f.name
+            for f in funcs
+            for n in ast.walk(f)
+            if (isinstance(n, ast.Attribute) and (n.attr in ENV_NAMES or n.attr in readers))
+            or (isinstance(n, ast.Name) and n.id in readers)
+        }
+        if found <= readers:
+            return {name for name in readers if not _is_private(name)}
+        readers |= found
+
+
+def environment_reads(tree: ast.Module, readers: set[str]) -> Iterator[tuple[int, str]]:
+    """`os.environ`, `os.getenv` (however imported), and calls of `readers`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            yield from ((node.lineno, f"os.{a.name}") for a in node.names if a.name in ENV_NAMES)
+        elif isinstance(node, ast.Attribute) and node.attr in ENV_NAMES:
+            yield node.lineno, ast.unparse(node)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in readers:
+                yield node.lineno, ast.unparse(f) + "()"
+
+
+def environment_reads_below_the_roots() -> list[str]:
+    readers = environment_readers()
+    found = []
+    for path in sorted(p for package in EVERYWHERE[:3] for p in (ROOT / package).rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ROOTS or rel.startswith(tuple(r for r in ROOTS if r.endswith("/"))):
+            continue
+        text = path.read_text()
+        if rel in OWN_STATE and all(var in text for var in OWN_STATE[rel]):
+            lines = text.splitlines()
+            reads = environment_reads(ast.parse(text, rel), readers)
+            own = [(n, w) for n, w in reads if any(v in lines[n - 1] for v in OWN_STATE[rel])]
+            found += [f"{rel}:{n}: {w}" for n, w in reads if (n, w) not in own]
+            continue
+        found += [f"{rel}:{n}: {w}" for n, w in environment_reads(ast.parse(text, rel), readers)]
+    return found
+
+
+def test_nothing_below_the_composition_roots_reads_the_environment() -> None:
+    """One composition root per process decides the log, the feed source and the settings
+    (issue 23): `events_schema/`, `projections/` and the services below the roots are handed
+    plain values (`services.config.Settings`, `FeedSettings`, `Limits`)."""
+    assert {"from_env", "open_log", "limits_from_env", "checkpoint_every"} <= (
+        environment_readers()
+    )
+    assert environment_reads_below_the_roots() == []
+
+
+def test_the_environment_check_sees_every_kind_of_read() -> None:
+    code = (
+        "import os\nfrom os import getenv\n"
+        "a = os.environ.get('X')\nb = getenv('Y')\nc = Settings.from_env()\nd = open_log(c)\n"
+        "e = FeedSettings(keepalive=1)\n"
+    )
+    reads = [what for _, what in environment_reads(ast.parse(code), environment_readers())]
+    assert sorted(reads) == ["Settings.from_env()", "open_log()", "os.environ", "os.getenv"]

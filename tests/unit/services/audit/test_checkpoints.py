@@ -511,22 +511,40 @@ def test_key_files_generation_and_loading(tmp_path: Path):
     assert "chmod 600" in warned[0]
 
 
-def test_key_and_store_paths_from_the_environment(tmp_path: Path, monkeypatch):
+def test_key_and_store_paths_from_the_settings(tmp_path: Path):
     from services.config import Settings
 
-    monkeypatch.delenv("ARBITER_CHECKPOINT_KEY", raising=False)
-    monkeypatch.delenv("ARBITER_CHECKPOINTS_DB", raising=False)
     settings = Settings(data_dir=tmp_path)
+    assert cps.key_path(settings) == (tmp_path / "checkpoint-key.pem", False)
+    assert cps.store_path(settings) == tmp_path / "checkpoints.sqlite3"
+    settings = Settings(
+        data_dir=tmp_path, checkpoint_key=tmp_path / "k.pem", checkpoints_db=tmp_path / "c.db"
+    )
+    assert cps.key_path(settings) == (tmp_path / "k.pem", True)
+    assert cps.store_path(settings) == tmp_path / "c.db"
+
+
+def test_checkpoint_settings_from_the_environment(tmp_path: Path, monkeypatch):
+    from services.config import Settings, checkpoint_every
+
+    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
+    for var in ("ARBITER_CHECKPOINT_KEY", "ARBITER_CHECKPOINTS_DB"):
+        monkeypatch.setenv(var, "")  # empty: the default, as unset
+    settings = Settings.from_env()
     assert cps.key_path(settings) == (tmp_path / "checkpoint-key.pem", False)
     assert cps.store_path(settings) == tmp_path / "checkpoints.sqlite3"
     monkeypatch.setenv("ARBITER_CHECKPOINT_KEY", str(tmp_path / "k.pem"))
     monkeypatch.setenv("ARBITER_CHECKPOINTS_DB", str(tmp_path / "c.db"))
+    settings = Settings.from_env()
     assert cps.key_path(settings) == (tmp_path / "k.pem", True)
     assert cps.store_path(settings) == tmp_path / "c.db"
-    assert cps.scheduler_interval({}) == 60.0
-    assert cps.scheduler_interval({"ARBITER_CHECKPOINT_EVERY": "0"}) == 0.0
+    assert checkpoint_every({}) == 60.0 == cps.DEFAULT_EVERY
+    assert checkpoint_every({"ARBITER_CHECKPOINT_EVERY": " "}) == 60.0
+    assert checkpoint_every({"ARBITER_CHECKPOINT_EVERY": "0"}) == 0.0
     with pytest.raises(ValueError, match="ARBITER_CHECKPOINT_EVERY"):
-        cps.scheduler_interval({"ARBITER_CHECKPOINT_EVERY": "soon"})
+        checkpoint_every({"ARBITER_CHECKPOINT_EVERY": "soon"})
+    monkeypatch.setenv("ARBITER_CHECKPOINT_EVERY", "0.5")
+    assert checkpoint_every() == 0.5
 
 
 def test_scheduler_signs_and_keeps_going(tmp_path: Path, key):

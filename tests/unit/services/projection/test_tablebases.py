@@ -19,7 +19,6 @@ from services.projection.tablebases import (
     SyzygyProber,
     TablebaseError,
     open_prober,
-    tablebases_from_env,
 )
 
 GAVIOTA = Path("/usr/share/gaviotatb/gtb4")
@@ -33,12 +32,17 @@ def wdl(prober: ChainProber, fen: str) -> str | None:
     return prober.probe_wdl(chess.Board(fen))
 
 
-def test_no_path_no_prober():
+def test_no_path_no_prober(monkeypatch: pytest.MonkeyPatch):
+    from services.config import Settings
+
     assert open_prober(None) is None
     assert open_prober("") is None
-    assert tablebases_from_env({}) is None
-    assert tablebases_from_env({ENV: "  "}) is None
-    assert tablebases_from_env({ENV: "/srv/syzygy"}) == Path("/srv/syzygy")
+    monkeypatch.delenv(ENV, raising=False)
+    assert Settings.from_env().tablebases is None
+    monkeypatch.setenv(ENV, "  ")
+    assert Settings.from_env().tablebases is None
+    monkeypatch.setenv(ENV, "/srv/syzygy")
+    assert Settings.from_env().tablebases == Path("/srv/syzygy")
 
 
 def test_a_directory_without_tables_is_an_error_naming_the_setting(tmp_path: Path):
