@@ -68,6 +68,7 @@ class ApiServer:
         self.env = dict(os.environ)
         self.env.update(
             ARBITER_LOG="sqlite",
+            ARBITER_DATA=str(self.data_dir),  # the checkpoint key and store too, not in the repo
             ARBITER_DB=str(self.data_dir / "events.sqlite3"),
             ARBITER_TOKENS_DB=str(self.data_dir / "tokens.sqlite3"),
             ARBITER_FEED_KEEPALIVE=str(keepalive),
