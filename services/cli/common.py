@@ -113,6 +113,18 @@ def records_of(log: EventLog, tournament: str, what: str, at: int | None = None)
     return records
 
 
+def tournament_records(
+    tournament: str,
+    what: str,
+    at: int | None = None,
+    backend: str | None = None,
+    db: Path | None = None,
+) -> list[Recorded]:
+    """`records_of` on the log --backend/--db name, opened for the read alone."""
+    with local_log(backend, db) as log:
+        return records_of(log, tournament, what, at)
+
+
 def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
     """The tournament's standings fold up to `at`; refused when the tournament has no events,
     or when the id is a series' (which command shows a series is named)."""

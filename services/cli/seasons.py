@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log
-from services.cli.render import out
+from services.cli.render import out, print_json
 
 season_app = typer.Typer(
     rich_markup_mode=None,
@@ -25,10 +25,6 @@ season_app = typer.Typer(
     "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
     no_args_is_help=True,
 )
-
-
-def _print_json(body: dict[str, Any]) -> None:
-    print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
 def _print_view(body: dict[str, Any]) -> None:
@@ -103,7 +99,7 @@ def start(
             CommandService(log), series, name or body.get("title") or series, body, local_actor()
         )
     if as_json:
-        _print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
+        print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
         return
     if seqs:
         out.print(f"{series}: season created (seq {seqs[0]}-{seqs[-1]})")
@@ -131,7 +127,7 @@ def advance(
             CommandService(log), series, local_actor(), seed=seed, dry_run=dry_run
         )
     if as_json:
-        _print_json(done.as_dict())
+        print_json(done.as_dict())
         return
     if dry_run:
         out.print(f"[bold]{series}[/bold]: dry run, would append:")
@@ -160,7 +156,7 @@ def show(
         view = show_season(log, series)
     body = view.as_dict()
     if as_json:
-        _print_json(body)
+        print_json(body)
         return
     _print_view(body)
 
