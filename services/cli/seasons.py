@@ -19,13 +19,6 @@ import typer
 from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log
 from services.cli.render import out, print_json
 
-season_app = typer.Typer(
-    rich_markup_mode=None,
-    help="Seasons played in stages: fields derived from the standings, promotions, "
-    "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
-    no_args_is_help=True,
-)
-
 
 def _print_view(body: dict[str, Any]) -> None:
     from rich.table import Table
@@ -75,7 +68,6 @@ def _print_view(body: dict[str, Any]) -> None:
         out.print(f"[bold]champion[/bold]: {body['champion']}")
 
 
-@season_app.command("start")
 def start(
     series: str,
     plan: Annotated[Path, typer.Option("--plan", help="the plan (JSON): format, engines, ...")],
@@ -107,7 +99,6 @@ def start(
         out.print(f"{series}: already created with this plan; nothing appended")
 
 
-@season_app.command("advance")
 def advance(
     series: str,
     seed: Annotated[
@@ -142,7 +133,6 @@ def advance(
     _print_view(done.view.as_dict())
 
 
-@season_app.command("show")
 def show(
     series: str,
     as_json: AsJson = False,
@@ -162,5 +152,14 @@ def show(
 
 
 def register(app: typer.Typer) -> None:
-    """Add `arbiter season start|advance|show` to the main CLI."""
+    """Add the `season` group (`start`, `advance`, `show`) to the `arbiter` app."""
+    season_app = typer.Typer(
+        rich_markup_mode=None,
+        help="Seasons played in stages: fields derived from the standings, promotions, "
+        "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
+        no_args_is_help=True,
+    )
+    season_app.command("start")(start)
+    season_app.command("advance")(advance)
+    season_app.command("show")(show)
     app.add_typer(season_app, name="season")
