@@ -391,30 +391,15 @@ def correct(
     db: Db = None,
 ) -> None:
     """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
-    from events_schema import Command, CommandBatch
+    from services.commands.corrections import correct_result
     from services.commands.service import CommandService
 
     if not reason.strip():
         fail("audit.reason_required", "--reason", "a correction needs a reason")
     with local_log(backend, db) as log:
-        service = CommandService(log)
-        game = service.state(tournament).games.get(game_id)
-        current = game.result if game is not None else None
-        if current is None:
-            fail(
-                "correction.no_result",
-                "GAME_ID",
-                f"{tournament}: {game_id} has no result in force to correct",
-            )
-        payload = {
-            "corrects_event_id": str(current.event_id),
-            "game_id": game_id,
-            "result": result,
-            "termination": termination or current.termination,
-            "reason": reason,
-        }
-        batch = CommandBatch(commands=[Command(type="ResultCorrected", payload=payload)])
-        res = service.handle(tournament, batch, local_actor())
+        res, current = correct_result(
+            CommandService(log), tournament, game_id, result, reason, local_actor(), termination
+        )
     env = res.envelopes[0]
     out.print(
         f"{tournament}#{env.seq} ResultCorrected {env.event_id}: {game_id} "
