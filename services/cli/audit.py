@@ -22,6 +22,7 @@ from services.cli.common import (
     AsJson,
     Backend,
     Db,
+    add_group,
     fail,
     local_actor,
     local_log,
@@ -674,21 +675,6 @@ def list_cmd(
     out.print(t)
 
 
-def _checkpoint_app() -> typer.Typer:
-    """The `checkpoint` group: `sign` (the default), `keygen`, `public-key`, `list`."""
-    cp_app = typer.Typer(
-        rich_markup_mode=None,
-        cls=SignByDefault,
-        no_args_is_help=True,
-        help="Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
-    )
-    cp_app.command("sign")(sign)
-    cp_app.command("keygen")(keygen)
-    cp_app.command("public-key")(public_key_cmd)
-    cp_app.command("list")(list_cmd)
-    return cp_app
-
-
 def register(app: typer.Typer) -> None:
     """Add `replay`, `diff`, `verify`, `correct`, `retract` and the `checkpoint` group to the
     `arbiter` app."""
@@ -697,4 +683,10 @@ def register(app: typer.Typer) -> None:
     app.command()(verify)
     app.command()(correct)
     app.command()(retract)
-    app.add_typer(_checkpoint_app(), name="checkpoint")
+    add_group(
+        app,
+        "checkpoint",
+        "Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
+        {"sign": sign, "keygen": keygen, "public-key": public_key_cmd, "list": list_cmd},
+        cls=SignByDefault,
+    )

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import local_log
+from services.cli.common import add_group, local_log
 
 
 def show(
@@ -68,9 +68,4 @@ def tail(
 
 def register(app: typer.Typer) -> None:
     """Add the `feed` group (`show`, `tail`) to the `arbiter` app."""
-    feed_app = typer.Typer(
-        rich_markup_mode=None, help="The live projection feed.", no_args_is_help=True
-    )
-    feed_app.command("show")(show)
-    feed_app.command("tail")(tail)
-    app.add_typer(feed_app, name="feed")
+    add_group(app, "feed", "The live projection feed.", {"show": show, "tail": tail})

@@ -36,6 +36,7 @@ from services.cli.common import (
     AsJson,
     Backend,
     Db,
+    add_group,
     fail,
     local_actor,
     local_log,
@@ -387,16 +388,15 @@ def export_trf_cmd(
 def register(app: typer.Typer) -> None:
     """Add the `import` group (`trf`, `pgn`, `sgf`) and the `export` group (`trf`, `sgf`) to
     the `arbiter` app."""
-    import_app = typer.Typer(
-        rich_markup_mode=None, help="Import a tournament from a file.", no_args_is_help=True
+    add_group(
+        app,
+        "import",
+        "Import a tournament from a file.",
+        {"trf": import_trf, "pgn": import_pgn_cmd, "sgf": import_sgf_cmd},
     )
-    import_app.command("trf")(import_trf)
-    import_app.command("pgn")(import_pgn_cmd)
-    import_app.command("sgf")(import_sgf_cmd)
-    export_app = typer.Typer(
-        rich_markup_mode=None, help="Export a tournament to a file.", no_args_is_help=True
+    add_group(
+        app,
+        "export",
+        "Export a tournament to a file.",
+        {"trf": export_trf_cmd, "sgf": export_sgf_cmd},
     )
-    export_app.command("trf")(export_trf_cmd)
-    export_app.command("sgf")(export_sgf_cmd)
-    app.add_typer(import_app, name="import")
-    app.add_typer(export_app, name="export")

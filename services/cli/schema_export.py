@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import fail
+from services.cli.common import add_group, fail
 from services.cli.render import out
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "events_schema" / "json"
@@ -116,9 +116,9 @@ def schema_check(
 
 def register(app: typer.Typer) -> None:
     """Add the `schema` group (`export`, `check`) to the `arbiter` app."""
-    schema_app = typer.Typer(
-        rich_markup_mode=None, help="JSON Schema of the event contract.", no_args_is_help=True
+    add_group(
+        app,
+        "schema",
+        "JSON Schema of the event contract.",
+        {"export": schema_export_cmd, "check": schema_check},
     )
-    schema_app.command("export")(schema_export_cmd)
-    schema_app.command("check")(schema_check)
-    app.add_typer(schema_app, name="schema")

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log
+from services.cli.common import AsJson, Backend, Db, add_group, fail, local_actor, local_log
 from services.cli.render import out, print_json
 
 
@@ -153,13 +153,10 @@ def show(
 
 def register(app: typer.Typer) -> None:
     """Add the `season` group (`start`, `advance`, `show`) to the `arbiter` app."""
-    season_app = typer.Typer(
-        rich_markup_mode=None,
-        help="Seasons played in stages: fields derived from the standings, promotions, "
+    add_group(
+        app,
+        "season",
+        "Seasons played in stages: fields derived from the standings, promotions, "
         "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
-        no_args_is_help=True,
+        {"start": start, "advance": advance, "show": show},
     )
-    season_app.command("start")(start)
-    season_app.command("advance")(advance)
-    season_app.command("show")(show)
-    app.add_typer(season_app, name="season")

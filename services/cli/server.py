@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import ROLE_NAMES, Backend, Db, fail, settings
+from services.cli.common import ROLE_NAMES, Backend, Db, add_group, fail, settings
 from services.cli.render import err, out
 
 
@@ -73,10 +73,9 @@ def token_revoke(token_id: str) -> None:
 def register(app: typer.Typer) -> None:
     """Add `serve` and the `token` group to the `arbiter` app."""
     app.command()(serve)
-    token_app = typer.Typer(
-        rich_markup_mode=None, help="API tokens (stored hashed).", no_args_is_help=True
+    add_group(
+        app,
+        "token",
+        "API tokens (stored hashed).",
+        {"create": token_create, "list": token_list, "revoke": token_revoke},
     )
-    token_app.command("create")(token_create)
-    token_app.command("list")(token_list)
-    token_app.command("revoke")(token_revoke)
-    app.add_typer(token_app, name="token")
