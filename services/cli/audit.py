@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from projections.names import PROJECTIONS
 from services.cli.common import (
     AsJson,
     Backend,
     Db,
+    add_group,
     fail,
     local_actor,
     local_log,
@@ -204,252 +206,231 @@ def _move_text(move: dict[str, Any] | None) -> str:
     return str(move.get("san") or move.get("uci") or move.get("point") or "")
 
 
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `arbiter` app."""
+def replay(
+    tournament: str,
+    until: Annotated[str, typer.Option("--until", help=PointOpt)],
+    projection: Annotated[
+        str | None, typer.Option("--projection", help=" | ".join(PROJECTIONS))
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="the exact message bytes, one per line")
+    ] = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Fold the log up to a point and print the projections exactly as they were then."""
+    from events_schema.codec import loads
+    from services.audit import replay as audit
 
-    @app.command()
-    def replay(
-        tournament: str,
-        until: Annotated[str, typer.Option("--until", help=PointOpt)],
-        projection: Annotated[
-            str | None, typer.Option("--projection", help=" | ".join(PROJECTIONS))
-        ] = None,
-        as_json: Annotated[
-            bool, typer.Option("--json", help="the exact message bytes, one per line")
-        ] = False,
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """Fold the log up to a point and print the projections exactly as they were then."""
-        from events_schema.codec import loads
-        from services.audit import replay as audit
-
-        if projection is not None and projection not in PROJECTIONS:
-            fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
-        names = [projection] if projection else list(PROJECTIONS)
-        with local_log(backend, db) as log:
-            point = _parse(until, "--until")
-            # A seq point reads only its prefix; time and round points need the stream.
-            envs = _read(log, tournament, max(point.seq, 1) if point.kind == "seq" else None)
-            resolved = _resolve(until, "--until", envs)
-            with _progress(resolved.seq, f"replaying {tournament}") as tick:
-                msgs = audit.replay_to(envs, tournament, resolved.seq, names, tick)
-        if not resolved.complete:
-            err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
-        held = audit.held_at(envs, tournament, resolved.seq)
-        if held is not None:
-            err.print(
-                f"[yellow]held[/yellow] at seq {resolved.seq}: the event at seq "
-                f"{held.get('seq')} ({held.get('event_id')}) cannot be read "
-                f"({held.get('detail')}); nothing was published from it until it is "
-                f"retracted ({held.get('remedy')})"
-            )
-        if as_json:
-            for name in names:
-                if name in msgs:
-                    sys.stdout.buffer.write(msgs[name] + b"\n")
-            sys.stdout.flush()
-            return
-        out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
+    if projection is not None and projection not in PROJECTIONS:
+        fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
+    names = [projection] if projection else list(PROJECTIONS)
+    with local_log(backend, db) as log:
+        point = _parse(until, "--until")
+        # A seq point reads only its prefix; time and round points need the stream.
+        envs = _read(log, tournament, max(point.seq, 1) if point.kind == "seq" else None)
+        resolved = _resolve(until, "--until", envs)
+        with _progress(resolved.seq, f"replaying {tournament}") as tick:
+            msgs = audit.replay_to(envs, tournament, resolved.seq, names, tick)
+    if not resolved.complete:
+        err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
+    held = audit.held_at(envs, tournament, resolved.seq)
+    if held is not None:
+        err.print(
+            f"[yellow]held[/yellow] at seq {resolved.seq}: the event at seq "
+            f"{held.get('seq')} ({held.get('event_id')}) cannot be read "
+            f"({held.get('detail')}); nothing was published from it until it is "
+            f"retracted ({held.get('remedy')})"
+        )
+    if as_json:
         for name in names:
             if name in msgs:
-                _print_message(out, name, loads(msgs[name]))
+                sys.stdout.buffer.write(msgs[name] + b"\n")
+        sys.stdout.flush()
+        return
+    out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
+    for name in names:
+        if name in msgs:
+            _print_message(out, name, loads(msgs[name]))
 
-    @app.command("diff")
-    def diff_cmd(
-        tournament: str,
-        from_: Annotated[str, typer.Option("--from", help=PointOpt)],
-        to: Annotated[str, typer.Option("--to", help=PointOpt)],
-        as_json: AsJson = False,
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """What changed in each projection between two points, and the events that did it."""
-        from events_schema.codec import dumps
-        from services.audit import replay as audit
 
-        with local_log(backend, db) as log:
-            envs = _read(log, tournament)
-        a = _resolve(from_, "--from", envs)
-        b = _resolve(to, "--to", envs)
+def diff_cmd(
+    tournament: str,
+    from_: Annotated[str, typer.Option("--from", help=PointOpt)],
+    to: Annotated[str, typer.Option("--to", help=PointOpt)],
+    as_json: AsJson = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """What changed in each projection between two points, and the events that did it."""
+    from events_schema.codec import dumps
+    from services.audit import replay as audit
+
+    with local_log(backend, db) as log:
+        envs = _read(log, tournament)
+    a = _resolve(from_, "--from", envs)
+    b = _resolve(to, "--to", envs)
+    try:
+        with _progress(b.seq, f"replaying {tournament}") as tick:
+            report = audit.diff(envs, tournament, a.seq, b.seq, tick)
+    except ValueError as exc:
+        fail("audit.bad_range", "--from/--to", str(exc))
+    if as_json:
+        sys.stdout.write(dumps(report).decode() + "\n")
+        return
+    _print_diff(out, report)
+
+
+def verify(
+    tournament: str,
+    checkpoint: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--checkpoint",
+            help="a signed checkpoint (or a list of them): a FILE or an http(s) URL such as "
+            ".../tournaments/T/checkpoints; repeatable",
+        ),
+    ] = None,
+    public_key: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--public-key",
+            help="a trusted checkpoint public key (PEM, or base64 of the raw key); "
+            "repeatable, e.g. the old and the new key after a rotation",
+        ),
+    ] = None,
+    stored: Annotated[
+        bool,
+        typer.Option("--stored", help="also check the local checkpoint store's checkpoints"),
+    ] = False,
+    token: Annotated[
+        str | None, typer.Option(envvar="ARBITER_TOKEN", help="API token for --checkpoint URLs")
+    ] = None,
+    as_json: AsJson = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Check the hash chain, and the stream against signed checkpoints; exit 1 at the first
+    problem.
+
+    Intact but unreadable events are warnings, not failures."""
+    from events_schema.codec import dumps
+    from services.audit import checkpoints as cps
+    from services.audit import replay as audit
+
+    cfg = settings(backend, db)
+    pinned: dict[str, bytes] = {}
+    for path in public_key or []:
         try:
-            with _progress(b.seq, f"replaying {tournament}") as tick:
-                report = audit.diff(envs, tournament, a.seq, b.seq, tick)
-        except ValueError as exc:
-            fail("audit.bad_range", "--from/--to", str(exc))
-        if as_json:
-            sys.stdout.write(dumps(report).decode() + "\n")
-            return
-        _print_diff(out, report)
-
-    @app.command()
-    def verify(
-        tournament: str,
-        checkpoint: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--checkpoint",
-                help="a signed checkpoint (or a list of them): a FILE or an http(s) URL such as "
-                ".../tournaments/T/checkpoints; repeatable",
-            ),
-        ] = None,
-        public_key: Annotated[
-            list[Path] | None,
-            typer.Option(
-                "--public-key",
-                help="a trusted checkpoint public key (PEM, or base64 of the raw key); "
-                "repeatable, e.g. the old and the new key after a rotation",
-            ),
-        ] = None,
-        stored: Annotated[
-            bool,
-            typer.Option("--stored", help="also check the local checkpoint store's checkpoints"),
-        ] = False,
-        token: Annotated[
-            str | None, typer.Option(envvar="ARBITER_TOKEN", help="API token for --checkpoint URLs")
-        ] = None,
-        as_json: AsJson = False,
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """Check the hash chain, and the stream against signed checkpoints; exit 1 at the first
-        problem.
-
-        Intact but unreadable events are warnings, not failures."""
-        from events_schema.codec import dumps
-        from services.audit import checkpoints as cps
-        from services.audit import replay as audit
-
-        cfg = settings(backend, db)
-        pinned: dict[str, bytes] = {}
-        for path in public_key or []:
+            raw = cps.load_public_key(path)
+        except cps.CheckpointKeyError as exc:
+            fail("verify.public_key", "--public-key", str(exc))
+        pinned[cps.key_id_of(raw)] = raw
+    sources = [item for spec in checkpoint or [] for item in _load_checkpoints(spec, token)]
+    if stored:
+        path = cps.store_path(cfg)
+        if path.exists():
+            store = cps.CheckpointStore(path)
             try:
-                raw = cps.load_public_key(path)
-            except cps.CheckpointKeyError as exc:
-                fail("verify.public_key", "--public-key", str(exc))
-            pinned[cps.key_id_of(raw)] = raw
-        sources = [item for spec in checkpoint or [] for item in _load_checkpoints(spec, token)]
-        if stored:
-            path = cps.store_path(cfg)
-            if path.exists():
-                store = cps.CheckpointStore(path)
-                try:
-                    found = store.all(tournament)
-                except cps.CheckpointError as exc:  # a row that does not parse: tampered
-                    fail("verify.store_malformed", "--stored", f"{path}: {exc}")
-                finally:
-                    store.close()
-                sources += [(f"store#{i}", cp) for i, cp in enumerate(found, 1)]
-        with local_log(using=cfg) as log:
-            report = cps.verify_against(
-                tournament, audit.stored_records(log, tournament), sources, pinned
-            )
-        verdict = report.verdict
-        if verdict.events == 0 and not sources:
-            fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
-        for text in report.warnings:
-            err.print(f"[yellow]warning[/yellow] {escape(text)}", soft_wrap=True)
-        for u in verdict.unreadable:
-            err.print(
-                f"[yellow]warning[/yellow] seq {u['seq']} event_id {u['event_id']} "
-                f"({escape(u['type'])}: {escape(u['reason'])}) is stored intact but "
-                "unreadable: an admin can retract it with EventRetracted "
-                f"retracted_event_id={u['event_id']}",
-                soft_wrap=True,
-            )
-        if as_json:
-            sys.stdout.write(dumps(report.as_dict()).decode() + "\n")
-        elif report.ok:
-            out.print(
-                f"[green]OK[/green] {tournament}: {verdict.events} events, chain intact; "
-                f"head seq {verdict.head_seq} hash {verdict.head_hash}",
-                soft_wrap=True,
-            )
-            for r in report.checkpoints:
-                out.print(f"  checkpoint: {escape(r.detail)}", soft_wrap=True)
-        else:
-            p = report.problems[0]
-            where = f" at seq {p['seq']}" if p.get("seq") is not None else ""
-            intact = f" (intact up to seq {verdict.head_seq})" if not verdict.ok else ""
-            out.print(
-                f"[red]BROKEN[/red] {tournament}{where}: {p['kind']}: "
-                f"{escape(str(p['detail']))}{intact}",
-                soft_wrap=True,
-            )
-            for other in report.problems[1:]:
-                out.print(f"  also: {other['kind']}: {escape(str(other['detail']))}")
-        if not report.ok:
-            raise typer.Exit(1)
-
-    @app.command()
-    def correct(
-        tournament: str,
-        game_id: str,
-        result: Annotated[str, typer.Option("--result", help="1-0, 0-1, 1/2-1/2, …")],
-        reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
-        termination: Annotated[
-            str | None, typer.Option("--termination", help="default: the current one")
-        ] = None,
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
-        from events_schema import Command, CommandBatch
-        from services.commands.service import CommandService
-
-        if not reason.strip():
-            fail("audit.reason_required", "--reason", "a correction needs a reason")
-        with local_log(backend, db) as log:
-            service = CommandService(log)
-            game = service.state(tournament).games.get(game_id)
-            current = game.result if game is not None else None
-            if current is None:
-                fail(
-                    "correction.no_result",
-                    "GAME_ID",
-                    f"{tournament}: {game_id} has no result in force to correct",
-                )
-            payload = {
-                "corrects_event_id": str(current.event_id),
-                "game_id": game_id,
-                "result": result,
-                "termination": termination or current.termination,
-                "reason": reason,
-            }
-            batch = CommandBatch(commands=[Command(type="ResultCorrected", payload=payload)])
-            res = service.handle(tournament, batch, local_actor())
-        env = res.envelopes[0]
-        out.print(
-            f"{tournament}#{env.seq} ResultCorrected {env.event_id}: {game_id} "
-            f"{current.result} -> {result} (corrects {current.event_id})"
+                found = store.all(tournament)
+            except cps.CheckpointError as exc:  # a row that does not parse: tampered
+                fail("verify.store_malformed", "--stored", f"{path}: {exc}")
+            finally:
+                store.close()
+            sources += [(f"store#{i}", cp) for i, cp in enumerate(found, 1)]
+    with local_log(using=cfg) as log:
+        report = cps.verify_against(
+            tournament, audit.stored_records(log, tournament), sources, pinned
         )
+    verdict = report.verdict
+    if verdict.events == 0 and not sources:
+        fail("audit.unknown_tournament", "TOURNAMENT", f"{tournament!r} has no events")
+    for text in report.warnings:
+        err.print(f"[yellow]warning[/yellow] {escape(text)}", soft_wrap=True)
+    for u in verdict.unreadable:
+        err.print(
+            f"[yellow]warning[/yellow] seq {u['seq']} event_id {u['event_id']} "
+            f"({escape(u['type'])}: {escape(u['reason'])}) is stored intact but "
+            "unreadable: an admin can retract it with EventRetracted "
+            f"retracted_event_id={u['event_id']}",
+            soft_wrap=True,
+        )
+    if as_json:
+        sys.stdout.write(dumps(report.as_dict()).decode() + "\n")
+    elif report.ok:
+        out.print(
+            f"[green]OK[/green] {tournament}: {verdict.events} events, chain intact; "
+            f"head seq {verdict.head_seq} hash {verdict.head_hash}",
+            soft_wrap=True,
+        )
+        for r in report.checkpoints:
+            out.print(f"  checkpoint: {escape(r.detail)}", soft_wrap=True)
+    else:
+        p = report.problems[0]
+        where = f" at seq {p['seq']}" if p.get("seq") is not None else ""
+        intact = f" (intact up to seq {verdict.head_seq})" if not verdict.ok else ""
+        out.print(
+            f"[red]BROKEN[/red] {tournament}{where}: {p['kind']}: "
+            f"{escape(str(p['detail']))}{intact}",
+            soft_wrap=True,
+        )
+        for other in report.problems[1:]:
+            out.print(f"  also: {other['kind']}: {escape(str(other['detail']))}")
+    if not report.ok:
+        raise typer.Exit(1)
 
-    @app.command()
-    def retract(
-        tournament: str,
-        event_id: str,
-        reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """Retract an event (an EventRetracted, as the local admin)."""
-        from events_schema import Command, CommandBatch
-        from services.commands.service import CommandService
 
-        try:
-            target = uuid.UUID(event_id)
-        except ValueError:
-            fail("audit.bad_event_id", "EVENT_ID", f"{event_id!r} is not a UUID")
-        if not reason.strip():
-            fail("audit.reason_required", "--reason", "a retraction needs a reason")
-        payload = {"retracted_event_id": str(target), "reason": reason}
-        batch = CommandBatch(commands=[Command(type="EventRetracted", payload=payload)])
-        with local_log(backend, db) as log:
-            res = CommandService(log).handle(tournament, batch, local_actor())
-        env = res.envelopes[0]
-        out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
+def correct(
+    tournament: str,
+    game_id: str,
+    result: Annotated[str, typer.Option("--result", help="1-0, 0-1, 1/2-1/2, …")],
+    reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
+    termination: Annotated[
+        str | None, typer.Option("--termination", help="default: the current one")
+    ] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
+    from services.commands.corrections import correct_result
+    from services.commands.service import CommandService
 
-    app.add_typer(_checkpoint_app(), name="checkpoint")
+    if not reason.strip():
+        fail("audit.reason_required", "--reason", "a correction needs a reason")
+    with local_log(backend, db) as log:
+        res, current = correct_result(
+            CommandService(log), tournament, game_id, result, reason, local_actor(), termination
+        )
+    env = res.envelopes[0]
+    out.print(
+        f"{tournament}#{env.seq} ResultCorrected {env.event_id}: {game_id} "
+        f"{current.result} -> {result} (corrects {current.event_id})"
+    )
+
+
+def retract(
+    tournament: str,
+    event_id: str,
+    reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Retract an event (an EventRetracted, as the local admin)."""
+    from events_schema import Command, CommandBatch
+    from services.commands.service import CommandService
+
+    try:
+        target = uuid.UUID(event_id)
+    except ValueError:
+        fail("audit.bad_event_id", "EVENT_ID", f"{event_id!r} is not a UUID")
+    if not reason.strip():
+        fail("audit.reason_required", "--reason", "a retraction needs a reason")
+    payload = {"retracted_event_id": str(target), "reason": reason}
+    batch = CommandBatch(commands=[Command(type="EventRetracted", payload=payload)])
+    with local_log(backend, db) as log:
+        res = CommandService(log).handle(tournament, batch, local_actor())
+    env = res.envelopes[0]
+    out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
 
 
 def _parse(text: str, option: str) -> audit.Point:
@@ -558,148 +539,154 @@ def _load_checkpoints(spec: str, token: str | None) -> list[tuple[str, Any]]:
     return [(f"{spec}[{i}]", item) for i, item in enumerate(items)]
 
 
-def _checkpoint_app() -> typer.Typer:
-    from typer.core import TyperGroup
+class SignByDefault(TyperGroup):
+    """`arbiter checkpoint T` is `arbiter checkpoint sign T`."""
 
-    class SignByDefault(TyperGroup):
-        """`arbiter checkpoint T` is `arbiter checkpoint sign T`."""
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["sign", *args]
+        return super().resolve_command(ctx, args)
 
-        def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-            if args and args[0] not in self.commands and not args[0].startswith("-"):
-                args = ["sign", *args]
-            return super().resolve_command(ctx, args)
 
-    cp_app = typer.Typer(
-        rich_markup_mode=None,
-        cls=SignByDefault,
-        no_args_is_help=True,
-        help="Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
+def _checkpoint_service(log: EventLog, settings: Any) -> Any:
+    from services.audit import checkpoints as cps
+
+    return cps.CheckpointService.from_settings(
+        log, settings, announce=lambda text: err.print(f"[yellow]{escape(text)}[/yellow]")
     )
 
-    def service(log: EventLog, settings: Any) -> Any:
-        from services.audit import checkpoints as cps
 
-        return cps.CheckpointService.from_settings(
-            log, settings, announce=lambda text: err.print(f"[yellow]{escape(text)}[/yellow]")
-        )
+def sign(
+    tournament: str,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="also write the checkpoint to this file")
+    ] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Verify the head of TOURNAMENT, sign it, store the checkpoint, print it (JSON)."""
+    from services.audit import checkpoints as cps
 
-    @cp_app.command("sign")
-    def sign(
-        tournament: str,
-        out_file: Annotated[
-            Path | None, typer.Option("--out", help="also write the checkpoint to this file")
-        ] = None,
-        backend: Backend = None,
-        db: Db = None,
-    ) -> None:
-        """Verify the head of TOURNAMENT, sign it, store the checkpoint, print it (JSON)."""
-        from services.audit import checkpoints as cps
-
-        cfg = settings(backend, db)
-        with local_log(using=cfg) as log:
-            svc = service(log, cfg)
-            try:
-                cp = svc.sign(tournament)
-            except cps.CheckpointError as exc:
-                field = "TOURNAMENT" if exc.field == "tournament_id" else exc.field
-                fail(exc.rule, field, str(exc))
-            finally:
-                svc.close()
-        body = cp.to_json()
-        if out_file is not None:
-            out_file.write_bytes(body + b"\n")
-        err.print(
-            f"signed {tournament}#{cp.seq} {cp.head_hash} with key {cp.key_id}; stored in "
-            f"{cps.store_path(cfg)}",
-            soft_wrap=True,
-        )
-        sys.stdout.write(body.decode() + "\n")
-
-    @cp_app.command("keygen")
-    def keygen(
-        out_dir: Annotated[
-            Path | None,
-            typer.Option("--out", help="directory (default: ARBITER_DATA)", file_okay=False),
-        ] = None,
-    ) -> None:
-        """Generate a checkpoint signing key and print its public key (PEM).
-
-        Writes DIR/checkpoint-key.pem (mode 0600, never over an existing key) and
-        DIR/checkpoint-<key_id>.pub.pem."""
-        import base64
-
-        from services.audit import checkpoints as cps
-
-        directory = out_dir if out_dir is not None else settings().data_dir
-        private = directory / cps.KEY_FILE
-        key = cps.SigningKey.generate()
+    cfg = settings(backend, db)
+    with local_log(using=cfg) as log:
+        svc = _checkpoint_service(log, cfg)
         try:
-            pub = cps.write_key_files(key, private)
-        except FileExistsError:
-            fail(
-                "checkpoint.key_exists",
-                "--out",
-                f"{private} exists and is never overwritten; to rotate, generate the new key "
-                "in another directory (--out DIR) and point ARBITER_CHECKPOINT_KEY at it, and "
-                "keep publishing the old public key so that old checkpoints stay verifiable",
-            )
-        err.print(
-            f"wrote {private} (private, mode 0600) and {pub}; key_id {key.key_id}; public key "
-            f"(base64) {base64.b64encode(key.public_key).decode()}",
-            soft_wrap=True,
-        )
-        sys.stdout.write(cps.public_pem(key.public_key).decode())
-
-    @cp_app.command("public-key")
-    def public_key_cmd() -> None:
-        """Print the public key (PEM) of the current signing key, to pin it when verifying."""
-        from services.audit import checkpoints as cps
-
-        path, _ = cps.key_path(settings())
-        try:
-            key = cps.load_signing_key(path, lambda t: err.print(f"[yellow]{escape(t)}[/yellow]"))
-        except cps.CheckpointKeyError as exc:
-            fail(exc.rule, "ARBITER_CHECKPOINT_KEY", str(exc))
-        err.print(f"key_id {key.key_id} ({path})")
-        sys.stdout.write(cps.public_pem(key.public_key).decode())
-
-    @cp_app.command("list")
-    def list_cmd(
-        tournament: str,
-        latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
-        as_json: AsJson = False,
-    ) -> None:
-        """The stored checkpoints of TOURNAMENT, oldest first.
-
-        `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
-        from rich.table import Table
-
-        from events_schema.codec import dumps
-        from services.audit import checkpoints as cps
-
-        path = cps.store_path(settings())
-        store = cps.CheckpointStore(path)
-        try:
-            found = store.all(tournament)
+            cp = svc.sign(tournament)
+        except cps.CheckpointError as exc:
+            field = "TOURNAMENT" if exc.field == "tournament_id" else exc.field
+            fail(exc.rule, field, str(exc))
         finally:
-            store.close()
-        if latest:
-            found = found[-1:]
-        if not found:
-            fail("checkpoint.not_found", "TOURNAMENT", f"no checkpoint of {tournament!r}")
-        if as_json:
-            body: Any = (
-                found[0].as_dict()
-                if latest
-                else {"tournament_id": tournament, "checkpoints": [c.as_dict() for c in found]}
-            )
-            sys.stdout.write(dumps(body).decode() + "\n")
-            return
-        t = Table(title=f"checkpoints of {tournament}")
-        for col in ("seq", "head hash", "signed at", "key id"):
-            t.add_column(col)
-        for c in found:
-            t.add_row(str(c.seq), c.head_hash, c.checkpoint.signed_at, c.key_id)
-        out.print(t)
+            svc.close()
+    body = cp.to_json()
+    if out_file is not None:
+        out_file.write_bytes(body + b"\n")
+    err.print(
+        f"signed {tournament}#{cp.seq} {cp.head_hash} with key {cp.key_id}; stored in "
+        f"{cps.store_path(cfg)}",
+        soft_wrap=True,
+    )
+    sys.stdout.write(body.decode() + "\n")
 
-    return cp_app
+
+def keygen(
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="directory (default: ARBITER_DATA)", file_okay=False),
+    ] = None,
+) -> None:
+    """Generate a checkpoint signing key and print its public key (PEM).
+
+    Writes DIR/checkpoint-key.pem (mode 0600, never over an existing key) and
+    DIR/checkpoint-<key_id>.pub.pem."""
+    import base64
+
+    from services.audit import checkpoints as cps
+
+    directory = out_dir if out_dir is not None else settings().data_dir
+    private = directory / cps.KEY_FILE
+    key = cps.SigningKey.generate()
+    try:
+        pub = cps.write_key_files(key, private)
+    except FileExistsError:
+        fail(
+            "checkpoint.key_exists",
+            "--out",
+            f"{private} exists and is never overwritten; to rotate, generate the new key "
+            "in another directory (--out DIR) and point ARBITER_CHECKPOINT_KEY at it, and "
+            "keep publishing the old public key so that old checkpoints stay verifiable",
+        )
+    err.print(
+        f"wrote {private} (private, mode 0600) and {pub}; key_id {key.key_id}; public key "
+        f"(base64) {base64.b64encode(key.public_key).decode()}",
+        soft_wrap=True,
+    )
+    sys.stdout.write(cps.public_pem(key.public_key).decode())
+
+
+def public_key_cmd() -> None:
+    """Print the public key (PEM) of the current signing key, to pin it when verifying."""
+    from services.audit import checkpoints as cps
+
+    path, _ = cps.key_path(settings())
+    try:
+        key = cps.load_signing_key(path, lambda t: err.print(f"[yellow]{escape(t)}[/yellow]"))
+    except cps.CheckpointKeyError as exc:
+        fail(exc.rule, "ARBITER_CHECKPOINT_KEY", str(exc))
+    err.print(f"key_id {key.key_id} ({path})")
+    sys.stdout.write(cps.public_pem(key.public_key).decode())
+
+
+def list_cmd(
+    tournament: str,
+    latest: Annotated[bool, typer.Option("--latest", help="only the newest")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """The stored checkpoints of TOURNAMENT, oldest first.
+
+    `--json` prints them as the API serves them, ready for `arbiter verify --checkpoint`."""
+    from rich.table import Table
+
+    from events_schema.codec import dumps
+    from services.audit import checkpoints as cps
+
+    path = cps.store_path(settings())
+    store = cps.CheckpointStore(path)
+    try:
+        found = store.all(tournament)
+    finally:
+        store.close()
+    if latest:
+        found = found[-1:]
+    if not found:
+        fail("checkpoint.not_found", "TOURNAMENT", f"no checkpoint of {tournament!r}")
+    if as_json:
+        body: Any = (
+            found[0].as_dict()
+            if latest
+            else {"tournament_id": tournament, "checkpoints": [c.as_dict() for c in found]}
+        )
+        sys.stdout.write(dumps(body).decode() + "\n")
+        return
+    t = Table(title=f"checkpoints of {tournament}")
+    for col in ("seq", "head hash", "signed at", "key id"):
+        t.add_column(col)
+    for c in found:
+        t.add_row(str(c.seq), c.head_hash, c.checkpoint.signed_at, c.key_id)
+    out.print(t)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay`, `diff`, `verify`, `correct`, `retract` and the `checkpoint` group to the
+    `arbiter` app."""
+    app.command()(replay)
+    app.command("diff")(diff_cmd)
+    app.command()(verify)
+    app.command()(correct)
+    app.command()(retract)
+    add_group(
+        app,
+        "checkpoint",
+        "Signed checkpoints of a stream's head (`arbiter checkpoint T` signs T's head).",
+        {"sign": sign, "keygen": keygen, "public-key": public_key_cmd, "list": list_cmd},
+        cls=SignByDefault,
+    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -113,6 +113,18 @@ def records_of(log: EventLog, tournament: str, what: str, at: int | None = None)
     return records
 
 
+def tournament_records(
+    tournament: str,
+    what: str,
+    at: int | None = None,
+    backend: str | None = None,
+    db: Path | None = None,
+) -> list[Recorded]:
+    """`records_of` on the log --backend/--db name, opened for the read alone."""
+    with local_log(backend, db) as log:
+        return records_of(log, tournament, what, at)
+
+
 def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> StandingsState:
     """The tournament's standings fold up to `at`; refused when the tournament has no events,
     or when the id is a series' (which command shows a series is named)."""
@@ -154,3 +166,18 @@ def standings_of(log: EventLog, tournament: str, at: int | None = None) -> Stand
     from projections.standings import standings as standings_table
 
     return standings_table(fold_known(log, tournament, at, "standings"))
+
+
+def add_group(
+    app: typer.Typer,
+    name: str,
+    help_text: str,
+    commands: Mapping[str, Callable[..., Any]],
+    cls: type[typer.core.TyperGroup] | None = None,
+) -> None:
+    """Add the sub-command group `name` (`arbiter NAME COMMAND`) to `app`, with `commands`
+    ({command name: function}) in their order; every group of the CLI is made here."""
+    group = typer.Typer(rich_markup_mode=None, help=help_text, no_args_is_help=True, cls=cls)
+    for command, callback in commands.items():
+        group.command(command)(callback)
+    app.add_typer(group, name=name)

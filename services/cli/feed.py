@@ -15,14 +15,9 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import local_log
-
-feed_app = typer.Typer(
-    rich_markup_mode=None, help="The live projection feed.", no_args_is_help=True
-)
+from services.cli.common import add_group, local_log
 
 
-@feed_app.command("show")
 def show(
     tournament: str,
     projection: Annotated[list[str] | None, typer.Option("--projection", "-p")] = None,
@@ -45,7 +40,6 @@ def show(
         sys.stdout.write(messages[name].decode() + "\n")
 
 
-@feed_app.command("tail")
 def tail(
     tournament: str,
     api: Annotated[str, typer.Option(help="API base URL")] = "http://127.0.0.1:8000",
@@ -73,5 +67,5 @@ def tail(
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `arbiter` app."""
-    app.add_typer(feed_app, name="feed")
+    """Add the `feed` group (`show`, `tail`) to the `arbiter` app."""
+    add_group(app, "feed", "The live projection feed.", {"show": show, "tail": tail})

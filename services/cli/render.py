@@ -3,6 +3,7 @@ and the standings table."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from decimal import Decimal
@@ -200,3 +201,8 @@ def print_bracket(bracket: Mapping[str, Any], names: Mapping[str, str]) -> None:
         out.print("final order: " + ", ".join(f"{i}. {n}" for i, n in enumerate(order, 1)))
     for note in bracket["notes"]:
         out.print(f"[dim]{note}[/dim]")
+
+
+def print_json(body: dict[str, Any]) -> None:
+    """`body` as indented JSON on stdout (non-ASCII kept), for a command's --json."""
+    print(json.dumps(body, ensure_ascii=False, indent=2))

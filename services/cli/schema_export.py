@@ -1,11 +1,17 @@
 """JSON Schema for every event type, committed under events_schema/json/, and for the published
 projection documents and SSE messages (`events_schema.documents`), under
-events_schema/json/projections/<name>.v<version>.json (CI checks drift: `arbiter schema
-check`)."""
+events_schema/json/projections/<name>.v<version>.json, and the `arbiter schema export|check`
+commands that write them and check them for drift (CI)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from services.cli.common import add_group, fail
+from services.cli.render import out
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "events_schema" / "json"
 
@@ -88,3 +94,31 @@ def drift(directory: Path = DEFAULT_DIR) -> list[str]:
     wanted = schemas()
     have = _present(directory)
     return sorted(n for n in set(wanted) | set(have) if wanted.get(n) != have.get(n))
+
+
+def schema_export_cmd(
+    directory: Annotated[Path, typer.Option("--dir")] = DEFAULT_DIR,
+) -> None:
+    """Write JSON Schema for every event type into events_schema/json/."""
+    paths = export(directory)
+    out.print(f"wrote {len(paths)} schema files to {directory}")
+
+
+def schema_check(
+    directory: Annotated[Path, typer.Option("--dir")] = DEFAULT_DIR,
+) -> None:
+    """Fail if the committed schemas differ from the models (run `arbiter schema export`)."""
+    differing = drift(directory)
+    if differing:
+        fail("schema.drift", str(directory), "out of date: " + ", ".join(differing))
+    out.print("schemas match the models")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `schema` group (`export`, `check`) to the `arbiter` app."""
+    add_group(
+        app,
+        "schema",
+        "JSON Schema of the event contract.",
+        {"export": schema_export_cmd, "check": schema_check},
+    )

@@ -16,19 +16,8 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, fail, local_actor, local_log
-from services.cli.render import out
-
-season_app = typer.Typer(
-    rich_markup_mode=None,
-    help="Seasons played in stages: fields derived from the standings, promotions, "
-    "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
-    no_args_is_help=True,
-)
-
-
-def _print_json(body: dict[str, Any]) -> None:
-    print(json.dumps(body, ensure_ascii=False, indent=2))
+from services.cli.common import AsJson, Backend, Db, add_group, fail, local_actor, local_log
+from services.cli.render import out, print_json
 
 
 def _print_view(body: dict[str, Any]) -> None:
@@ -79,7 +68,6 @@ def _print_view(body: dict[str, Any]) -> None:
         out.print(f"[bold]champion[/bold]: {body['champion']}")
 
 
-@season_app.command("start")
 def start(
     series: str,
     plan: Annotated[Path, typer.Option("--plan", help="the plan (JSON): format, engines, ...")],
@@ -103,7 +91,7 @@ def start(
             CommandService(log), series, name or body.get("title") or series, body, local_actor()
         )
     if as_json:
-        _print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
+        print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
         return
     if seqs:
         out.print(f"{series}: season created (seq {seqs[0]}-{seqs[-1]})")
@@ -111,7 +99,6 @@ def start(
         out.print(f"{series}: already created with this plan; nothing appended")
 
 
-@season_app.command("advance")
 def advance(
     series: str,
     seed: Annotated[
@@ -131,7 +118,7 @@ def advance(
             CommandService(log), series, local_actor(), seed=seed, dry_run=dry_run
         )
     if as_json:
-        _print_json(done.as_dict())
+        print_json(done.as_dict())
         return
     if dry_run:
         out.print(f"[bold]{series}[/bold]: dry run, would append:")
@@ -146,7 +133,6 @@ def advance(
     _print_view(done.view.as_dict())
 
 
-@season_app.command("show")
 def show(
     series: str,
     as_json: AsJson = False,
@@ -160,11 +146,17 @@ def show(
         view = show_season(log, series)
     body = view.as_dict()
     if as_json:
-        _print_json(body)
+        print_json(body)
         return
     _print_view(body)
 
 
 def register(app: typer.Typer) -> None:
-    """Add `arbiter season start|advance|show` to the main CLI."""
-    app.add_typer(season_app, name="season")
+    """Add the `season` group (`start`, `advance`, `show`) to the `arbiter` app."""
+    add_group(
+        app,
+        "season",
+        "Seasons played in stages: fields derived from the standings, promotions, "
+        "relegations (tcec-rules Leagues, Swiss, Cup, FRD, 4k).",
+        {"start": start, "advance": advance, "show": show},
+    )

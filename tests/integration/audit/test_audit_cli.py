@@ -114,6 +114,7 @@ def test_correct_needs_a_reason_and_a_result_in_force(db: Path):
     _run("correct", TID, "g1", "--result", "0-1", "--reason", "  ", code=1)
     res = _run("correct", TID, "g4", "--result", "0-1", "--reason", "x", code=1)
     assert "no result in force" in res.output
+    assert "correction.no_result (GAME_ID)" in res.output
     res = _run("correct", TID, "g1", "--result", "1-0", "--reason", "same", code=1)
     assert "correction.no_change" in res.output
     assert len(_events(db)) == 10  # nothing appended

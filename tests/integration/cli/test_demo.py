@@ -12,7 +12,7 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.documents import corrections_after_pairing
 from projections.standings import fold, standings
-from services.cli.demo import PLAYERS, ROUNDS, TID
+from services.cli.demo_script import PLAYERS, ROUNDS, TID
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 

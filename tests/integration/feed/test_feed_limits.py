@@ -149,9 +149,9 @@ def test_serve_and_the_api_root_ask_for_the_freeze() -> None:
     import ast
     import inspect
 
-    from services.cli import main
+    from services.cli import server
 
-    source = inspect.getsource(main.serve)
+    source = inspect.getsource(server.serve)
     assert "api.state.feed.freeze_heap = True" in source
     root = Path(routes.__file__).resolve().parents[1] / "api" / "main.py"
     assert "app.state.feed.freeze_heap = True" in ast.unparse(ast.parse(root.read_text()))

@@ -15,11 +15,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from services.cli import games as games_cli
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 
-games_cli.register(app)
 runner = CliRunner()
 
 PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"

@@ -16,14 +16,12 @@ from sgfmill import sgf
 from typer.testing import CliRunner
 
 from events_schema import Actor, Envelope, Recorded
-from services.cli import games as games_cli
 from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.pipeline import ImportRefused
 from services.interchange.sgf import SgfError, import_sgf, read_result
 from services.interchange.sgf.export import ExportRefused, export_sgf
 
-games_cli.register(app)
 runner = CliRunner()
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"

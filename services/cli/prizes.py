@@ -1,0 +1,130 @@
+"""`arbiter prizes` and `arbiter series`: what a tournament pays (prize money and tour points,
+split as its rules say) and the series table its tour points add up to (services/cli/tables.py
+reads the folds)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from services.cli.common import AsJson, At, Backend, Db, fail, fold_known, local_log
+from services.cli.render import out, points
+
+
+def prizes(
+    tournament: str,
+    at: At = None,
+    as_json: AsJson = False,
+    premium: Annotated[
+        str | None,
+        typer.Option(
+            help="rapid-blitz (GCT 2.6: 5,000) or classical (3.6: 10,000), when the rules "
+            "preset names neither"
+        ),
+    ] = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Prize money and tour points, split as the rules say, to the cent. For a GCT tour
+    playoff: the tour bonus by the overall places before the playoff (GCT 4.2)."""
+    from rich.table import Table
+
+    from events_schema.codec import dumps
+    from services.cli import tables
+
+    with local_log(backend, db) as log:
+        state = fold_known(log, tournament, at, "prizes")
+        try:
+            split = tables.prizes_for(log, tournament, state, premium)
+        except ValueError as exc:
+            fail(
+                "prizes.invalid",
+                "prize_table",
+                f"{exc}: correct the table with `arbiter append {tournament} --type "
+                'RulingIssued --payload \'{"ruling_id": "...", "by": "...", "subject": '
+                '"prize_table", "text": "...", "decision": {"prize_table": {...}}}\'`',
+            )
+    body = split.as_dict()
+    if as_json:
+        sys.stdout.write(dumps(body).decode() + "\n")
+        return
+    t = Table(title=f"Prizes: {tournament} ({body.get('status', '')})")
+    if split.kind == "gct-tour-bonus":
+        t.caption = (
+            "GCT 4.2: the tour bonus by the overall places before the playoff; "
+            "the playoff does not change it"
+        )
+    for col in ("player", "places", "prize", "share", "premium", "tour points", "note"):
+        t.add_column(col)
+    for line in split.lines:
+        pending = f" (+{line.premium_pending} if playoff won)" if line.premium_pending else ""
+        t.add_row(
+            line.player_id,
+            line.places,
+            str(line.prize),
+            str(line.share),
+            f"{line.premium}{pending}",
+            "" if line.tour_points is None else points(line.tour_points),
+            line.note,
+        )
+    out.print(t)
+    out.print(" ".join(f"{k}: {v}" for k, v in body["totals"].items()))
+
+
+def series(
+    series_id: str,
+    at: Annotated[int | None, typer.Option("--at", help="the series stream as at this seq")] = None,
+    as_json: AsJson = False,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """The series table (GCT tour or Czech series) over its completed tournaments."""
+    from rich.table import Table
+
+    from events_schema.codec import dumps
+    from services.cli import tables
+
+    with local_log(backend, db) as log:
+        try:
+            body = tables.series_table(log, series_id, at)
+        except (LookupError, ValueError) as exc:
+            fail("series.invalid", "SERIES", str(exc))
+    if as_json:
+        sys.stdout.write(dumps(body).decode() + "\n")
+        return
+    t = Table(title=f"{body['name']} ({body['kind']}): {len(body['tournaments_counted'])} events")
+    rows = body["table"]["rows"]
+    for col in ("#", "player", "points", "decided by"):
+        t.add_column(col)
+    for i, r in enumerate(rows):
+        place = f"{r['place']}{'=' if r.get('shared') else ''}"
+        decided_by = r.get("decided_by", "")
+        if i and decided_by.startswith("points "):  # the terminal's formatting of points
+            decided_by = f"points {points(rows[i - 1]['points'])}–{points(r['points'])}"
+        t.add_row(place, r["player_id"], points(r["points"]), decided_by)
+    out.print(t)
+    for tie in body["table"].get("ties", []):
+        shown = points(tie["points"])
+        text = tie["text"].replace(f" on {tie['points']} points", f" on {shown} points")
+        out.print(f"tie: {text}")
+    for po in body.get("tour_playoffs", []):
+        if po["done"]:
+            order = " > ".join(" = ".join(block) for block in po["final_order"])
+            out.print(f"tour playoff {po['tournament_id']}: {po['status']}, final order {order}")
+        else:
+            out.print(
+                f"tour playoff {po['tournament_id']}: {po['status']} "
+                f"(`arbiter playoff {po['tournament_id']}`)"
+            )
+    playoff_ids = {po["tournament_id"] for po in body.get("tour_playoffs", [])}
+    running = [tid for tid in body["tournaments_in_progress"] if tid not in playoff_ids]
+    if running:
+        out.print(f"in progress (not counted yet): {', '.join(running)}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `prizes` and `series` to the `arbiter` app."""
+    for command in (prizes, series):
+        app.command()(command)
