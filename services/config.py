@@ -53,7 +53,7 @@ class Settings:
             "kafka_replication": int(env["ARBITER_KAFKA_REPLICATION"])
             if env.get("ARBITER_KAFKA_REPLICATION")
             else None,
-            "kafka_group_commit_ms": _milliseconds("ARBITER_KAFKA_GROUP_COMMIT_MS"),
+            "kafka_group_commit_ms": _non_negative("ARBITER_KAFKA_GROUP_COMMIT_MS"),
             "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
             "sqlite_synchronous": _synchronous(),
             "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
@@ -84,7 +84,8 @@ def _path(name: str, strip: bool = False) -> Path | None:
     return Path(value) if value else None
 
 
-def _milliseconds(name: str) -> float | None:
+def _non_negative(name: str) -> float | None:
+    """A number variable (milliseconds, a count); None when unset or empty."""
     raw = os.environ.get(name)
     if not raw:
         return None
@@ -95,7 +96,7 @@ def _milliseconds(name: str) -> float | None:
 
 
 def _count(name: str) -> int | None:
-    value = _milliseconds(name)  # a number >= 0, as for the window
+    value = _non_negative(name)
     return None if value is None else int(value)
 
 

@@ -11,11 +11,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 # The test folders mirror the source (tests/unit/projections/tiebreaks/, ...). A few test
 # modules reuse another's scenarios by name (`import test_decider_playoff_guards as guards`):
-# every test folder is importable, as pytest's default import mode needs unique basenames
-# anyway (tests/unit/services/test_imports.py checks they are).
-for _folder in sorted((Path(__file__).parent).glob("*/**/")):
-    if any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
+# every unit and integration test folder is importable, as the default import mode needs
+# unique basenames anyway (tests/unit/services/test_imports.py checks they are); not bench/
+# nor fuzz/, whose module names (`feed`, `go`, ...) would shadow others.
+for _kind in ("unit", "integration"):
+    for _folder in sorted((Path(__file__).parent / _kind).glob("**/")):
+        if any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
+            sys.path.append(str(_folder))
 
 from services.eventlog.base import EventLog  # noqa: E402
 
