@@ -194,6 +194,29 @@ def _fold(
     return out
 
 
+def appended_by(envelopes: Iterable[Envelope], seq: int) -> list[tuple[str, str]]:
+    """Who appended the events up to `seq` (issue 24, "who did it"): each actor (`id (role)`)
+    with the seqs they appended, as ranges (`1-12, 15`), in order of their first event."""
+    seqs: dict[str, list[int]] = {}
+    for env in envelopes:
+        if env.seq > seq:
+            break
+        seqs.setdefault(f"{env.actor.id} ({env.actor.role})", []).append(env.seq)
+    out = []
+    for actor, numbers in seqs.items():
+        ranges: list[str] = []
+        first = prev = numbers[0]
+        for n in [*numbers[1:], None]:
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            ranges.append(str(first) if first == prev else f"{first}-{prev}")
+            if n is not None:
+                first = prev = n
+        out.append((actor, ", ".join(ranges)))
+    return out
+
+
 def held_at(envelopes: Iterable[Envelope], tournament_id: str, seq: int) -> dict[str, Any] | None:
     """Why the tournament's projections were held at `seq` (an unreadable event not yet
     retracted: its seq, id and reason), or None."""

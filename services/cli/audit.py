@@ -19,6 +19,8 @@ from typer.core import TyperGroup
 
 from projections.names import PROJECTIONS
 from services.cli.common import (
+    ActToken,
+    As,
     AsJson,
     Backend,
     Db,
@@ -249,6 +251,8 @@ def replay(
         sys.stdout.flush()
         return
     out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
+    for actor, seqs in audit.appended_by(envs, resolved.seq):
+        out.print(f"  appended by {escape(actor)}: seq {seqs}", soft_wrap=True)
     for name in names:
         if name in msgs:
             _print_message(out, name, loads(msgs[name]))
@@ -388,6 +392,8 @@ def correct(
     termination: Annotated[
         str | None, typer.Option("--termination", help="default: the current one")
     ] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -397,9 +403,10 @@ def correct(
 
     if not reason.strip():
         fail("audit.reason_required", "--reason", "a correction needs a reason")
+    actor = local_actor(as_, token, tournament)
     with local_log(backend, db) as log:
         res, current = correct_result(
-            CommandService(log), tournament, game_id, result, reason, local_actor(), termination
+            CommandService(log), tournament, game_id, result, reason, actor, termination
         )
     env = res.envelopes[0]
     out.print(
@@ -412,6 +419,8 @@ def retract(
     tournament: str,
     event_id: str,
     reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -428,7 +437,7 @@ def retract(
     payload = {"retracted_event_id": str(target), "reason": reason}
     batch = CommandBatch(commands=[Command(type="EventRetracted", payload=payload)])
     with local_log(backend, db) as log:
-        res = CommandService(log).handle(tournament, batch, local_actor())
+        res = CommandService(log).handle(tournament, batch, local_actor(as_, token, tournament))
     env = res.envelopes[0]
     out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
 

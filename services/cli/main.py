@@ -19,6 +19,7 @@ import typer
 from services.cli import (
     audit,
     demo,
+    entries,
     feed,
     games,
     interchange,
@@ -40,6 +41,7 @@ from services.cli import (
 #: The command modules, in the order `arbiter --help` lists their commands and groups.
 COMMANDS = (
     tournament,  # append, events, standings, explain
+    entries,  # create, register, players, withdraw, bye
     playoffs,  # lot, playoff
     prizes,  # prizes, series
     server,  # serve; token

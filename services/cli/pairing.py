@@ -13,7 +13,17 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, fail, fold_known, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+)
 from services.cli.render import out, print_bracket
 
 Stage = Annotated[str, typer.Option("--stage", help="stage to pair (default: main)")]
@@ -54,6 +64,8 @@ def pair(
         str | None, typer.Option("--reason", help="why the round is re-paired (with --replace)")
     ] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -72,7 +84,7 @@ def pair(
         paired = pair_next(
             service,
             tournament,
-            local_actor(),
+            local_actor(as_, token, tournament),
             stage=stage,
             expected_round=rnd,
             seed=seed,

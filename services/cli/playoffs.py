@@ -10,7 +10,18 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from services.cli.common import AsJson, At, Backend, Db, fail, fold_known, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+)
 from services.cli.render import err, out, points
 
 if typing.TYPE_CHECKING:
@@ -46,6 +57,8 @@ def lot(
     ] = None,
     pick: Annotated[int | None, typer.Option(help="draw this many (default: order all)")] = None,
     seed: Annotated[str | None, typer.Option(help="seed (default: random, recorded)")] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -96,7 +109,7 @@ def lot(
             commands=[Command(type="LotDrawn", payload=encode_payload(drawn))],
             expected_seq=state.seq,
         )
-        result = CommandService(log).handle(tournament, batch, local_actor())
+        result = CommandService(log).handle(tournament, batch, local_actor(as_, token, tournament))
     env = result.envelopes[0]
     out.print(
         f"{tournament}#{env.seq} LotDrawn {drawn.purpose} {drawn.subject}: "
@@ -119,6 +132,8 @@ def playoff(
     stage: Annotated[
         str | None, typer.Option("--stage", help="with --schedule: only this stage")
     ] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -147,7 +162,7 @@ def playoff(
         if schedule:
             view_of = partial(tables.playoff_for, log, tid)
             done = playoff_commands.schedule(
-                log, tid, state, view, view_of, stage=stage, actor=local_actor()
+                log, tid, state, view, view_of, stage=stage, actor=local_actor(as_, token, tid)
             )
             if not done.appended:
                 nothing_to_schedule(tid, view, stage)

@@ -16,7 +16,17 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, add_group, fail, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    add_group,
+    fail,
+    local_actor,
+    local_log,
+)
 from services.cli.render import out, print_json
 
 
@@ -73,6 +83,8 @@ def start(
     plan: Annotated[Path, typer.Option("--plan", help="the plan (JSON): format, engines, ...")],
     name: Annotated[str | None, typer.Option("--name", help="the season's name")] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -88,7 +100,11 @@ def start(
         fail("season.plan_unreadable", "--plan", "the plan is a JSON object")
     with local_log(backend, db) as log:
         seqs = start_season(
-            CommandService(log), series, name or body.get("title") or series, body, local_actor()
+            CommandService(log),
+            series,
+            name or body.get("title") or series,
+            body,
+            local_actor(as_, token, series),
         )
     if as_json:
         print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
@@ -106,6 +122,8 @@ def advance(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="append nothing")] = False,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -115,7 +133,7 @@ def advance(
 
     with local_log(backend, db) as log:
         done = advance_season(
-            CommandService(log), series, local_actor(), seed=seed, dry_run=dry_run
+            CommandService(log), series, local_actor(as_, token, series), seed=seed, dry_run=dry_run
         )
     if as_json:
         print_json(done.as_dict())

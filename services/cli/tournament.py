@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from services.cli.common import (
+    As,
     AsJson,
     At,
     Backend,
@@ -37,7 +38,14 @@ def append(
     expected_seq: Annotated[int | None, typer.Option(help="refuse unless last seq is this")] = None,
     event_id: Annotated[str | None, typer.Option(help="idempotency key (UUID)")] = None,
     api: Annotated[str | None, typer.Option(help="append through the HTTP API at this URL")] = None,
-    token: Annotated[str | None, typer.Option(envvar="ARBITER_TOKEN", help="API token")] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARBITER_TOKEN",
+            help="API token (with --api; locally: act as its subject and role)",
+        ),
+    ] = None,
+    as_: As = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -83,7 +91,7 @@ def append(
             out.print(f"{tournament}#{ev['seq']} {ev['type']} {ev['event_id']}")
         return
     with local_log(backend, db) as log:
-        result = CommandService(log).handle(tournament, batch, local_actor())
+        result = CommandService(log).handle(tournament, batch, local_actor(as_, token, tournament))
     note = " (already recorded: nothing appended)" if result.duplicate else ""
     for env in result.envelopes:
         out.print(f"{tournament}#{env.seq} {env.type} {env.event_id}{note}")

@@ -124,7 +124,9 @@ def byes_in_force(state: StandingsState, stage: str, rnd: int) -> dict[str, str]
 
 def _requested_rounds(state: StandingsState, stage: str = "main") -> list[int]:
     pattern = re.compile(re.escape(stage) + r":r(\d+):byes")
-    rounds = {int(m.group(1)) for r in state.rulings.values() if (m := pattern.fullmatch(r.subject))}
+    rounds = {
+        int(m.group(1)) for r in state.rulings.values() if (m := pattern.fullmatch(r.subject))
+    }
     return sorted(rounds)
 
 
@@ -187,7 +189,9 @@ def resolve_player(
     rows = rows if rows is not None else entry_list(state)
     wanted = text.strip()
     if not wanted:
-        raise CommandRejected("player.unknown", field_name, "name a player: a start number, id or name")
+        raise CommandRejected(
+            "player.unknown", field_name, "name a player: a start number, id or name"
+        )
     if wanted.isdigit():
         hit = [r for r in rows if r.start_no == int(wanted)]
         if hit:
