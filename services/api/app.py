@@ -22,6 +22,7 @@ from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.checkpoints import checkpoints_router
+from services.api.entries import entries_router
 from services.api.http import (
     ApiError,
     error_response,
@@ -158,6 +159,7 @@ def create_app(
     app.include_router(feed_router(app, feed or FeedSettings()))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
+    app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
     return app
 
 
