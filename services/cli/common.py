@@ -108,7 +108,7 @@ def _token_actor(token: str, tournament: str | None, cfg: Settings) -> Actor:
         fail(
             "auth.forbidden", "--token", f"{who.role} {who.subject} may not append to {tournament}"
         )
-    return Actor(id=who.subject, role=who.role)  # type: ignore[arg-type]
+    return Actor(id=who.subject, role=who.role)
 
 
 class Refusal(Exception):

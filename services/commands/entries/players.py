@@ -196,10 +196,12 @@ def resolve_player(
         hit = [r for r in rows if r.start_no == int(wanted)]
         if hit:
             return hit[0]
-    for same in (lambda r: r.player_id == wanted, lambda r: r.player_id.lower() == wanted.lower()):
-        hit = [r for r in rows if same(r)]
-        if len(hit) == 1:
-            return hit[0]
+    exact = [r for r in rows if r.player_id == wanted]
+    if exact:
+        return exact[0]
+    folded = [r for r in rows if r.player_id.lower() == wanted.lower()]
+    if len(folded) == 1:
+        return folded[0]
     key = fold_name(wanted)
     if key:
         whole = [r for r in rows if key in _forms(r.name)]
