@@ -81,10 +81,11 @@ def local_actor(
     if as_ is not None and token is not None:
         fail("cli.usage", "--as/--token", "give --as NAME or --token, not both")
     cfg = using if using is not None else settings()
+    option = "--token"
     if token is None and as_ is None:
-        token, as_ = cfg.token, cfg.actor
+        token, as_, option = cfg.token, cfg.actor, "ARBITER_TOKEN"
     if token is not None:
-        return _token_actor(token, tournament, cfg)
+        return _token_actor(token, tournament, cfg, option)
     if as_ is not None:
         name = " ".join(as_.split())
         if not name or len(name) > 128:
@@ -93,7 +94,7 @@ def local_actor(
     return Actor(id=f"cli:{getpass.getuser()}", role="admin")
 
 
-def _token_actor(token: str, tournament: str | None, cfg: Settings) -> Actor:
+def _token_actor(token: str, tournament: str | None, cfg: Settings, option: str) -> Actor:
     from events_schema import Actor
     from services.commands.auth import TokenStore
 
@@ -103,11 +104,14 @@ def _token_actor(token: str, tournament: str | None, cfg: Settings) -> Actor:
     finally:
         store.close()
     if who is None:
-        fail("auth.invalid_token", "--token", "unknown or revoked token")
-    if tournament is not None and not who.may_write(tournament):
         fail(
-            "auth.forbidden", "--token", f"{who.role} {who.subject} may not append to {tournament}"
+            "auth.invalid_token",
+            option,
+            f"unknown or revoked in the local token store ({cfg.tokens_path}); act as a "
+            "person with --as NAME instead",
         )
+    if tournament is not None and not who.may_write(tournament):
+        fail("auth.forbidden", option, f"{who.role} {who.subject} may not append to {tournament}")
     return Actor(id=who.subject, role=who.role)
 
 

@@ -153,7 +153,7 @@ def test_as_and_arbiter_actor_name_the_actor_and_replay_and_diff_show_it(
     assert "cli.usage" in _run("register", "open", "X", "--as", "A", "--token", "t", code=1)
 
 
-def test_a_token_acts_with_its_subject_and_role(db: Path):
+def test_a_token_acts_with_its_subject_and_role(db: Path, monkeypatch: pytest.MonkeyPatch):
     from services.commands.auth import TokenStore
 
     store = TokenStore(db.parent / "tokens.sqlite3")
@@ -169,3 +169,8 @@ def test_a_token_acts_with_its_subject_and_role(db: Path):
     # the role's rules apply: an arbiter may not retract
     text = _run("retract", "open", event_id, "--reason", "typo", "--token", arbiter, code=1)
     assert "auth.admin_only" in text
+    monkeypatch.setenv("ARBITER_TOKEN", arbiter)  # the environment's token, the same way
+    _run("withdraw", "open", "A, B")
+    assert _envelopes("open")[-1]["actor"] == {"id": "ref-1", "role": "arbiter"}
+    monkeypatch.setenv("ARBITER_TOKEN", "arb_remote_secret")
+    assert "auth.invalid_token (ARBITER_TOKEN)" in _run("bye", "open", "A", "--round", "1", code=1)
