@@ -248,11 +248,12 @@ def players(
         print_json({"tournament_id": tournament, "players": [r.as_dict() for r in rows]})
         return
     table = Table(title=f"{tournament}: {len(rows)} players", show_edge=False)
+    go = any(r.go_rank for r in rows)
     for col, justify in (
         ("no.", "right"),
         ("name", "left"),
         ("title", "left"),
-        ("rating", "right"),
+        ("rank" if go else "rating", "right"),
         ("fed", "left"),
         ("club", "left"),
         ("status", "left"),
@@ -265,7 +266,7 @@ def players(
             str(r.start_no),
             escape(r.name),
             r.title or "",
-            str(r.rating) if r.rating is not None else "unrated",
+            (r.go_rank or "") if go else str(r.rating) if r.rating is not None else "unrated",
             r.federation or "",
             escape(r.club or ""),
             "active" if r.withdrawn_from is None else f"withdrawn from round {r.withdrawn_from}",

@@ -106,7 +106,8 @@ def request_bye(
                 "bye.not_read_by_system",
                 "TOURNAMENT",
                 f"{tournament} pairs by {system or 'hand'}, which takes no requested byes "
-                f"(only {' and '.join(READ_BY)} do); schedule the round with the bye instead",
+                f"(only {' and '.join(READ_BY)} do): a Go player skipping a round is a "
+                "RoundSkipped (LGC), a round robin has no byes to request",
             )
         rounds = state.created.rounds
         if rnd < 1 or (rounds is not None and rnd > rounds):

@@ -112,5 +112,7 @@ def make_entry(
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "name"
         message = f"{err['input']!r}: {err['msg']}" if "input" in err else str(err["msg"])
+        if field == "go_rank":
+            message = f"{err.get('input')!r} is not a Go rank: 30k to 1k, 1d to 9d, 1p to 9p"
         raise EntriesError(line, col.get(field, field), message) from None
     return entry
