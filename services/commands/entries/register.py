@@ -24,8 +24,10 @@ from services.commands.entries.players import (
     resolve_player,
 )
 from services.commands.service import CommandRejected, CommandService
-from services.eventlog.base import AppendResult
+from services.eventlog.base import AppendConflict, AppendResult
 from services.interchange.entries import Entry
+
+MAX_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,19 @@ def register_entries(
     given twice (one person, two entries)."""
     if not entries:
         raise CommandRejected("entries.empty", "entries", "no player to register")
+    for _attempt in range(MAX_ATTEMPTS):
+        try:
+            return _register(service, tournament, entries, actor)
+        except AppendConflict:  # registered meanwhile: new ids from the new state
+            continue
+    raise CommandRejected(
+        "concurrency.retries_exhausted", "entries", f"{tournament} kept changing; try again"
+    )
+
+
+def _register(
+    service: CommandService, tournament: str, entries: Sequence[Entry], actor: Actor
+) -> Registered:
     state = fold_tournament(service, tournament, "register")
     known = {info.fide_id: pid for pid, info in state.players.items() if info.fide_id}
     seen: dict[int, int] = {}
@@ -82,7 +97,8 @@ def register_entries(
         commands=[
             Command(type="PlayerRegistered", payload=e.payload(pid))
             for e, pid in zip(entries, ids, strict=True)
-        ]
+        ],
+        expected_seq=state.seq,  # the ids were made unique in this state
     )
     result = service.handle(tournament, batch, actor)
     after = fold_tournament(service, tournament, "register")
