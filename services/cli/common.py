@@ -153,6 +153,10 @@ def refusals() -> Iterator[None]:
 
         if isinstance(exc, CommandRejected):
             fail(exc.rule, exc.field, exc.message)
+        from events_schema.limits import LimitExceeded
+
+        if isinstance(exc, LimitExceeded):  # e.g. an entry list longer than one batch
+            fail(exc.rule, exc.field, exc.message)
         raise
 
 

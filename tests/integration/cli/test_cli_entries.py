@@ -174,3 +174,18 @@ def test_a_token_acts_with_its_subject_and_role(db: Path, monkeypatch: pytest.Mo
     assert _envelopes("open")[-1]["actor"] == {"id": "ref-1", "role": "arbiter"}
     monkeypatch.setenv("ARBITER_TOKEN", "arb_remote_secret")
     assert "auth.invalid_token (ARBITER_TOKEN)" in _run("bye", "open", "A", "--round", "1", code=1)
+
+
+def test_an_entry_list_longer_than_one_batch_is_refused_by_its_limit_and_appends_nothing(
+    db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """All or nothing: a list is one batch, so one longer than `max_batch_events` is refused
+    with the limit's rule (not a traceback), and nothing of it is appended."""
+    monkeypatch.setenv("ARBITER_MAX_BATCH_EVENTS", "5")
+    _run("create", "big", "--name", "Big Open", "--format", "swiss", "--rounds", "5")
+    entries = tmp_path / "many.csv"
+    entries.write_text("name,rating\n" + "".join(f"Player {i},{1500 + i}\n" for i in range(6)))
+    res = runner.invoke(app, ["register", "big", "--file", str(entries)])
+    assert res.exit_code == 1, res.output
+    assert "limits.batch_events" in res.output
+    assert [e["type"] for e in _envelopes("big")] == ["TournamentCreated"]
