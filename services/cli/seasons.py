@@ -80,15 +80,13 @@ def start(
     from services.commands.seasons import start as start_season
     from services.commands.service import CommandService
 
-    try:
-        body = json.loads(plan.read_text())
-    except (OSError, ValueError) as exc:
-        fail("season.plan_unreadable", "--plan", str(exc))
-    if not isinstance(body, dict):
-        fail("season.plan_unreadable", "--plan", "the plan is a JSON object")
+    from services.inputs import read_json
+
     with local_log(backend, db) as log:
+        body = read_json(plan, "--plan", "season.plan_unreadable")
+        title = body.get("title") if isinstance(body, dict) else None
         seqs = start_season(
-            CommandService(log), series, name or body.get("title") or series, body, local_actor()
+            CommandService(log), series, name or title or series, body, local_actor()
         )
     if as_json:
         print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
