@@ -73,6 +73,12 @@ def _prize_table() -> type[BaseModel]:
     return PrizeTable
 
 
+def _check_prize_table(raw: Any) -> tuple[BaseModel | None, list[Problem]]:
+    from services.commands.prize_table import check_table
+
+    return check_table(raw)
+
+
 def _go_settings() -> type[BaseModel]:
     from events_schema.go import GoSettings
 
@@ -110,6 +116,7 @@ INPUTS: dict[str, InputKind] = {
             "prizes.invalid_table",
             "prize-table.json",
             "arbiter prize-table TOURNAMENT FILE (or TournamentCreated.prize_table)",
+            _check_prize_table,
         ),
         InputKind(
             "go-settings",
