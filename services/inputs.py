@@ -1,12 +1,14 @@
 """The organiser's input files: which model each is, its worked example, the command that reads
 it, and reading one with every problem named at once.
 
-| input | model | example | read by |
-| --- | --- | --- | --- |
-| season plan | `projections.seasons.SeasonPlan` | docs/examples/season-plan.json | `arbiter season start S --plan FILE` |
-| prize table | `events_schema.events.PrizeTable` | docs/examples/prize-table.json | `arbiter prize-table T FILE` |
-| Go settings | `events_schema.go.GoSettings` | docs/examples/go-settings.json | `TournamentCreated.go` |
-| coin toss choice | `events_schema.inputs.CoinTossChoice` | docs/examples/coin-toss-choice.json | `arbiter playoff T --schedule --toss-choice GAME=black` |
+- the season plan: `projections.seasons.SeasonPlan`, docs/examples/season-plan.json, read by
+  `arbiter season start S --plan FILE`;
+- the prize table: `events_schema.events.PrizeTable`, docs/examples/prize-table.json, read by
+  `arbiter prize-table T FILE` (or given as `TournamentCreated.prize_table`);
+- the Go settings: `events_schema.go.GoSettings`, docs/examples/go-settings.json, given as
+  `TournamentCreated.go`;
+- the GCT coin toss winner's choice: `events_schema.inputs.CoinTossChoice`,
+  docs/examples/coin-toss-choice.json, read by `arbiter playoff T --schedule --toss-choice`.
 
 Their JSON Schema is exported by `arbiter schema export` under `events_schema/json/inputs/`
 (`services/cli/schema_export.py`), so an editor can check a file as it is written; `arbiter

@@ -395,7 +395,10 @@ def plan_findings(
         for p in members:
             if p in where_placed:
                 found.append(
-                    (f"plan.placed.{league}", f"{p} is placed in both {where_placed[p]} and {league}")
+                    (
+                        f"plan.placed.{league}",
+                        f"{p} is placed in both {where_placed[p]} and {league}",
+                    )
                 )
             where_placed[p] = league
     return found

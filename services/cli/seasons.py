@@ -10,13 +10,12 @@ Registered by `register(app)` (services/cli/main.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, add_group, fail, local_actor, local_log
+from services.cli.common import AsJson, Backend, Db, add_group, local_actor, local_log
 from services.cli.render import out, print_json
 
 
@@ -103,7 +102,6 @@ def start(
     Check a plan first with `arbiter schema validate season-plan FILE`."""
     from services.commands.seasons import start as start_season
     from services.commands.service import CommandService
-
     from services.inputs import read_json
 
     with local_log(backend, db) as log:
