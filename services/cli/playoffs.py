@@ -31,8 +31,9 @@ def lot(
         bool,
         typer.Option(
             "--next",
-            help="draw the lot the playoff requires next (`arbiter playoff T`): purpose, "
-            "subject, candidates and pick are read from it",
+            help="draw the lot the tournament requires next, as `arbiter schedule T` names "
+            "it (its pairing system's, e.g. a TCEC round robin's engine order, or its "
+            "playoff's): purpose, subject, candidates and pick are read from it",
         ),
     ] = False,
     purpose: Annotated[
@@ -52,8 +53,9 @@ def lot(
 ) -> None:
     """Draw a lot with a recorded seed and append it as a LotDrawn event.
 
-    With --next the playoff's next required lot is drawn as it asks; without, a lot for a
-    subject the playoff asks a lot for must be that lot (refused before it is appended)."""
+    With --next the next required lot (services/cli/prescribed.py lots_wanted, the source
+    `arbiter schedule` names it from) is drawn as it asks; without, a lot for a subject the
+    playoff asks a lot for must be that lot (refused before it is appended)."""
     from events_schema import Command, CommandBatch, encode_payload
     from services.cli import prescribed, tables
     from services.commands.lots import draw
