@@ -1,11 +1,15 @@
-"""What the playoff machine prescribes, as the organiser's commands ask for it.
+"""What the playoff machine and the pairing system prescribe, as the organiser's commands ask.
 
-`arbiter lot T --next` draws the lot the playoff's `required_next` asks for (purpose, subject,
-candidates, how many to pick); `arbiter lot T --purpose ... --subject S` is checked against the
-lot the playoff asks for under S before anything is appended; `hint` names the command that
-answers each requirement (the schedule itself is `services/commands/playoff.py`).
+`lots_wanted` is the one source of the next lot to draw: the lots the pairing system asks for
+before the stage's next round (what `arbiter pair` would draw with it), then the lots the
+playoff's `required_next` asks for. `arbiter lot T --next` draws the first of them (purpose,
+subject, candidates, how many to pick) and `arbiter schedule` names them with the command;
+`arbiter lot T --purpose ... --subject S` is checked against the lot the playoff asks for
+under S before anything is appended; `hint` names the command that answers each requirement
+(the schedule itself is `services/commands/playoff.py`).
 
-Pure: a `PlayoffView` and the tournament's fold in, lot specifications out; a request that does
+Pure: a `PlayoffView` and the tournament's fold in, lot specifications out (the pairing system
+is asked with a fixed seed: nothing random is drawn, nothing appended); a request that does
 not fit raises `Refusal` naming the option to change or the command to run.
 """
 
