@@ -76,7 +76,7 @@ def create_app(
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> Response:
-        return error_response(exc.status, exc.rule, exc.field, exc.message)
+        return error_response(exc.status, exc.rule, exc.field, exc.message, exc.errors)
 
     @app.exception_handler(LimitExceeded)
     async def _limit(_: Request, exc: LimitExceeded) -> Response:
@@ -140,7 +140,8 @@ def create_app(
         try:
             result = await run_in_threadpool(commands.handle, tid, batch, actor)
         except CommandRejected as exc:
-            raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+            errors = exc.errors_as_dicts()
+            raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
         except (AppendConflict, EventIdConflict) as exc:
             raise ApiError(409, exc.rule, exc.field, str(exc)) from None
         except EventLogUnavailable as exc:

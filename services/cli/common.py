@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -134,6 +134,16 @@ def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_all(found: Sequence[tuple[str, str, str]], code: int = 1) -> NoReturn:
+    """Print every (rule, field, message) of a refusal, one `refused RULE (FIELD): MESSAGE`
+    line each (an input file is refused with all its mistakes at once), and exit."""
+    if len(found) > 1:
+        err.print(f"[red]refused[/red]: {len(found)} problems, nothing was appended")
+    for rule, field, message in found:
+        err.print(f"[red]refused[/red] {rule} ({field}): {message}")
+    raise typer.Exit(code)
+
+
 @contextlib.contextmanager
 def refusals() -> Iterator[None]:
     """A refusal, a refused command or a failing log ends the command through `fail`, with its
@@ -152,7 +162,7 @@ def refusals() -> Iterator[None]:
         from services.commands.service import CommandRejected
 
         if isinstance(exc, CommandRejected):
-            fail(exc.rule, exc.field, exc.message)
+            fail_all([(p.rule, p.field, p.message) for p in exc.errors])
         from events_schema.limits import LimitExceeded
 
         if isinstance(exc, LimitExceeded):  # e.g. an entry list longer than one batch

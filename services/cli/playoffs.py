@@ -25,6 +25,7 @@ from services.cli.common import (
 from services.cli.render import err, out, points
 
 if typing.TYPE_CHECKING:
+    from events_schema.inputs import CoinTossChoice
     from projections.playoffs.base import PlayoffView
 
 
@@ -41,8 +42,9 @@ def lot(
         bool,
         typer.Option(
             "--next",
-            help="draw the lot the playoff requires next (`arbiter playoff T`): purpose, "
-            "subject, candidates and pick are read from it",
+            help="draw the lot the tournament requires next, as `arbiter schedule T` names "
+            "it (its pairing system's, e.g. a TCEC round robin's engine order, or its "
+            "playoff's): purpose, subject, candidates and pick are read from it",
         ),
     ] = False,
     purpose: Annotated[
@@ -64,8 +66,9 @@ def lot(
 ) -> None:
     """Draw a lot with a recorded seed and append it as a LotDrawn event.
 
-    With --next the playoff's next required lot is drawn as it asks; without, a lot for a
-    subject the playoff asks a lot for must be that lot (refused before it is appended)."""
+    With --next the next required lot (services/cli/prescribed.py lots_wanted, the source
+    `arbiter schedule` names it from) is drawn as it asks; without, a lot for a subject the
+    playoff asks a lot for must be that lot (refused before it is appended)."""
     from events_schema import Command, CommandBatch, encode_payload
     from services.cli import prescribed, tables
     from services.commands.lots import draw
@@ -129,6 +132,17 @@ def playoff(
             "time controls, byes), then show the playoff",
         ),
     ] = False,
+    toss_choice: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--toss-choice",
+            help="with --schedule, GCT 2.5.3/3.5.3: the colour the winner of a game's coin "
+            "toss chose, GAME=white|black (repeatable; or a JSON file, schema "
+            "events_schema/json/inputs/coin-toss-choice.schema.json); default: the winner "
+            "plays White",
+            metavar="GAME=COLOUR",
+        ),
+    ] = None,
     stage: Annotated[
         str | None, typer.Option("--stage", help="with --schedule: only this stage")
     ] = None,
@@ -139,7 +153,17 @@ def playoff(
 ) -> None:
     """The playoff state: stage, who is in, games, what is required next, final order.
 
-    Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
+    Given a series id, shows the series' tour playoff (a tournament of its own) if it has one.
+
+    A GCT Armageddon game's colours follow its coin toss (GCT 2.5.3: the winner of the toss
+    has choice of color): after `arbiter lot T --next` records the toss, schedule with the
+    winner's choice; without one, the winner plays White. For example:
+
+    \b
+    arbiter playoff gct-rb --schedule --toss-choice gct-armageddon-1-b1=black
+    arbiter playoff gct-rb --schedule --toss-choice choice.json
+      (choice.json, as docs/examples/coin-toss-choice.json:
+       {"game_id": "gct-armageddon-1-b1", "winner_plays": "black"})"""
     from functools import partial
 
     from events_schema.codec import dumps
@@ -148,6 +172,8 @@ def playoff(
 
     if stage is not None and not schedule:
         fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
+    if toss_choice and not schedule:
+        fail("cli.usage", "--toss-choice", "--toss-choice goes with --schedule: add --schedule")
     if schedule and at is not None:
         fail("cli.usage", "--at", "--schedule appends to the stream as it is now: leave out --at")
     with local_log(backend, db) as log:
@@ -162,7 +188,14 @@ def playoff(
         if schedule:
             view_of = partial(tables.playoff_for, log, tid)
             done = playoff_commands.schedule(
-                log, tid, state, view, view_of, stage=stage, actor=local_actor(as_, token, tid)
+                log,
+                tid,
+                state,
+                view,
+                view_of,
+                stage=stage,
+                actor=local_actor(as_, token, tid),
+                toss_choices=toss_choices(toss_choice or []),
             )
             if not done.appended:
                 nothing_to_schedule(tid, view, stage)
@@ -175,6 +208,38 @@ def playoff(
         sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
         return
     print_playoff(tid, view)
+
+
+def toss_choices(given: list[str]) -> list[CoinTossChoice]:
+    """`--toss-choice GAME=white|black` or `--toss-choice FILE.json` (one CoinTossChoice), each
+    read as the coin-toss-choice input; refused with every problem at once."""
+    from pathlib import Path
+
+    from events_schema.inputs import CoinTossChoice, Problem
+    from services.commands.service import CommandRejected
+    from services.inputs import check, read_json
+
+    chosen: list[CoinTossChoice] = []
+    found: list[Problem] = []
+    for i, value in enumerate(given):
+        game, eq, colour = value.partition("=")
+        raw = (
+            {"game_id": game, "winner_plays": colour.lower()}
+            if eq
+            else read_json(Path(value), f"--toss-choice[{i}]", "playoff.invalid_toss_choice")
+        )
+        try:
+            choice = check("coin-toss-choice", raw)
+        except CommandRejected as exc:
+            found += [
+                Problem(p.rule, f"--toss-choice[{i}]{p.field[11:]}", p.message) for p in exc.errors
+            ]
+            continue
+        assert isinstance(choice, CoinTossChoice)
+        chosen.append(choice)
+    if found:
+        raise CommandRejected.of(found)
+    return chosen
 
 
 def nothing_to_schedule(tid: str, view: PlayoffView, stage: str | None) -> NoReturn:

@@ -5,11 +5,23 @@ reads the folds)."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from services.cli.common import AsJson, At, Backend, Db, fail, fold_known, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+)
 from services.cli.render import out, points
 
 
@@ -124,7 +136,54 @@ def series(
         out.print(f"in progress (not counted yet): {', '.join(running)}")
 
 
+def prize_table(
+    tournament: str,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="the prize table (JSON); schema events_schema/json/inputs/prize-table.schema.json",
+            metavar="FILE",
+        ),
+    ],
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="the ruling's text (default: the table)")
+    ] = None,
+    as_: As = None,
+    token: ActToken = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Set the prize table `arbiter prizes` pays from: a RulingIssued(subject "prize_table")
+    that replaces the table of TournamentCreated (a later one replaces it again; retract it
+    to go back). Setting the table in force again appends nothing. A file with mistakes is
+    refused with all of them, each with its place; nothing is appended. Example
+    (docs/examples/prize-table.json; amounts in the currency's units, at most 2 decimals,
+    written as strings so no cent is lost; winner_premium: GCT 2.6/3.6):
+
+    \b
+    {"currency": "USD",
+     "prizes": [{"place": 1, "amount": "40000"}, {"place": 2, "amount": "25000"},
+                {"place": 3, "amount": "15000"}, {"place": 4, "amount": "10000.50"}],
+     "winner_premium": "5000"}"""
+    from events_schema.events import PrizeTable
+    from services.commands.prize_table import set_prize_table
+    from services.commands.service import CommandService
+    from services.inputs import read
+
+    with local_log(backend, db) as log:
+        table = read("prize-table", file, "FILE")
+        assert isinstance(table, PrizeTable)
+        seqs = set_prize_table(
+            CommandService(log), tournament, table, local_actor(as_, token, tournament), reason
+        )
+    if seqs:
+        out.print(f"{tournament}#{seqs[0]} RulingIssued prize_table: the prize table in force")
+    else:
+        out.print(f"{tournament}: this prize table is already in force; nothing appended")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `prizes` and `series` to the `arbiter` app."""
+    """Add `prizes`, `series` and `prize-table` to the `arbiter` app."""
     for command in (prizes, series):
         app.command()(command)
+    app.command("prize-table")(prize_table)
