@@ -363,9 +363,7 @@ def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Va
 # --- the criteria ------------------------------------------------------------------------------
 
 
-def go_criterion(
-    name: str, label: str, step: str, heading: str
-) -> Callable[[Compute], Compute]:
+def go_criterion(name: str, label: str, step: str, heading: str) -> Callable[[Compute], Compute]:
     """Register an OpenGotha criterion (`SOURCE`'s `step`): points, read over the whole field
     (`go_scores` computes every player's scores at once); `heading` its column heading in
     words (the label is OpenGotha's abbreviation)."""

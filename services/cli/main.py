@@ -39,7 +39,7 @@ from services.cli import (
 
 #: The command modules, in the order `arbiter --help` lists their commands and groups.
 COMMANDS = (
-    tournament,  # append, events, standings, explain
+    tournament,  # append, events, standings, explain, crosstable
     playoffs,  # lot, playoff
     prizes,  # prizes, series
     server,  # serve; token
