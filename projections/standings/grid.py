@@ -120,9 +120,11 @@ class Grid:
     rows: tuple[GridRow, ...]
     columns: tuple[Column, ...]
     go: bool = False
+    # Go: the komi of an even game and of a handicap game (LGC Scoring).
+    komi: tuple[Decimal, Decimal] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "as_of_seq": self.seq,
             "rounds": self.rounds,
             "columns": [
@@ -130,6 +132,9 @@ class Grid:
             ],
             "rows": [r.as_dict() for r in self.rows],
         }
+        if self.komi is not None:
+            out["komi"] = {"even": str(self.komi[0]), "handicap": str(self.komi[1])}
+        return out
 
 
 def tiebreak_columns(table: Table) -> tuple[Column, ...]:
@@ -239,4 +244,7 @@ def crosstable_grid(
                 tiebreaks=r.tiebreaks,
             )
         )
-    return Grid(table.seq, ct.rounds, tuple(rows), tiebreak_columns(table), go=ct.go is not None)
+    komi = None if even_komi is None else (komi_for(0, even_komi), komi_for(2, even_komi))
+    return Grid(
+        table.seq, ct.rounds, tuple(rows), tiebreak_columns(table), go=ct.go is not None, komi=komi
+    )

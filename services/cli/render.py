@@ -106,10 +106,29 @@ def identity_columns(rows: Sequence[Any], go: bool = False) -> list[str]:
 IDENTITY_HEADS = {"title": "title", "federation": "fed", "rating": "rating", "go_rank": "rank"}
 
 
-def name_column(t: Any, head: str = "player") -> None:
+def identity_column(t: Any, col: str) -> None:
+    """An identity column (`identity_columns`): never narrower than what it holds (a rating's
+    four digits, a rank's three characters), so a narrow console cuts headings, not values."""
+    t.add_column(
+        IDENTITY_HEADS[col],
+        justify="right" if col == "rating" else "left",
+        min_width={"rating": 4, "go_rank": 3, "federation": 3, "title": 3}[col],
+    )
+
+
+def name_column(t: Any, head: str = "player", console: Console | None = None) -> None:
     """A name column that never wraps: a long name is cut with an ellipsis, never broken
-    over two lines (issue 24: wide names wrapped at 200 columns)."""
-    t.add_column(head, justify="left", no_wrap=True, overflow="ellipsis", min_width=8)
+    over two lines (issue 24: wide names wrapped at 200 columns), and takes at most a third
+    of the console's width, so that the other columns keep theirs."""
+    width = (console or out).width
+    t.add_column(
+        head,
+        justify="left",
+        no_wrap=True,
+        overflow="ellipsis",
+        min_width=8,
+        max_width=max(14, width // (3 if width >= NARROW else 6)),
+    )
 
 
 def print_legend(columns: Sequence[Any], console: Console | None = None) -> None:
@@ -145,22 +164,22 @@ def print_standings(
     columns = tiebreak_columns(table)
     ct = table.crosstable
     go = ct is not None and ct.go is not None
-    ident = identity_columns(table.rows, go)
+    con = console or out
+    # Narrower than the whole table (a terminal of 80): the game counts, titles and
+    # federations give way to the tie-breaks, which decide the places.
+    counts = con.width >= NARROW
+    ident = [c for c in identity_columns(table.rows, go) if counts or c in ("rating", "go_rank")]
     t = Table(title=f"Standings: {escape(tournament)} (as of seq {table.seq})")
     if table.edition:
         t.caption = f"FIDE C.07 {table.edition.edition} ({table.edition.source})"
     t.add_column("#", justify="right", no_wrap=True)
-    name_column(t)
+    name_column(t, console=con)
     for col in ident:
-        t.add_column(IDENTITY_HEADS[col], justify="right" if col == "rating" else "left")
-    con = console or out
-    # Narrower than the whole table (a terminal of 80): the game counts give way to the
-    # tie-breaks, which decide the places.
-    counts = con.width >= NARROW
+        identity_column(t, col)
     for col in ("score", *(COUNT_HEADS if counts else ())):
         t.add_column(col, justify="right", no_wrap=True)
     for c in columns:
-        t.add_column(heading_lines(c.heading), justify="right")
+        t.add_column(heading_lines(c.heading), justify="right", min_width=3)
     t.add_column("decided by", justify="left")
     decided = decided_in_words(table)
     for r in table.rows:
@@ -301,14 +320,14 @@ def print_grid(title: str, grid: Any, console: Console | None = None) -> None:
     t = Table(title=escape(title))
     t.add_column("#", justify="right", no_wrap=True)
     t.add_column("no", justify="right", no_wrap=True)
-    name_column(t, "name")
+    name_column(t, "name", console)
     for col in ident:
-        t.add_column(IDENTITY_HEADS[col], justify="right" if col == "rating" else "left")
+        identity_column(t, col)
     for rnd in range(1, grid.rounds + 1):
         t.add_column(str(rnd), justify="right", no_wrap=True)
     t.add_column("pts", justify="right")
     for c in grid.columns:
-        t.add_column(heading_lines(c.heading), justify="right")
+        t.add_column(heading_lines(c.heading), justify="right", min_width=3)
     for r in grid.rows:
         tb = dict(r.tiebreaks)
         t.add_row(
@@ -327,10 +346,11 @@ def print_grid(title: str, grid: Any, console: Console | None = None) -> None:
         "forfeit won / lost); without a game: + a bye worth a win, = a half-point bye, "
         "- nothing[/dim]"
     )
-    if grid.go:
+    if grid.komi is not None:
+        even, handicap = grid.komi
         con.print(
-            "[dim]Go: hN after a game = N handicap stones; komi as each game's JSON says "
-            "(LGC Scoring: the tournament's komi in an even game, 0.5 with a handicap)[/dim]"
+            f"[dim]Go: hN after a game = N handicap stones; komi {even} in an even game, "
+            f"{handicap} with a handicap (LGC Scoring; each game's in --json)[/dim]"
         )
     print_legend(grid.columns, con)
 

@@ -149,6 +149,10 @@ def standings(
     playoff = playoff_summary(view, names_of(state)) if view is not None else None
     if as_json:
         body = table.as_dict()
+        ct = table.crosstable
+        if ct is not None and ct.go is not None:  # Go: each player's rank beside the rating
+            for row in body["rows"]:
+                row["go_rank"] = ct.players[row["player_id"]].go_rank
         body["flags"] = flags
         if playoff is not None:
             body["playoff"] = playoff
