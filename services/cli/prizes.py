@@ -108,14 +108,17 @@ def series(
         return
     t = Table(title=f"{body['name']} ({body['kind']}): {len(body['tournaments_counted'])} events")
     rows = body["table"]["rows"]
-    for col in ("#", "player", "points", "decided by"):
-        t.add_column(col)
+    names = body.get("names", {})
+    t.add_column("#")
+    name_column(t)
+    t.add_column("points")
+    t.add_column("decided by")
     for i, r in enumerate(rows):
         place = f"{r['place']}{'=' if r.get('shared') else ''}"
         decided_by = r.get("decided_by", "")
         if i and decided_by.startswith("points "):  # the terminal's formatting of points
             decided_by = f"points {points(rows[i - 1]['points'])}–{points(r['points'])}"
-        t.add_row(place, r["player_id"], points(r["points"]), decided_by)
+        t.add_row(place, escape(name_of(names, r["player_id"])), points(r["points"]), decided_by)
     out.print(t)
     for tie in body["table"].get("ties", []):
         shown = points(tie["points"])
@@ -123,7 +126,9 @@ def series(
         out.print(f"tie: {text}")
     for po in body.get("tour_playoffs", []):
         if po["done"]:
-            order = " > ".join(" = ".join(block) for block in po["final_order"])
+            order = " > ".join(
+                " = ".join(name_of(names, p) for p in block) for block in po["final_order"]
+            )
             out.print(f"tour playoff {po['tournament_id']}: {po['status']}, final order {order}")
         else:
             out.print(

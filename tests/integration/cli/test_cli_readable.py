@@ -363,3 +363,22 @@ def test_go_standings_show_rank_and_the_crosstable_handicap_and_komi(db: Path, w
     [cell] = rows["ng"]["rounds"]
     assert (cell["handicap"], cell["komi"]) == (3, "0.5")
     assert (rows["kim"]["rounds"][0]["handicap"], rows["kim"]["rounds"][0]["komi"]) == (0, "7.5")
+
+
+def test_series_table_names_its_players(db: Path, wide: None):
+    append_events(db, "cz-2026", ev.SeriesCreated(name="Club series 2026", kind="czech-series"))
+    append_events(
+        db,
+        "cz-1",
+        created(rounds=1, rules_preset="czech-single", series_id="cz-2026"),
+        ev.PlayerRegistered(player_id="p-a", name="Alice Aronian"),
+        ev.PlayerRegistered(player_id="p-b", name="Boris Bacrot"),
+        round_(1, ("g1", "p-a", "p-b")),
+        result("g1", "1-0", "resignation"),
+    )
+    text = _ok("series", "cz-2026")
+    assert _lines_with(text, "Alice Aronian") and _lines_with(text, "Boris Bacrot")
+    assert not _lines_with(text, "p-a")
+    body = _json("series", "cz-2026")
+    assert body["names"] == {"p-a": "Alice Aronian", "p-b": "Boris Bacrot"}
+    assert body["table"]["rows"][0]["player_id"] == "p-a"  # the ids stay
