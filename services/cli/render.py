@@ -1,5 +1,7 @@
-"""What the `arbiter` commands print: the consoles, points (one formatting everywhere: `points`)
-and the standings table."""
+"""What the `arbiter` commands print: the consoles, points (one formatting everywhere: `points`),
+money (`money`: "USD 12,500.00"), players by name (`name_of`), the standings table (identity
+columns, tie-breaks headed in words with the legend citing their rules, the correction flags,
+the playoff's outcome) and the crosstable (`print_grid`). Names never wrap (`name_column`)."""
 
 from __future__ import annotations
 
