@@ -40,7 +40,7 @@ from services.cli import (
 
 #: The command modules, in the order `arbiter --help` lists their commands and groups.
 COMMANDS = (
-    tournament,  # append, events, standings, explain
+    tournament,  # append, events, standings, explain, crosstable
     entries,  # create, register, players, withdraw, bye
     playoffs,  # lot, playoff
     prizes,  # prizes, series

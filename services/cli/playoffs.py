@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import typing
+from collections.abc import Iterable, Mapping
 from typing import Annotated, NoReturn
 
 import typer
@@ -22,7 +23,7 @@ from services.cli.common import (
     local_actor,
     local_log,
 )
-from services.cli.render import err, out, points
+from services.cli.render import err, escape, name_column, name_of, names_of, out, points
 
 if typing.TYPE_CHECKING:
     from events_schema.inputs import CoinTossChoice
@@ -199,15 +200,26 @@ def playoff(
             )
             if not done.appended:
                 nothing_to_schedule(tid, view, stage)
+            names = names_of(state)
             for seq, rs in done.appended:
-                games = ", ".join(f"{p.game_id} {p.white}–{p.black}" for p in rs.pairings)
-                byes = f"; byes {', '.join(b.player_id for b in rs.byes)}" if rs.byes else ""
+                games = ", ".join(
+                    f"{p.game_id} {name_of(names, p.white)}–{name_of(names, p.black)}"
+                    for p in rs.pairings
+                )
+                bye_names = ", ".join(name_of(names, b.player_id) for b in rs.byes)
+                byes = f"; byes {bye_names}" if bye_names else ""
                 err.print(f"{tid}#{seq} RoundScheduled {rs.stage} round {rs.round}: {games}{byes}")
             view = done.view
+    names = names_of(state)
     if as_json:
-        sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
+        body = view.as_dict()
+        # The ids stay; their names beside them (`names`, and the winner's).
+        body["names"] = {pid: names[pid] for pid in sorted(names)}
+        body["winner"] = view.winner
+        body["winner_name"] = None if view.winner is None else name_of(names, view.winner)
+        sys.stdout.write(dumps(body).decode() + "\n")
         return
-    print_playoff(tid, view)
+    print_playoff(tid, view, names)
 
 
 def toss_choices(given: list[str]) -> list[CoinTossChoice]:
@@ -259,33 +271,46 @@ def nothing_to_schedule(tid: str, view: PlayoffView, stage: str | None) -> NoRet
     )
 
 
-def print_playoff(tid: str, view: PlayoffView) -> None:
-    """The playoff as `arbiter playoff` shows it: stages, games, what is required next."""
+def print_playoff(tid: str, view: PlayoffView, names: Mapping[str, str] | None = None) -> None:
+    """The playoff as `arbiter playoff` shows it: stages, games, what is required next; the
+    players by name (`names`: id -> name; an id without one is shown as it is)."""
     from rich.table import Table
 
     from services.cli import prescribed
 
+    names = names or {}
+
+    def who(pids: Iterable[str]) -> str:
+        return ", ".join(escape(name_of(names, p)) for p in pids)
+
     out.print(f"[bold]{view.kind}[/bold] ({view.rule}): {view.status}")
     if view.tied:
-        out.print(f"tied: {', '.join(view.tied)}; still in: {', '.join(view.still_in) or '—'}")
+        out.print(f"tied: {who(view.tied)}; still in: {who(view.still_in) or '—'}")
     for st in view.stages:
         t = Table(title=f"{st.name} ({st.kind}){' complete' if st.complete else ''}")
-        for col in ("round", "game", "white", "black", "time control", "result"):
-            t.add_column(col)
+        t.add_column("round")
+        t.add_column("game")
+        name_column(t, "white")
+        name_column(t, "black")
+        t.add_column("time control")
+        t.add_column("result")
         for g in st.games:
             t.add_row(
                 str(g.round),
                 g.game_id,
-                g.white,
-                g.black,
+                escape(name_of(names, g.white)),
+                escape(name_of(names, g.black)),
                 g.time_control.name,
                 g.result or ("scheduled" if g.scheduled else "to schedule"),
             )
         out.print(t)
         if st.scores:
-            out.print("scores: " + ", ".join(f"{p} {points(s)}" for p, s in st.scores))
+            out.print(
+                "scores: "
+                + ", ".join(f"{escape(name_of(names, p))} {points(s)}" for p, s in st.scores)
+            )
         if st.byes:
-            out.print(f"byes: {', '.join(st.byes)}")
+            out.print(f"byes: {who(st.byes)}")
     for req in view.required_next:
         h = prescribed.hint(tid, view, req)
         out.print(
@@ -293,8 +318,12 @@ def print_playoff(tid: str, view: PlayoffView) -> None:
             + (f"\n  run: {h}" if h else "")
         )
     if view.final_order:
-        order = " > ".join(" = ".join(block) for block in view.final_order)
+        order = " > ".join(
+            " = ".join(escape(name_of(names, p)) for p in block) for block in view.final_order
+        )
         out.print(f"final order: {order}")
+    if view.winner is not None:
+        out.print(f"[bold]winner[/bold]: {escape(name_of(names, view.winner))}")
     for note in view.notes:
         out.print(f"[dim]note: {note}[/dim]")
 
