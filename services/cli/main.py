@@ -26,6 +26,7 @@ from services.cli import (
     playoffs,
     prizes,
     processors,
+    results,
     schema_export,
     seasons,
     server,
@@ -52,6 +53,7 @@ COMMANDS = (
     pairing,  # pair, schedule
     seasons,  # season
     games,  # games
+    results,  # round, result, results
 )
 
 app = typer.Typer(

@@ -53,6 +53,25 @@ def outcome_word(result: ev.Result) -> str:
     return {"1-0": "a win", "0-1": "a win", "1/2-1/2": "a draw", "0-0": "a double loss"}[result]
 
 
+def mismatch(result: ev.Result, termination: ev.Termination) -> str | None:
+    """Why `result` cannot end by `termination` (the article), None when the two agree."""
+    if termination in WIN_ONLY and result not in DECISIVE:
+        return (
+            f"{outcome_word(result)} ({result}) cannot end by {termination}: "
+            f"{WIN_ONLY[termination]}; give the termination the result ended by "
+            "(e.g. agreement for a draw, forfeit or other for a double loss)"
+        )
+    if termination in DRAW_ONLY and result != DRAW:
+        return (
+            f"{outcome_word(result)} ({result}) cannot end by {termination}: "
+            f"{DRAW_ONLY[termination]}; give the termination the result ended by "
+            "(e.g. resignation, time_forfeit or other for a win)"
+        )
+    if termination in WIN_OR_DRAW and result == "0-0":
+        return f"a double loss (0-0) cannot end by {termination}: {WIN_OR_DRAW[termination]}"
+    return None
+
+
 def check_result(
     state: TournamentState,
     game: GameState,
@@ -62,29 +81,9 @@ def check_result(
 ) -> None:
     """Refuse a result that contradicts its termination or, in Go, its komi (the module
     docstring); `go_score` is a count's own komi when the event carries one."""
-    field = "payload.termination"
-    if termination in WIN_ONLY and result not in DECISIVE:
-        raise Rejected(
-            "result.termination_mismatch",
-            field,
-            f"{outcome_word(result)} ({result}) cannot end by {termination}: "
-            f"{WIN_ONLY[termination]}; give the termination the result ended by "
-            "(e.g. agreement for a draw, forfeit or other for a double loss)",
-        )
-    if termination in DRAW_ONLY and result != DRAW:
-        raise Rejected(
-            "result.termination_mismatch",
-            field,
-            f"{outcome_word(result)} ({result}) cannot end by {termination}: "
-            f"{DRAW_ONLY[termination]}; give the termination the result ended by "
-            "(e.g. resignation, time_forfeit or other for a win)",
-        )
-    if termination in WIN_OR_DRAW and result == "0-0":
-        raise Rejected(
-            "result.termination_mismatch",
-            field,
-            f"a double loss (0-0) cannot end by {termination}: {WIN_OR_DRAW[termination]}",
-        )
+    why = mismatch(result, termination)
+    if why is not None:
+        raise Rejected("result.termination_mismatch", "payload.termination", why)
     if result == DRAW and state.game_kind == "go":
         komi = go_score.komi if go_score is not None else game_komi(state, game)
         if komi != komi.to_integral_value():
