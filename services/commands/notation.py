@@ -61,17 +61,21 @@ class Entered:
 
 
 _DRAWS = ("½", "½-½", "1/2", "1/2-1/2", "=", "=-=", "0.5", "0.5-0.5", ".5", "draw")
-#: Token -> (result, forfeit). Keys are lower case without spaces; ":" is read as "-".
+#: Token -> (result, forfeit). Keys are lower case without spaces; elsewhere ":" is read as
+#: "-" ("1:0").
 _TOKENS: dict[str, tuple[ev.Result, bool]] = {
     "1-0": ("1-0", False),
     "0-1": ("0-1", False),
     "0-0": ("0-0", False),
     **{d.replace(":", "-"): ("1/2-1/2", False) for d in _DRAWS},
     "+-": ("1-0", True),
+    "+:-": ("1-0", True),
     "1f-0f": ("1-0", True),
     "-+": ("0-1", True),
+    "-:+": ("0-1", True),
     "0f-1f": ("0-1", True),
     "--": ("0-0", True),
+    "-:-": ("0-0", True),
     "0f-0f": ("0-0", True),
 }
 #: What the refusal lists as accepted.
@@ -138,8 +142,8 @@ def termination_of(how: str) -> ev.Termination:
 def read_result(token: str, how: str | None = None) -> Entered:
     """One board's result from what the organiser typed (the module docstring's table);
     refused (`result.bad_notation`) naming the token and listing the accepted notations."""
-    key = _key(token).replace(":", "-")
-    found = _TOKENS.get(key)
+    key = _key(token)
+    found = _TOKENS.get(key) or _TOKENS.get(key.replace(":", "-"))
     if found is None:
         raise NotationError(
             "result.bad_notation", f"{token!r} is not a result; accepted: {ACCEPTED}"
