@@ -242,7 +242,15 @@ def correct_by_board(
         fail("result.no_such_board", "BOARD", f"{board!r}: with --round, give a board number")
     with local_log(backend, db) as log:
         fix = correct_board(
-            CommandService(log), tournament, rnd, int(board), token, reason, local_actor(), how, stage
+            CommandService(log),
+            tournament,
+            rnd,
+            int(board),
+            token,
+            reason,
+            local_actor(),
+            how,
+            stage,
         )
     b, env = fix.board, fix.result.envelopes[0]
     termination = env.payload.get("termination")

@@ -471,7 +471,7 @@ def correct_board(
     termination: str | None = entered.termination if entered.forfeit or how else None
     if termination is None and target.termination == "forfeit":
         termination = entered.termination  # the token is a game played: its default ending
-    res, current = correct_result(
+    res, _ = correct_result(
         service, tournament, target.game_id, entered.result, reason, actor, termination
     )
     return Correction(target, entered, res, target.shown)

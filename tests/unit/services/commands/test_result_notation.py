@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from projections.tournament.rules.consistency import mismatch
-from services.commands.corrections import kept_termination
 from projections.tournament.state import ResultEntry
+from services.commands.corrections import kept_termination
 from services.commands.notation import (
     ENTERED,
     NotationError,
@@ -96,7 +96,9 @@ def test_a_bad_token_is_refused_by_name_listing_the_notations() -> None:
     with pytest.raises(NotationError) as info:
         read_result("1-O")
     assert info.value.rule == "result.bad_notation"
-    assert "'1-O'" in info.value.message and "+-" in info.value.message and "½" in info.value.message
+    assert (
+        "'1-O'" in info.value.message and "+-" in info.value.message and "½" in info.value.message
+    )
 
 
 def test_an_unknown_how_is_refused_listing_the_endings() -> None:
