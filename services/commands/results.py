@@ -467,6 +467,13 @@ def correct_board(
         raise CommandRejected("correction.reason_required", "reason", "a correction needs a reason")
     view = round_view(service, tournament, rnd, stage)
     target = view.board(board)
+    if target.result is None:
+        raise CommandRejected(
+            "correction.no_result",
+            "board",
+            f"board {board} of round {rnd} has no result to correct: enter it (`arbiter "
+            f"result {tournament} --round {rnd} {board} RESULT`)",
+        )
     entered = _read(token, how, "result")
     termination: str | None = entered.termination if entered.forfeit or how else None
     if termination is None and target.termination == "forfeit":

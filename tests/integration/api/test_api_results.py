@@ -226,6 +226,12 @@ def test_a_round_from_a_csv_body(api) -> None:
 
 def test_a_correction_by_board_is_for_admins(api) -> None:
     client, t, log = api
+    early = client.post(
+        f"/tournaments/{T}/rounds/1/boards/1/correction",
+        json={"result": "0-1", "reason": "x"},
+        headers=H(t["admin"]),
+    )
+    assert _error(early, 422, "correction.no_result")["field"] == "board"
     client.post(
         f"/tournaments/{T}/rounds/1/results", json={"results": "1-0 ½ 0-1"}, headers=H(t["arbiter"])
     )
