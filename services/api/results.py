@@ -47,7 +47,13 @@ from services.commands.results import (
     view_of,
 )
 from services.commands.service import CommandRejected, CommandService
-from services.eventlog.base import AppendConflict, AppendResult, EventIdConflict
+from services.eventlog.base import (
+    AppendConflict,
+    AppendResult,
+    EventIdConflict,
+    EventLogError,
+    EventLogUnavailable,
+)
 
 #: The largest body a result route reads (a round's results, a CSV of them).
 MAX_RESULTS_BODY = 64 * 1024
@@ -105,6 +111,10 @@ async def _run(fn: Callable[[], T]) -> T:
         raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
     except (AppendConflict, EventIdConflict) as exc:
         raise ApiError(409, exc.rule, exc.field, str(exc)) from None
+    except EventLogUnavailable:
+        raise  # 503 with Retry-After (services/api/app.py)
+    except EventLogError as exc:
+        raise ApiError(422, exc.rule, exc.field, str(exc)) from None
 
 
 def appended_json(tid: str, result: AppendResult | None, last_seq: int) -> Response:
@@ -120,6 +130,15 @@ def appended_json(tid: str, result: AppendResult | None, last_seq: int) -> Respo
         "events": [e.to_json_dict() for e in result.envelopes],
     }
     return json_response(body, 200 if result.duplicate else 201)
+
+
+#: What a write answers besides its errors (the OpenAPI document: services/api/openapi.py adds
+#: the error statuses).
+WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "Nothing appended: every board had that result already (a resend)."},
+    201: {"description": "Appended: the stored events."},
+    413: {"description": f"The body is over {MAX_RESULTS_BODY} bytes."},
+}
 
 
 def results_router(app: FastAPI) -> APIRouter:
@@ -159,7 +178,9 @@ def results_router(app: FastAPI) -> APIRouter:
         view = await _run(lambda: view_of(fold_tournament(service(), tid), tid, rnd, stage))
         return json_response(view.as_json())
 
-    @router.post("/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/result")
+    @router.post(
+        "/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/result", responses=WRITE_RESPONSES
+    )
     async def board_result(tournament_id: str, rnd: int, board: int, request: Request) -> Response:
         who, tid = writer(tokens, request, tournament_id, "enter results in")
         body = await _body(request, ResultBody)
@@ -171,7 +192,7 @@ def results_router(app: FastAPI) -> APIRouter:
         )
         return appended_json(tid, entries.result, app.state.log.last_seq(tid))
 
-    @router.post("/tournaments/{tournament_id}/rounds/{rnd}/results")
+    @router.post("/tournaments/{tournament_id}/rounds/{rnd}/results", responses=WRITE_RESPONSES)
     async def round_results(tournament_id: str, rnd: int, request: Request) -> Response:
         who, tid = writer(tokens, request, tournament_id, "enter results in")
         actor = Actor(id=who.subject, role=who.role)
@@ -192,7 +213,10 @@ def results_router(app: FastAPI) -> APIRouter:
             )
         return appended_json(tid, entries.result, app.state.log.last_seq(tid))
 
-    @router.post("/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/correction")
+    @router.post(
+        "/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/correction",
+        responses=WRITE_RESPONSES,
+    )
     async def board_correction(
         tournament_id: str, rnd: int, board: int, request: Request
     ) -> Response:
