@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 SKIP = "*"
 #: The CSV's columns (a header row names them; `how` is optional).
 CSV_COLUMNS = ("board", "result", "how")
+#: Where the i-th row entered is, for a refusal's field ("results[2]", "r3.csv:4").
+Where = Callable[[int], str]
 
 
 # --- the round as the organiser sees it --------------------------------------------------------
@@ -194,7 +196,7 @@ def view_of(state: StandingsState, tournament: str, rnd: int, stage: str = "main
     return RoundView(tournament, stage, rnd, boards, [(side(b.player_id), b.kind) for b in byes])
 
 
-def _board(game: GameRecord, index: int, side: Any) -> Board:
+def _board(game: GameRecord, index: int, side: Callable[[str], Side]) -> Board:
     last = game.results[-1] if game.results else None
     return Board(
         board=game.board or index,
@@ -288,7 +290,10 @@ def _append(
     seqs: dict[str, int] = {}
     if todo:
         batch = CommandBatch(commands=[_game_ended(b, e) for b, e in todo])
-        result = service.handle(view.tournament, batch, actor)
+        try:
+            result = service.handle(view.tournament, batch, actor)
+        except CommandRejected as exc:
+            raise _by_board(exc, [b for b, _ in todo]) from None
         for env in result.envelopes:
             gid = env.payload.get("game_id")
             if env.type == "GameEnded" and isinstance(gid, str):
@@ -297,6 +302,20 @@ def _append(
     entries += [Entry(b, e) for b, e in done]
     entries.sort(key=lambda x: x.board.board)
     return Entries(view, entries, result, skipped or [])
+
+
+def _by_board(exc: CommandRejected, boards: Sequence[Board]) -> CommandRejected:
+    """The decider's refusal of the i-th command named by its board: `board[3].payload.…`,
+    the message prefixed "board 3: "."""
+    head, dot, rest = exc.field.partition(".")
+    if head.startswith("commands[") and head.endswith("]") and head[9:-1].isdigit():
+        i = int(head[9:-1])
+        if i < len(boards):
+            n = boards[i].board
+            return CommandRejected(
+                exc.rule, f"board[{n}]{dot}{rest}", f"board {n}: {exc.message}", exc.status
+            )
+    return exc
 
 
 def enter_result(
@@ -362,7 +381,7 @@ def enter_csv(
     )
 
 
-def _csv_where(rows: list[tuple[int, int, str, str | None]], source: str) -> Any:
+def _csv_where(rows: list[tuple[int, int, str, str | None]], source: str) -> Where:
     return lambda i: f"{source}:{rows[i][0]}"
 
 
@@ -412,7 +431,7 @@ def _enter_rows(
     view: RoundView,
     rows: Sequence[tuple[int, str, str | None]],
     actor: Actor,
-    where: Any,
+    where: Where,
 ) -> Entries:
     todo: list[tuple[Board, Entered]] = []
     done: list[tuple[Board, Entered]] = []

@@ -130,6 +130,12 @@ def test_one_board_resend_refusals_and_a_round_not_scheduled(db: Path) -> None:
 
 
 def test_results_from_a_csv(db: Path, tmp_path: Path) -> None:
+    before = len(_events(db))
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("board,result,how\n1,1-0,\n3,½,resignation\n", encoding="utf-8")
+    out = _run("results", T, "--round", "1", "--file", str(wrong), code=1)
+    assert "refused result.termination_mismatch (board[3].payload.termination): board 3:" in out
+    assert len(_events(db)) == before  # board 1 was not appended either
     sheet = tmp_path / "r1.csv"
     sheet.write_text("board;result;how\n3;0-1;resignation\n1;½;\n2;--;\n", encoding="utf-8")
     _run("results", T, "--round", "1", "--file", str(sheet))
