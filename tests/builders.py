@@ -73,7 +73,12 @@ def round_(
     )
 
 
-def result(game_id: str, res: str, termination: str = "agreement") -> ev.GameEnded:
+def result(game_id: str, res: str, termination: str | None = None) -> ev.GameEnded:
+    """A result; without a termination one that agrees with it (the decider refuses a win by
+    agreement: projections/tournament/rules/consistency.py): a draw by agreement, a win by
+    resignation, a double loss "other"."""
+    if termination is None:
+        termination = {"1/2-1/2": "agreement", "0-0": "other"}.get(res, "resignation")
     return ev.GameEnded(game_id=game_id, result=res, termination=termination)  # type: ignore[arg-type]
 
 

@@ -35,6 +35,7 @@ from services.api.http import (
 )
 from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
+from services.api.results import results_router
 from services.commands.auth import TokenStore
 from services.commands.service import CommandRejected, CommandService
 from services.config import FeedSettings, Settings
@@ -161,6 +162,7 @@ def create_app(
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
+    app.include_router(results_router(app))  # results by board, arbiter round over HTTP
     return app
 
 

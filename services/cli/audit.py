@@ -417,24 +417,52 @@ def verify(
 
 def correct(
     tournament: str,
-    game_id: str,
-    result: Annotated[str, typer.Option("--result", help="1-0, 0-1, 1/2-1/2, …")],
+    game_id: Annotated[
+        str, typer.Argument(metavar="GAME_ID|BOARD", help="the game; with --round, its board")
+    ],
     reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
-    termination: Annotated[
-        str | None, typer.Option("--termination", help="default: the current one")
+    result_arg: Annotated[
+        str | None, typer.Argument(metavar="RESULT", help="the result (or --result)")
     ] = None,
+    result: Annotated[str | None, typer.Option("--result", help="1-0, 0-1, 1/2-1/2, …")] = None,
+    termination: Annotated[
+        str | None,
+        typer.Option(
+            "--termination",
+            "--how",
+            help="default: the current one, unless it contradicts the new result",
+        ),
+    ] = None,
+    rnd: Annotated[
+        int | None, typer.Option("--round", help="address the game by board: BOARD of round N")
+    ] = None,
+    stage: Annotated[str, typer.Option("--stage", help="with --round (default: main)")] = "main",
     as_: As = None,
     token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Correct the result in force of a game (a ResultCorrected, as the local admin)."""
+    """Correct the result in force of a game (a ResultCorrected, as the local admin):
+    `arbiter correct T GAME_ID RESULT --reason …` or, by board,
+    `arbiter correct T --round N BOARD RESULT --reason …`."""
     from services.commands.corrections import correct_result
     from services.commands.service import CommandService
 
     if not reason.strip():
         fail("audit.reason_required", "--reason", "a correction needs a reason")
     actor = local_actor(as_, token, tournament)
+    if result is not None and result_arg is not None and result != result_arg:
+        fail("audit.two_results", "--result", f"{result_arg} or {result}? give one result")
+    result = result if result is not None else result_arg
+    if result is None:
+        fail("audit.result_required", "RESULT", "give the corrected result")
+    if rnd is not None:
+        from services.cli.results import correct_by_board
+
+        correct_by_board(
+            tournament, rnd, game_id, result, reason, termination, stage, backend, db, actor
+        )
+        return
     with local_log(backend, db) as log:
         res, current = correct_result(
             CommandService(log), tournament, game_id, result, reason, actor, termination

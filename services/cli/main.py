@@ -27,6 +27,7 @@ from services.cli import (
     playoffs,
     prizes,
     processors,
+    results,
     schema_export,
     seasons,
     server,
@@ -54,6 +55,7 @@ COMMANDS = (
     pairing,  # pair, schedule
     seasons,  # season
     games,  # games
+    results,  # round, result, results
 )
 
 app = typer.Typer(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from events_schema import events as ev
 from projections.rejection import Rejected
+from projections.tournament.rules.consistency import check_result
 from projections.tournament.rules.lookups import find_game
 from projections.tournament.rules.registry import rule
 from projections.tournament.state import TournamentState
@@ -32,7 +33,13 @@ def _(proposed: ev.ResultCorrected, state: TournamentState) -> list[ev.Event]:
             + (f"; correct {current.event_id} instead" if current is not None else ""),
         )
     if (current.result, current.termination) == (proposed.result, proposed.termination):
-        raise Rejected("correction.no_change", "payload.result", "the result is already that")
+        raise Rejected(
+            "correction.no_change",
+            "payload.result",
+            f"the result in force is already {current.result} by {current.termination}: "
+            "a correction changes the result or its termination",
+        )
+    check_result(state, game, proposed.result, proposed.termination)
     return [proposed]
 
 

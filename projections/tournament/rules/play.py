@@ -11,6 +11,7 @@ from projections.endings.interruptions import crash_ending
 from projections.rejection import Rejected
 from projections.tournament.endings import ending_after, game_ended, interruption_adjudication
 from projections.tournament.rules import go
+from projections.tournament.rules.consistency import check_result
 from projections.tournament.rules.lookups import (
     find_game,
     game_in_progress,
@@ -106,9 +107,10 @@ def _chess_move(game: GameState, proposed: ev.MovePlayed) -> ev.MovePlayed:
 
 @rule(ev.GameEnded)
 def _(proposed: ev.GameEnded, state: TournamentState) -> list[ev.Event]:
-    game_in_progress(state, proposed.game_id)
+    game = game_in_progress(state, proposed.game_id)
     if proposed.go_score is not None and state.game_kind != "go":
         raise Rejected("game.wrong_kind", "payload.go_score", "a territory score is for Go games")
+    check_result(state, game, proposed.result, proposed.termination, proposed.go_score)
     return [proposed]
 
 

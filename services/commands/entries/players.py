@@ -102,10 +102,18 @@ def fold_tournament(service: CommandService, tournament: str, what: str) -> Stan
 
 
 def start_numbers(state: StandingsState) -> dict[str, int]:
-    """Player id -> start number (the module docstring): the TRF start rank of the export."""
-    from services.interchange.trf.write import pairing_order  # the TRF numbering's one home
+    """Player id -> start number (the module docstring): the TRF start rank of the export
+    (`pairing_order`, the TRF numbering's one home); registration order while the system
+    cannot number them yet (e.g. a lot not drawn); players it leaves out follow in
+    registration order."""
+    from services.interchange.trf.write import pairing_order
 
-    order = pairing_order(state, "main") if state.created is not None else tuple(state.players)
+    try:
+        order = list(pairing_order(state, "main")) if state.created is not None else []
+    except Exception:  # no pairing numbers yet: registration order
+        order = []
+    seen = set(order)
+    order += [pid for pid in state.players if pid not in seen]
     return {pid: n for n, pid in enumerate(order, start=1)}
 
 

@@ -227,7 +227,8 @@ def _round(n: int, *games: Game, pab: str = "") -> list[ev.Event]:
             byes=[ev.Bye(player_id=pab, kind="pairing_allocated")] if pab else [],
         )
     ]
-    return out + [result(g, r, t) for g, _w, _b, r, t in games]
+    # "agreement" for a game played: the builder's termination that agrees with the result
+    return out + [result(g, r, None if t == "agreement" else t) for g, _w, _b, r, t in games]
 
 
 def _t2(starts_on: date) -> list[ev.Event]:

@@ -71,7 +71,8 @@ def _results(tid: str, res: str) -> None:
     for req in view["required_next"]:
         if req["kind"] == "results":
             for g in req["games"]:
-                payload = {"game_id": g["game_id"], "result": res, "termination": "agreement"}
+                how = "agreement" if res == "1/2-1/2" else "resignation"
+                payload = {"game_id": g["game_id"], "result": res, "termination": how}
                 _run("append", tid, "--type", "GameEnded", "--payload", json.dumps(payload))
 
 

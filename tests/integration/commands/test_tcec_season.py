@@ -133,7 +133,7 @@ def _play_rounds(service: CommandService, key: str) -> int:
             ev.GameEnded(
                 game_id=p.game_id,
                 result=_result(key, paired.round.stage, p.white, p.black),
-                termination="agreement",
+                termination="adjudication",  # simulated: any result
             )
             for p in paired.round.pairings
         ]
@@ -178,7 +178,7 @@ def _play_machine(service: CommandService, key: str) -> Any:
                     ev.GameEnded(
                         game_id=g.game_id,
                         result=_result(key, req.stage, g.white, g.black),
-                        termination="agreement",
+                        termination="adjudication",  # simulated: any result
                     )
                     for g in req.games
                 ]
@@ -454,7 +454,7 @@ def _play_simple(service: CommandService, tid: str) -> None:
                 ev.GameEnded(
                     game_id=p.game_id,
                     result="1-0" if FRD_STRENGTH[p.white] > FRD_STRENGTH[p.black] else "0-1",
-                    termination="agreement",
+                    termination="adjudication",  # simulated: any result
                 )
                 for p in paired.round.pairings
             ),
@@ -487,7 +487,7 @@ def _play_match(service: CommandService, tid: str) -> Any:
                     ev.GameEnded(
                         game_id=g.game_id,
                         result="1-0" if FRD_STRENGTH[g.white] > FRD_STRENGTH[g.black] else "0-1",
-                        termination="agreement",
+                        termination="adjudication",  # simulated: any result
                     )
                     for g in req.games
                 ]

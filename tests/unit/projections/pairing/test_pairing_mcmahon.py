@@ -12,6 +12,7 @@ value + 30, OpenGotha's McMahon zero at 30k). Results are PGN-style: "1-0" White
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 
 import pytest
 from bench.pairing import Sim
@@ -25,10 +26,19 @@ from projections.pairing.base import PairingContext, PairingRefused, Proposal
 from projections.tournament.decide import Rejected
 
 
-def go_sim(go: GoSettings | None, ranks: list[str | None], rounds: int | None = 5) -> Sim:
-    """A McMahon tournament p1, p2, ... with these ranks, registered in this order."""
+def go_sim(
+    go: GoSettings | None,
+    ranks: list[str | None],
+    rounds: int | None = 5,
+    komi: Decimal = Decimal("7.5"),
+) -> Sim:
+    """A McMahon tournament p1, p2, ... with these ranks, registered in this order (a jigo
+    needs an integer `komi`: with 7.5 the decider refuses a ½-½, LGC Scoring)."""
     sim = Sim(mcmahon.propose, tid="mcmahon-test")
-    sim.add(ev.TournamentCreated(name="LGC", game="go", format="mcmahon", rounds=rounds, go=go))
+    created = ev.TournamentCreated(
+        name="LGC", game="go", format="mcmahon", rounds=rounds, go=go, komi=komi
+    )
+    sim.add(created)
     for i, rank in enumerate(ranks, start=1):
         sim.add(ev.PlayerRegistered(player_id=f"p{i}", name=f"P{i}", go_rank=rank))
     return sim
@@ -279,7 +289,7 @@ def test_random_mcmahon_tournaments_pair_everyone_once_without_needless_rematche
 ) -> None:
     rng = random.Random(seed)
     go = GoSettings(mcmahon_bar=bar, handicap=handicap)  # type: ignore[arg-type]
-    sim = go_sim(go, [rng.choice(RANKS) for _ in range(n)], rounds=rounds)
+    sim = go_sim(go, [rng.choice(RANKS) for _ in range(n)], rounds=rounds, komi=Decimal(7))
     for r in range(1, rounds + 1):
         for pid in sim.context().active:
             if rng.random() < skip_rate:
@@ -319,6 +329,8 @@ def test_random_mcmahon_tournaments_pair_everyone_once_without_needless_rematche
             if p.game_id in prop.handicaps:
                 sim.add(ev.GameStarted(game_id=p.game_id, handicap=prop.handicaps[p.game_id]))
             res = rng.choice(["1-0", "0-1", "1-0", "0-1", "1/2-1/2", "0-0"])
+            if res == "1/2-1/2" and p.game_id in prop.handicaps:
+                res = "0-0"  # komi 0.5 in a handicap game (LGC Scoring): no jigo
             term = "forfeit" if res == "0-0" else "counting"
             sim.add(ev.GameEnded(game_id=p.game_id, result=res, termination=term))  # type: ignore[arg-type]
 

@@ -145,7 +145,7 @@ def test_correction_must_target_the_result_in_force():
     events = [*small_tournament(), result("r1g1", "1-0")]
     first = _gid(events, 5)
     fix = ev.ResultCorrected(
-        corrects_event_id=first, game_id="r1g1", result="0-1", termination="agreement", reason="x"
+        corrects_event_id=first, game_id="r1g1", result="0-1", termination="resignation", reason="x"
     )
     state = given(*events)
     assert decide(state, fix) == [fix]
@@ -158,7 +158,7 @@ def test_correction_to_the_same_result_is_refused():
         corrects_event_id=_gid(events, 5),
         game_id="r1g1",
         result="1-0",
-        termination="agreement",
+        termination="resignation",
         reason="x",
     )
     then_rejected(events, fix, "correction.no_change", "payload.result")

@@ -157,7 +157,7 @@ def test_non_admin_cannot_append_corrections_or_retractions(started: CommandServ
         corrects_event_id=first_result.event_id,
         game_id="r1g1",
         result="0-1",
-        termination="agreement",
+        termination="resignation",
         reason="scoresheet",
     )
     retract = ev.EventRetracted(retracted_event_id=first_result.event_id, reason="wrong board")
