@@ -20,7 +20,7 @@ import chess.pgn
 import httpx
 import pytest
 from bench.feed import ApiServer
-from test_page import CHROMIUM, Chromium, _layout, _poster
+from test_page import CHROMIUM, Chromium
 from tests_support import cmd
 
 pytestmark = [
@@ -94,6 +94,33 @@ def _tournament(post: Any) -> None:
     )
 
 
+def _poster(srv: ApiServer) -> tuple[Any, str]:
+    """A function that appends a batch of commands as the chief arbiter, and a broadcaster
+    token for the page."""
+    headers = {"Authorization": f"Bearer {srv.token('admin', 'chief')}"}
+
+    def post(body: dict[str, Any]) -> None:
+        r = httpx.post(f"{srv.url}/tournaments/{TID}/commands", json=body, headers=headers)
+        assert r.status_code == 201, r.text
+
+    return post, srv.token("broadcaster", "tv")
+
+
+def _whole_page(browser: Chromium, width: int, out: Path) -> dict[str, int]:
+    """A `width`-px wide screen: the whole page screenshot to `out`; the page's widths."""
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}
+    browser.send("Emulation.setDeviceMetricsOverride", metrics)
+    time.sleep(0.3)
+    height = browser.evaluate("Math.ceil(document.documentElement.scrollHeight)")
+    browser.send("Emulation.setDeviceMetricsOverride", {**metrics, "height": int(height)})
+    time.sleep(0.3)
+    out.write_bytes(base64.b64decode(browser.send("Page.captureScreenshot")["data"]))
+    widths = browser.evaluate(
+        "({scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth})"
+    )
+    return dict(widths)
+
+
 def _shot(browser: Chromium, width: int, out: Path) -> None:
     browser.send(
         "Emulation.setDeviceMetricsOverride",
@@ -108,7 +135,7 @@ def test_title_moves_pgn_rounds_large_board_and_phone_layout(tmp_path: Path):
     shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp_path)))
     shots.mkdir(parents=True, exist_ok=True)
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv, TID)
+        post, viewer = _poster(srv)
         _tournament(post)
         browser = Chromium()
         try:
@@ -218,9 +245,9 @@ def test_title_moves_pgn_rounds_large_board_and_phone_layout(tmp_path: Path):
 
             # 1,280 px: as before, nothing overflows. 390 px: the pairings use their width,
             # the names are not cut, the standings scroll beside their sticky names.
-            wide = _layout(browser, 1280, shots / "live-spectator-1280.png")
+            wide = _whole_page(browser, 1280, shots / "live-spectator-1280.png")
             assert wide["scrollWidth"] <= wide["innerWidth"], wide
-            narrow = _layout(browser, 390, shots / "live-spectator-390.png")
+            narrow = _whole_page(browser, 390, shots / "live-spectator-390.png")
             assert narrow["scrollWidth"] <= narrow["innerWidth"], narrow
             phone = browser.evaluate(
                 """(() => {
@@ -257,7 +284,7 @@ def test_the_page_renders_what_exists_at_once_five_times_even_without_its_stream
     tmp_path: Path,
 ):
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv, TID)
+        post, viewer = _poster(srv)
         _tournament(post)
         url = f"{srv.url}/tournaments/{TID}/live?token={viewer}"
         state = """(() => ({
