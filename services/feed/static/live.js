@@ -116,6 +116,14 @@ function gameCard(g, data) {
   meta.appendChild(el("span", moveText(g) || (g.status === "scheduled" ? "not started" : "no move yet"), "lm"));
   meta.appendChild(el("span", ev ? ArbiterBoard.evalText(ev.cp, ev.mate_in) +
     (ev.depth !== null ? " d" + ev.depth : "") : "", "ev"));
+  if (data.game !== "go" && g.plies > 0) {
+    const a = el("a", "PGN", "pgn-link");
+    a.href = gameUrl(g.game_id, ".pgn");
+    a.setAttribute("download", g.game_id + ".pgn");
+    a.title = "Download the game (PGN)";
+    a.addEventListener("click", e => e.stopPropagation());
+    meta.appendChild(a);
+  }
   card.appendChild(meta);
   if (data.game !== "go") card.appendChild(moveList(g.game_id, g.plies, true));
   card.tabIndex = 0;

@@ -316,3 +316,57 @@ def test_the_page_renders_what_exists_at_once_five_times_even_without_its_stream
             assert browser.evaluate(state)["rows"] == 4
         finally:
             browser.close()
+
+
+def test_a_go_board_opens_large_with_its_stones_and_clocks(tmp_path: Path):
+    with ApiServer(tmp_path) as srv:
+        post, viewer = _poster(srv)
+        post(
+            {
+                "commands": [
+                    cmd(
+                        "TournamentCreated",
+                        name="Go Cup",
+                        game="go",
+                        format="mcmahon",
+                        board_size=9,
+                    ),
+                    cmd("PlayerRegistered", player_id="b", name="Black Stone", go_rank="2d"),
+                    cmd("PlayerRegistered", player_id="w", name="White Stone", go_rank="1d"),
+                    cmd(
+                        "RoundScheduled",
+                        round=1,
+                        pairings=[{"game_id": "g1", "white": "w", "black": "b"}],
+                    ),
+                    *(
+                        cmd(
+                            "MovePlayed",
+                            game_id="g1",
+                            ply=i,
+                            colour="black" if i % 2 else "white",
+                            point=p,
+                            clock_ms=600_000 - i * 1000,
+                        )
+                        for i, p in enumerate(["D5", "E5", "E4"], start=1)
+                    ),
+                ]
+            }
+        )
+        browser = Chromium()
+        try:
+            browser.open(f"{srv.url}/tournaments/{TID}/live?token={viewer}")
+            browser.wait_for("document.title", "Go Cup — live")
+            game = "document.querySelector('#boards .game[data-game=\"g1\"]')"
+            browser.wait_for(f"({game} || {{dataset: {{}}}}).dataset.plies", "3")
+            browser.evaluate(f"{game}.click()")
+            view = "document.getElementById('viewer')"
+            browser.wait_for(f"{view}.hidden", False)
+            stones = f"{view}.querySelectorAll('svg.go circle.stone').length"
+            assert browser.evaluate(stones) == 3
+            clocks = f"[...{view}.querySelectorAll('.vclock')].map(c => c.textContent)"
+            assert browser.evaluate(clocks) == ["9:57", "9:58"]  # Black moved last
+            assert browser.evaluate(f"{view}.querySelector('a.pgn')") is None  # SGF, not PGN
+            pgn = httpx.get(f"{srv.url}/tournaments/{TID}/games/g1.pgn?token={viewer}")
+            assert pgn.status_code == 422 and pgn.json()["error"]["rule"] == "pgn.not_chess"
+        finally:
+            browser.close()
