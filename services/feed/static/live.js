@@ -324,12 +324,11 @@ function load(gid) {
     .then(r => (r.ok ? r.json() : null))
     .then(rec => {
       entry.loading = false;
-      if (rec) entry.rec = rec;
-      else entry.failed = true;
+      if (rec) { entry.rec = rec; entry.failed = false; } else entry.failed = true;
       if (rec && entry.want !== rec.moves.length && entry.want !== asked) load(gid);
       gameChanged(gid);
     })
-    .catch(() => { entry.loading = false; entry.failed = true; });
+    .catch(() => { entry.loading = false; entry.failed = true; gameChanged(gid); });
 }
 
 /* Keep the move list of a game of the current round in step with its part of the games
@@ -375,7 +374,7 @@ function moveList(gid, plies, compact) {
   const list = el("div", null, "moves" + (compact ? " compact" : ""));
   list.dataset.game = gid;
   if (!rec) {
-    list.appendChild(el("span", plies === 0 ? "" : "…", "none"));
+    list.appendChild(el("span", entry && entry.failed ? "moves unavailable" : (plies === 0 ? "" : "…"), "none"));
     return list;
   }
   list.dataset.plies = String(rec.moves.length);
@@ -389,7 +388,11 @@ function moveList(gid, plies, compact) {
     if (!compact) {
       b.type = "button";
       if (viewer && viewer.gid === gid && shownPly(rec) === m.ply) b.classList.add("at");
-      b.addEventListener("click", ev => { ev.stopPropagation(); viewer.ply = m.ply; renderViewer(); });
+      b.addEventListener("click", ev => {
+        ev.stopPropagation();
+        viewer.ply = m.ply === rec.moves.length ? null : m.ply; // the last move: follow the game
+        renderViewer();
+      });
     }
     list.appendChild(b);
   }
