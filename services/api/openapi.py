@@ -81,6 +81,8 @@ _OPERATION_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("get", "/tournaments/{tournament_id}/checkpoints"): (401, 403, 422, 503),
     ("get", "/tournaments/{tournament_id}/checkpoints/latest"): (401, 403, 404, 422, 503),
     ("post", "/tournaments/{tournament_id}/checkpoints"): (401, 403, 404, 422, 503),
+    ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/games/{game_id}"): (401, 403, 404, 422),
 }
 # Operations that answer 201 (created), not 200, with the body FastAPI documented for 200.
 _CREATED = frozenset({("post", "/tournaments/{tournament_id}/checkpoints")})
@@ -88,6 +90,7 @@ _CREATED = frozenset({("post", "/tournaments/{tournament_id}/checkpoints")})
 _MEDIA_TYPES: dict[tuple[str, str], str] = {
     ("get", "/tournaments/{tournament_id}/stream"): "text/event-stream",
     ("get", "/tournaments/{tournament_id}/live"): "text/html",
+    ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): "application/x-chess-pgn",
 }
 # Routes that also take `?token=` (EventSource cannot set headers): the feed's and the
 # checkpoints' routes.
@@ -97,6 +100,7 @@ _QUERY_TOKEN_PREFIXES = (
     "/tournaments/{tournament_id}/stream",
     "/tournaments/{tournament_id}/live",
     "/tournaments/{tournament_id}/checkpoints",
+    "/tournaments/{tournament_id}/games",
 )
 _SECURITY_SCHEMES: JsonSchema = {
     "bearer": {

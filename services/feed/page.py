@@ -21,17 +21,32 @@ into the page, so it is one response under the same auth as the stream.
 It reads its token from its own `?token=` and passes it on to the stream (EventSource cannot
 set headers). Everything shown is set through `textContent` (or SVG attributes), never parsed
 as HTML.
+
+What a spectator expects of a broadcast (issue 24): the tournament's name as the page's title
+and heading (read from its `TournamentCreated` by the route; the id when there is none); the
+latest message of each projection inlined as JSON (`snapshot`, the hub's atomic snapshot), so
+the page renders what exists before its stream opens (a page that waited for the stream's
+first message showed a blank "connecting…" while the feed caught up, or for good when the
+stream could not open), then follows the stream (whose first whole messages its patches
+apply to); a move list per board and the game opened
+large (board, both clocks, the evaluation, the moves to step through, the PGN to download:
+`GET /tournaments/{id}/games/{game_id}` and `.pgn`, services/interchange/pgn/export.py);
+earlier rounds to step through (their pairings and results from the standings document's
+crosstable: the games document holds the current round only).
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from functools import cache
 from pathlib import Path
 
 from projections.names import PROJECTIONS
 
 STATIC = Path(__file__).resolve().parent / "static"
+_PLACEHOLDER = re.compile(r"__(TITLE|TNAME|TID|SNAPSHOT)__")
 
 _PAGE = """<!doctype html>
 <html lang="en">
@@ -45,7 +60,7 @@ __CSS__
 </head>
 <body>
 <header class="top">
-<h1 id="title"></h1>
+<h1 id="title">__TITLE__</h1>
 <span id="round-label"></span>
 <span id="status">connecting…</span>
 </header>
@@ -53,6 +68,11 @@ __CSS__
 <section id="sec-boards"><h2>Live boards</h2><div id="boards"><p class="empty">—</p></div>
 </section>
 <section id="sec-pairings"><h2>Pairings &amp; results</h2>
+<nav class="rounds" aria-label="rounds">
+<button type="button" id="round-prev" aria-label="previous round">‹</button>
+<select id="round-select" aria-label="round"></select>
+<button type="button" id="round-next" aria-label="next round">›</button>
+<button type="button" id="round-live" class="follow">current round</button></nav>
 <div class="scroll"><table id="pairings"><thead></thead><tbody></tbody></table></div></section>
 <section id="sec-standings"><h2>Standings</h2>
 <div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
@@ -62,9 +82,12 @@ __CSS__
 <section id="sec-crosstable"><h2>Crosstable</h2>
 <div class="scroll"><table id="crosstable"><thead></thead><tbody></tbody></table></div></section>
 </main>
+<div id="viewer" hidden></div>
+<script type="application/json" id="snapshot">__SNAPSHOT__</script>
 <script>
 "use strict";
 const TID = __TID__;
+const TNAME = __TNAME__;
 const PROJECTIONS = __PROJECTIONS__;
 </script>
 <script>
@@ -93,10 +116,25 @@ def _template() -> str:
     )
 
 
-def live_page(tournament_id: str) -> str:
-    # The id matches the API's stream-id pattern (no markup characters); JSON-quote it for JS.
-    return (
-        _template()
-        .replace("__TITLE__", tournament_id)
-        .replace("__TID__", json.dumps(tournament_id))
-    )
+def _script_json(value: object) -> str:
+    """JSON that cannot end the script element it is written in ("<" only occurs inside JSON
+    strings, where "\\u003c" means the same)."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
+
+
+def live_page(
+    tournament_id: str, name: str | None = None, snapshot: list[bytes] | None = None
+) -> str:
+    """The page of `tournament_id`, titled `name` (the id when None), with `snapshot` (the
+    latest message of each projection, JSON bytes) to render before the stream opens."""
+    # The id matches the API's stream-id pattern (no markup characters); the name is the
+    # organiser's text: escaped for HTML, JSON-quoted for JS.
+    messages = b"[" + b",".join(snapshot or []) + b"]"
+    values = {
+        "TITLE": html.escape(name or tournament_id),
+        "TNAME": _script_json(name or tournament_id),
+        "TID": json.dumps(tournament_id),
+        "SNAPSHOT": messages.decode("utf-8").replace("<", "\\u003c"),
+    }
+    # One pass: a value never has its own text taken for a placeholder.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template())

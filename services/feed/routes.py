@@ -24,7 +24,13 @@
   rule, resume and the state transfers are unchanged (a state transfer is sent whole).
 - `GET /tournaments/{id}/live`: the broadcast page that renders the stream (`page.py`: boards,
   pairings and results, standings, crosstable, playoff, prizes; its assets are inlined, so it
-  is one response under the same auth as the stream).
+  is one response under the same auth as the stream), titled with the tournament's name and
+  carrying the latest message of each projection, rendered before the stream opens.
+- `GET /tournaments/{id}/games/{game_id}.pgn`: one chess game as PGN, a download
+  (`services/interchange/pgn/export.py`: the Seven Tag Roster, Elo, `[%clk]`, `[%eval]`);
+  `GET /tournaments/{id}/games/{game_id}`: the same game as JSON (each move's SAN, the FEN
+  after it, the mover's clock, the evaluation), what the page's move lists and large board
+  read. Both fold the tournament's log; 404 `pgn.unknown_game`, 422 `pgn.not_chess` (Go: SGF).
 
 The variables above are read by the process's composition root (`services.config.FeedSettings`,
 `services/api/main.py`, `arbiter serve`), which hands their values to `create_app`.
@@ -41,6 +47,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -48,6 +55,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
 
+from events_schema import Recorded
 from projections.names import PROJECTIONS
 from services.api.http import ApiError, error_response, reader, request_token
 from services.commands.auth import TokenStore
@@ -56,6 +64,7 @@ from services.eventlog.base import EventLog
 from services.feed import sse
 from services.feed.hub import FeedHub, Source
 from services.feed.page import live_page
+from services.interchange.pgn.export import ExportRefused, export_pgn, game_record
 from services.projection.embedded import EmbeddedRunner, KafkaProjectionSource
 from services.projection.projector import Message
 
@@ -251,9 +260,64 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
         tid = readable(request, tournament_id)
-        return HTMLResponse(live_page(tid), headers={"Cache-Control": "no-cache"})
+        hub = await feed.ready()
+        snapshot, _ = hub.snapshot(tid)  # rendered at once; the stream resumes after it
+        name = await run_in_threadpool(_tournament_name, event_log, tid)
+        page = live_page(tid, name, [m.body for m in snapshot])
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
+    def game_records(tid: str) -> list[Recorded]:
+        records = [Recorded.of(e) for e in event_log.read(tid, 1)]
+        if not records:
+            raise ApiError(404, "pgn.unknown_tournament", "tournament_id", f"no {tid}")
+        return records
+
+    def refused(exc: ExportRefused) -> ApiError:
+        status = 422 if exc.rule == "pgn.not_chess" else 404
+        return ApiError(
+            status, exc.rule, "game_id" if exc.field == "GAME" else "tournament_id", exc.message
+        )
+
+    @router.get("/tournaments/{tournament_id}/games/{game_id}.pgn")
+    async def game_pgn(tournament_id: str, game_id: str, request: Request) -> Response:
+        """One chess game as PGN (services/interchange/pgn/export.py), as a download."""
+        tid = readable(request, tournament_id)
+
+        def build() -> str:
+            try:
+                return export_pgn(game_records(tid), game_id)
+            except ExportRefused as exc:
+                raise refused(exc) from None
+
+        text = await run_in_threadpool(build)
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{tid}-{game_id}")
+        headers = {"Content-Disposition": f'attachment; filename="{safe}.pgn"'}
+        return Response(text, media_type="application/x-chess-pgn", headers=headers)
+
+    @router.get("/tournaments/{tournament_id}/games/{game_id}")
+    async def game(tournament_id: str, game_id: str, request: Request) -> Response:
+        """One chess game's moves in force (SAN, FEN after each, clocks, evaluations), its
+        players and result: the live page's move list and large board."""
+        tid = readable(request, tournament_id)
+
+        def build() -> dict[str, Any]:
+            try:
+                return game_record(game_records(tid), game_id)
+            except ExportRefused as exc:
+                raise refused(exc) from None
+
+        body = await run_in_threadpool(build)
+        return Response(orjson.dumps(body), media_type="application/json")
 
     return router
+
+
+def _tournament_name(event_log: EventLog, tid: str) -> str | None:
+    """The name its `TournamentCreated` gives (the first event of a tournament's stream)."""
+    for envelope in event_log.read(tid, 1, 1):
+        name = envelope.payload.get("name") if envelope.type == "TournamentCreated" else None
+        return name if isinstance(name, str) and name else None
+    return None
 
 
 def _held_text(held: dict[str, object]) -> str:

@@ -1,0 +1,242 @@
+"""PGN export: one chess game of the log as PGN text (the live page's download,
+`GET /tournaments/{id}/games/{game_id}.pgn`), written with python-chess (`chess.pgn.Game`,
+`add_variation`, `set_clock`, `set_eval`, the `StringExporter`), and the same game as the
+plain record the live page draws its move list and large board from (`game_record`,
+`GET /tournaments/{id}/games/{game_id}`).
+
+What is written, from the ranking's fold (`projections.standings.state`: the moves, results
+and players in force, retractions and unwound moves applied) and the records:
+
+- the Seven Tag Roster (PGN standard 8.1.1): Event the tournament's name (a stage other than
+  the main one in brackets, "Open 2026 (playoff)"), Site "?" (Arbiter records no site), Date
+  the day the game's first move (or its `GameStarted`) occurred, else the tournament's
+  `starts_on`, else "????.??.??"; Round the round number; White, Black the players' names;
+  Result the result in force ("*" while none, and for a double loss "0-0", which PGN cannot
+  write: its Termination says why);
+- WhiteElo/BlackElo, WhiteTitle/BlackTitle, WhiteFideId/BlackFideId when registered; Board
+  (the pairing's board number), GameId (Arbiter's game id), Termination (PGN 9.8.1's words:
+  "normal", "time forfeit", "adjudication", "abandoned" for a forfeit, "rules infraction"),
+  FEN/SetUp (and Variant "Chess960") for a game that started from another position;
+- the moves in force, each with the mover's clock after it as `[%clk h:mm:ss]` and the
+  engine's evaluation as `[%eval cp,depth]` / `[%eval #n,depth]` in White's view (the
+  comments lichess writes and `services/interchange/pgn` reads back: an export imports to
+  the same moves, clocks and evaluations). A move the position cannot take (a historical
+  oddity the fold kept, as `projections/live.py` stops there) ends the movetext.
+
+Go games are refused (`pgn.not_chess`): their file is SGF (`arbiter export sgf`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import chess
+import chess.engine
+import chess.pgn
+
+from events_schema import Recorded
+from events_schema import events as ev
+from projections.standings.state import GameRecord, PlayerInfo, StandingsState, fold
+
+#: PGN standard 9.8.1 (the Termination tag) for Arbiter's terminations; any other is "normal"
+#: (mate, resignation, a draw by agreement or by rule over the board).
+_TERMINATION = {
+    "time_forfeit": "time forfeit",
+    "adjudication": "adjudication",
+    "tablebase": "adjudication",
+    "tcec_draw_rule": "adjudication",
+    "arbiter_decision": "adjudication",
+    "forfeit": "abandoned",
+    "engine_crash": "abandoned",
+    "illegal_move": "rules infraction",
+}
+
+
+class ExportRefused(Exception):
+    """The game cannot be exported: the rule, the argument it is about, the reason."""
+
+    def __init__(self, rule: str, field: str, message: str) -> None:
+        super().__init__(f"{rule} ({field}): {message}")
+        self.rule, self.field, self.message = rule, field, message
+
+
+def _game_of(records: Sequence[Recorded], game_id: str) -> tuple[StandingsState, GameRecord]:
+    state = fold(list(records))
+    created = state.created
+    if created is None:
+        raise ExportRefused("pgn.unknown_tournament", "TOURNAMENT", "the tournament has no events")
+    if created.game != "chess":
+        raise ExportRefused(
+            "pgn.not_chess",
+            "TOURNAMENT",
+            f"{_tid(records)} is a {created.game} tournament: its games export as SGF",
+        )
+    game = state.games.get(game_id)
+    if game is None:
+        raise ExportRefused("pgn.unknown_game", "GAME", f"no game {game_id!r} in the tournament")
+    return state, game
+
+
+def _tid(records: Sequence[Recorded]) -> str:
+    return records[0].envelope.tournament_id if records else "?"
+
+
+def _player(state: StandingsState, pid: str) -> dict[str, Any]:
+    info: PlayerInfo | None = state.players.get(pid)
+    if info is None:
+        return {"player_id": pid, "name": pid, "rating": None, "title": None, "fide_id": None}
+    return {
+        "player_id": pid,
+        "name": info.name,
+        "rating": info.rating,
+        "title": info.title,
+        "fide_id": info.fide_id,
+    }
+
+
+def _start(game: GameRecord) -> chess.Board:
+    if game.fen:
+        try:  # as the folds start it: a FEN start in Chess960 mode (castling rights survive)
+            board = chess.Board(game.fen, chess960=True)
+            board.chess960 = board.has_chess960_castling_rights()
+            return board
+        except ValueError:
+            pass
+    return chess.Board()
+
+
+def _board(state: StandingsState, game: GameRecord) -> int:
+    """The pairing's board number, else its place in its round (as the games document
+    numbers boards: `projections/live.py`)."""
+    if game.board is not None:
+        return game.board
+    key = state.round_keys.get((game.stage, game.round))
+    ids = state.rounds[key][0] if key is not None and key in state.rounds else []
+    return ids.index(game.game_id) + 1 if game.game_id in ids else 1
+
+
+def _date(records: Sequence[Recorded], state: StandingsState, game: GameRecord) -> str:
+    first: set[UUID] = {*game.move_ids[:1]}
+    first |= {eid for eid, gid in state.start_game.items() if gid == game.game_id}
+    for rec in records:
+        if rec.envelope.event_id in first:
+            return rec.envelope.occurred_at.strftime("%Y.%m.%d")
+    created = state.created
+    if created is not None and created.starts_on is not None:
+        return created.starts_on.strftime("%Y.%m.%d")
+    return "????.??.??"
+
+
+def _played(game: GameRecord) -> tuple[chess.Board, list[tuple[ev.MovePlayed, chess.Move, str]]]:
+    """The start position and the moves in force as far as the position takes them: each
+    move's event, its move on the board and its SAN."""
+    start = _start(game)
+    board = start.copy()
+    out = []
+    for m in game.move_events:
+        try:
+            move = board.parse_uci(m.uci or "")
+            san = board.san(move)
+        except (ValueError, AssertionError):
+            break  # the position stops here (module docstring)
+        board.push(move)
+        out.append((m, move, san))
+    return start, out
+
+
+def game_record(records: Sequence[Recorded], game_id: str) -> dict[str, Any]:
+    """Game `game_id` of the tournament whose records these are, as the live page reads it:
+    its round, board, players, result in force and the moves in force, each with its SAN,
+    the position after it (FEN), the mover's clock and the evaluation (White's view)."""
+    state, game = _game_of(records, game_id)
+    return _record(records, state, game, *_played(game))
+
+
+def _record(
+    records: Sequence[Recorded],
+    state: StandingsState,
+    game: GameRecord,
+    start: chess.Board,
+    played: list[tuple[ev.MovePlayed, chess.Move, str]],
+) -> dict[str, Any]:
+    board = start.copy()
+    moves: list[dict[str, Any]] = []
+    for i, (m, move, san) in enumerate(played, start=1):
+        board.push(move)
+        moves.append(
+            {
+                "ply": i,
+                "colour": m.colour,
+                "uci": m.uci,
+                "san": san,
+                "fen": board.fen(),
+                "clock_ms": m.clock_ms,
+                "eval_cp": m.eval_cp,
+                "mate_in": m.mate_in,
+                "depth": m.depth,
+            }
+        )
+    result = game.results[-1] if game.results else None
+    created = state.created
+    assert created is not None  # _game_of refused a tournament without one
+    return {
+        "game_id": game.game_id,
+        "tournament": created.name,
+        "stage": game.stage,
+        "round": game.round,
+        "board": _board(state, game),
+        "date": _date(records, state, game),
+        "white": _player(state, game.white),
+        "black": _player(state, game.black),
+        "result": result[2] if result is not None else None,
+        "termination": result[3] if result is not None else None,
+        "start_fen": start.fen(),
+        "moves": moves,
+    }
+
+
+def export_pgn(records: Sequence[Recorded], game_id: str) -> str:
+    """The PGN of chess game `game_id` of the tournament whose records these are."""
+    state, game = _game_of(records, game_id)
+    start, played = _played(game)
+    rec = _record(records, state, game, start, played)
+    pgn = chess.pgn.Game()
+    event = rec["tournament"] + ("" if rec["stage"] == "main" else f" ({rec['stage']})")
+    pgn.headers["Event"] = event
+    pgn.headers["Site"] = "?"
+    pgn.headers["Date"] = rec["date"]
+    pgn.headers["Round"] = str(rec["round"])
+    pgn.headers["White"] = rec["white"]["name"]
+    pgn.headers["Black"] = rec["black"]["name"]
+    result = rec["result"]
+    pgn.headers["Result"] = result if result in ("1-0", "0-1", "1/2-1/2") else "*"
+    for colour in ("White", "Black"):
+        p = rec[colour.lower()]
+        if p["rating"] is not None:
+            pgn.headers[f"{colour}Elo"] = str(p["rating"])
+        if p["title"]:
+            pgn.headers[f"{colour}Title"] = p["title"]
+        if p["fide_id"] is not None:
+            pgn.headers[f"{colour}FideId"] = str(p["fide_id"])
+    pgn.headers["Board"] = str(rec["board"])
+    pgn.headers["GameId"] = rec["game_id"]
+    if rec["termination"] is not None:
+        pgn.headers["Termination"] = _TERMINATION.get(rec["termination"], "normal")
+    pgn.setup(start)
+    node: chess.pgn.GameNode = pgn
+    for m, (_, move, _) in zip(rec["moves"], played, strict=True):
+        node = node.add_variation(move)
+        if m["clock_ms"] is not None:
+            node.set_clock(m["clock_ms"] / 1000)
+        if m["eval_cp"] is not None or m["mate_in"] is not None:
+            score: chess.engine.Score = (
+                chess.engine.Mate(m["mate_in"])
+                if m["mate_in"] is not None
+                else chess.engine.Cp(m["eval_cp"])
+            )
+            node.set_eval(chess.engine.PovScore(score, chess.WHITE), m["depth"])
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    text: str = pgn.accept(exporter)
+    return text + "\n"
