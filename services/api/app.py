@@ -45,6 +45,7 @@ from services.eventlog.base import (
     EventLogError,
     EventLogUnavailable,
 )
+from services.feed.console import console_router
 from services.feed.routes import feed_router
 
 log = logging.getLogger("arbiter.api")
@@ -158,6 +159,7 @@ def create_app(
     app.include_router(feed_router(app, feed or FeedSettings()))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
+    app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     return app
 
 
