@@ -61,6 +61,7 @@ __CSS__
 <span id="status">connecting…</span>
 </header>
 <main>
+<div class="col" id="col-run">
 <section id="sec-round"><h2>Round</h2>
 <div class="bar">
 <button type="button" id="pair" class="primary">Pair next round</button>
@@ -77,14 +78,20 @@ __CSS__
 </section>
 <section id="sec-flags"><h2>Correction flags</h2><div id="flags"><p class="empty">None.</p></div>
 </section>
+<section id="sec-standings"><h2>Standings</h2>
+<div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
+</section>
+</div>
+<div class="col" id="col-forms">
 <section id="sec-correct"><h2>Correct a result</h2>
 <form id="correct" class="grid" autocomplete="off">
 <label>Round <select name="round" required></select></label>
-<label>Board <select name="board" required></select></label>
 <label>Result <select name="result" required>
 <option value="1-0">1-0</option><option value="½">½-½</option><option value="0-1">0-1</option>
-<option value="+-">+− (forfeit, White wins)</option><option value="-+">−+ (forfeit, Black wins)</option>
+<option value="+-">+− (forfeit, White wins)</option>
+<option value="-+">−+ (forfeit, Black wins)</option>
 <option value="--">−− (double forfeit)</option></select></label>
+<label class="wide">Board <select name="board" required></select></label>
 <label class="wide">Reason <input name="reason" required maxlength="4000"
  placeholder="why the result changes"></label>
 <button type="submit">Correct</button>
@@ -94,7 +101,8 @@ __CSS__
 </section>
 <section id="sec-register"><h2>Register a player</h2>
 <form id="register" class="grid" autocomplete="off">
-<label class="wide">Name <input name="name" required maxlength="200" placeholder="Surname, First"></label>
+<label class="wide">Name
+<input name="name" required maxlength="200" placeholder="Surname, First"></label>
 <label>Rating <input name="rating" type="number" min="0" max="4000" inputmode="numeric"></label>
 <label>Title <input name="title" maxlength="8" placeholder="GM"></label>
 <label>Federation <input name="federation" maxlength="8" placeholder="NOR"></label>
@@ -125,10 +133,8 @@ __CSS__
 <p class="out"></p>
 </form>
 </section>
-<section id="sec-standings"><h2>Standings</h2>
-<div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
-</section>
 <section id="sec-log"><h2>Activity</h2><ol id="log"></ol></section>
+</div>
 </main>
 <script>
 "use strict";

@@ -212,11 +212,29 @@ function renderStandings() {
   }));
   const flags = st.data.flags || [];
   box("flags").replaceChildren(...(flags.length ? flags.map(f => {
-    const p = el("p", "⚑ " + f.text, "flag");
+    const p = el("p", "⚑ " + flagText(f, st.data), "flag");
+    p.title = f.text;
     p.dataset.game = f.game_id;
     return p;
   }) : [el("p", "None.", "empty")]));
   fillPlayers(st.data.rows);
+}
+
+/* A correction flag in names: "Round 1, White – Black: corrected at event 14, after round 2
+ * was paired; check that pairing" (the players from the crosstable, by the flag's game). */
+function flagText(f, data) {
+  const names = {}, sides = {};
+  for (const r of data.rows) names[r.player_id] = r.name;
+  for (const p of (data.crosstable && data.crosstable.players) || []) {
+    for (const e of p.rounds) if (e.game_id === f.game_id && e.colour) sides[e.colour] = p.player_id;
+  }
+  const game = sides.white && sides.black ?
+    (names[sides.white] || sides.white) + " – " + (names[sides.black] || sides.black) : f.game_id;
+  const later = f.rounds_paired_before;
+  return (f.stage !== "main" ? f.stage + " · " : "") + "Round " + f.round + ", " + game +
+    ": corrected at event " + f.corrected_at_seq + ", after round" + (later.length > 1 ? "s " : " ") +
+    later.join(", ") + (later.length > 1 ? " were" : " was") + " paired; check " +
+    (later.length > 1 ? "those pairings" : "that pairing");
 }
 
 function fillPlayers(rows) {
