@@ -160,3 +160,51 @@ def test_uvicorns_access_log_line_never_carries_the_token(site):
     assert f"/tournaments/{TID}/console?token=*** HTTP/1.1" in text
     assert secret not in text and "secret" not in text
     assert any(isinstance(f, RedactTokens) for f in access.filters)
+
+
+@pytest.mark.slow  # starts `arbiter serve`
+def test_arbiter_serve_writes_no_token_to_its_access_log(tmp_path: Path):
+    """The real process: uvicorn's access log (stdout) and error log (stderr) of `arbiter
+    serve` after requests that carry a token in their query."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from bench.feed import REPO, ApiServer
+
+    srv = ApiServer(tmp_path)
+    viewer = srv.token("broadcaster", "tv")
+    out, err = (tmp_path / "stdout.log").open("wb"), (tmp_path / "stderr.log").open("wb")
+    code = "from services.cli.main import app; app()"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", str(srv.port)],
+        cwd=REPO,
+        env=srv.env,
+        stdout=out,
+        stderr=err,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp_path / "stderr.log").read_text()
+            try:
+                if httpx.get(f"{srv.url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "arbiter serve did not start"
+            time.sleep(0.1)
+        page = httpx.get(f"{srv.url}/tournaments/{TID}/live?token={viewer}")
+        assert page.status_code == 303  # the cookie and the redirect
+        bad = httpx.get(f"{srv.url}/tournaments/{TID}/projections/standings?token=secret")
+        assert bad.status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        out.close()
+        err.close()
+    logged = (tmp_path / "stdout.log").read_text() + (tmp_path / "stderr.log").read_text()
+    assert f"/tournaments/{TID}/live?token=*** HTTP/1.1" in logged, logged
+    assert "standings?token=*** HTTP/1.1" in logged
+    assert viewer.rsplit("_", 1)[1] not in logged and "secret" not in logged
