@@ -88,14 +88,15 @@ function playerSpan(p) {
   return s;
 }
 
-function stageQuery(stage) { return stage && stage !== "main" ? "?stage=" + encodeURIComponent(stage) : ""; }
+// The stage goes in a write's body, in a read's query (services/api/results.py).
+function withStage(body, stage) { return stage && stage !== "main" ? { ...body, stage } : body; }
 
 async function enter(g, round, button, result) {
   const card = button.closest(".bd");
   card.querySelectorAll("button").forEach(b => { b.disabled = true; });
   button.classList.add("pending");
-  const path = "/rounds/" + round.round + "/boards/" + g.board + "/result" + stageQuery(round.stage);
-  const res = await call("POST", path, { result });
+  const path = "/rounds/" + round.round + "/boards/" + g.board + "/result";
+  const res = await call("POST", path, withStage({ result }, round.stage));
   boardNotes[g.game_id] = { text: res.ok ? "" : res.text, bad: !res.ok };
   logLine("Board " + g.board + " " + result, res);
   if (!res.ok) renderBoards();  // on success the stream brings the result and re-renders
@@ -170,7 +171,7 @@ function renderBoards() {
     return p;
   }));
   box("whole").hidden = g.pairings.every(p => p.status === "ended");
-  fillRounds(r.round);
+  fillRounds(r.stage === "main" ? r.round : 0);
 }
 
 /* --- standings and flags ------------------------------------------------------------------ */
@@ -253,10 +254,13 @@ function fillPlayers(rows) {
 
 /* --- correction: any round's board -------------------------------------------------------- */
 
+/* The main stage's rounds (GET …/rounds); a correction addresses a board of one of them. */
 let knownRounds = [];
 async function fillRounds(current) {
-  const want = [];
-  for (let i = 1; i <= current; i++) want.push(i);
+  if (knownRounds.length && knownRounds[knownRounds.length - 1] >= current) return;
+  const res = await call("GET", "/rounds");
+  let want = res.ok && res.body && Array.isArray(res.body.rounds) ? res.body.rounds : [];
+  if (!want.length) for (let i = 1; i <= current; i++) want.push(i);
   if (want.join() === knownRounds.join()) return;
   knownRounds = want;
   const sel = box("correct").elements.round;
@@ -344,7 +348,7 @@ box("correct").elements.round.addEventListener("change", () => fillBoards());
 onSubmit("whole", "Round results", f => {
   const r = docs.games && docs.games.data.round;
   if (!r) return Promise.resolve({ ok: false, text: "no round paired yet" });
-  return call("POST", "/rounds/" + r.round + "/results" + stageQuery(r.stage), { results: f.results });
+  return call("POST", "/rounds/" + r.round + "/results", withStage({ results: f.results }, r.stage));
 });
 
 box("pair").addEventListener("click", async () => {
