@@ -208,3 +208,15 @@ def test_arbiter_serve_writes_no_token_to_its_access_log(tmp_path: Path):
     assert f"/tournaments/{TID}/live?token=*** HTTP/1.1" in logged, logged
     assert "standings?token=*** HTTP/1.1" in logged
     assert viewer.rsplit("_", 1)[1] not in logged and "secret" not in logged
+
+
+def test_the_console_page_escapes_the_tournament_name():
+    from services.feed.console import console_page
+
+    page = console_page("t-1", "</script><b>Open</b> & “Co”", "arbiter", "deputy")
+    assert (
+        "<title>&lt;/script&gt;&lt;b&gt;Open&lt;/b&gt; &amp; “Co” — arbiter's console</title>"
+        in page
+    )
+    assert page.count("</script>") == 2  # the page's own two: the name cannot end one
+    assert '"name": "\\u003c/script>\\u003cb>Open\\u003c/b> & “Co”"' in page

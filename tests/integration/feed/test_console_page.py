@@ -388,6 +388,11 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
 
             _click(browser, 1, "1-0")  # a board of round 2 ended, the others to play
             browser.wait_for("document.querySelector('#boards .bd .fix') !== null", True)
+            # Its "Correct…" addresses the correction form to that board.
+            browser.evaluate("document.querySelector('#boards .bd .fix').click()")
+            form = "document.getElementById('correct').elements"
+            browser.wait_for(f"[{form}.round.value, {form}.board.value]", ["2", "1"])
+            browser.wait_for("document.activeElement.name", "reason")
             wide = _layout(browser, 1280, shots / "console-1280.png")
             assert wide["scrollWidth"] <= wide["innerWidth"], wide
             assert wide["buttonsRight"] <= wide["innerWidth"], wide
