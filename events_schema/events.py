@@ -219,10 +219,11 @@ class PlayerRegistered(Event):
     """v2: `kind` replaces the v1 boolean `engine` (see
     `events_schema.upcasters.upcast_v1_v2_player_registered`). v3 adds `go_rank` (Go: "5k",
     "2d", "1p"; McMahon start scores). v4 adds `fide_id` (the FIDE id, TRF 001 field; the
-    projection documents carry it)."""
+    projection documents carry it). v5 adds `club` (the player's club, as an entry list gives
+    it: `arbiter register --club`, the CSV's club column; `arbiter players` shows it)."""
 
     event_type: ClassVar[str] = "PlayerRegistered"
-    schema_version: ClassVar[int] = 4
+    schema_version: ClassVar[int] = 5
 
     player_id: PlayerId
     name: str = Field(min_length=1, max_length=200)
@@ -236,6 +237,7 @@ class PlayerRegistered(Event):
     fide_id: int | None = Field(
         default=None, ge=1, le=99_999_999_999, description="FIDE id (at most the 11 digits of TRF)"
     )
+    club: str | None = Field(default=None, max_length=200, description="the player's club")
 
 
 class PlayerWithdrew(Event):

@@ -60,6 +60,11 @@ def upcast_v3_v4_player_registered(payload: Payload) -> Payload:
     return {**payload, "fide_id": None}
 
 
+def upcast_v4_v5_player_registered(payload: Payload) -> Payload:
+    """PlayerRegistered v5 adds `club`; a v4 player has none recorded."""
+    return {**payload, "club": None}
+
+
 def upcast_v2_v3_game_ended(payload: Payload) -> Payload:
     """GameEnded v3: `go_score` gains `margin` and `dead_stones`; a v2 score had neither."""
     score = payload.get("go_score")
@@ -108,6 +113,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("TournamentCreated", 2): upcast_v2_v3_tournament_created,
     ("PlayerRegistered", 2): upcast_v2_v3_player_registered,
     ("PlayerRegistered", 3): upcast_v3_v4_player_registered,
+    ("PlayerRegistered", 4): upcast_v4_v5_player_registered,
     ("GameEnded", 2): upcast_v2_v3_game_ended,
     ("AppealFiled", 1): upcast_v1_v2_appeal_filed,
     ("RoundScheduled", 1): upcast_v1_v2_round_scheduled,

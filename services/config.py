@@ -37,6 +37,11 @@ class Settings:
     # The adjudicator's endgame tables (None: no tablebase adjudication); `--tablebases`
     # overrides it.
     tablebases: Path | None = None  # ARBITER_TABLEBASES
+    # Who the CLI acts as (issue 24, "who did it"): a person's name recorded as the actor of
+    # what the local commands append, or an API token whose subject and role they act with;
+    # `--as` / `--token` override them (services/cli/common.py `local_actor`).
+    actor: str | None = None  # ARBITER_ACTOR
+    token: str | None = None  # ARBITER_TOKEN
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -60,6 +65,8 @@ class Settings:
             "checkpoint_key": _path("ARBITER_CHECKPOINT_KEY"),
             "checkpoints_db": _path("ARBITER_CHECKPOINTS_DB"),
             "tablebases": _path("ARBITER_TABLEBASES", strip=True),
+            "actor": env.get("ARBITER_ACTOR", "").strip() or None,
+            "token": env.get("ARBITER_TOKEN", "").strip() or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["backend"] not in ("sqlite", "kafka"):

@@ -101,6 +101,12 @@ def money(amount: Decimal) -> str:
     return str(from_cents(cents(amount)))
 
 
+def money_text(amount: Decimal) -> str:
+    """ "33,333.33": money as a note writes it, thousands grouped (the documents' amounts stay
+    `money`'s exact "33333.33")."""
+    return f"{from_cents(cents(amount)):,.2f}"
+
+
 def exact(value: Decimal | Fraction | int) -> Fraction:
     return Fraction(value)
 

@@ -40,6 +40,7 @@ from projections.prizes.common import (
     cents,
     exact,
     money,
+    money_text,
     points_str,
     split_money,
 )
@@ -219,13 +220,13 @@ def _terms(letter: str, places: Iterable[int], values: Iterable[str]) -> list[st
 def _money_text(
     block: Block, prizes: Sequence[Decimal], premium: Decimal, share: Decimal, rem: Decimal
 ) -> str:
-    terms = _terms("P", block.places, (money(p) for p in prizes))
+    terms = _terms("P", block.places, (money_text(p) for p in prizes))
     k = len(block.players)
     if premium:
-        terms[0] += f" − premium {money(premium)}"
-    text = f"({' + '.join(terms)}) / {k} = {money(share)} each" if k > 1 else terms[0]
+        terms[0] += f" − premium {money_text(premium)}"
+    text = f"({' + '.join(terms)}) / {k} = {money_text(share)} each" if k > 1 else terms[0]
     if rem:
-        text += f", remainder {money(rem)} stated (does not divide by {k})"
+        text += f", remainder {money_text(rem)} stated (does not divide by {k})"
     return text
 
 
@@ -350,26 +351,27 @@ def event_split(
             ("awarded" if playoff_winner is not None else "pending") if first_tie else "none"
         )
         share, rem = split_money(pool - premium, k)
-        money_text = _money_text(block, p, premium, share, rem)
+        money_line = _money_text(block, p, premium, share, rem)
         points_text = _points_text(block, t, t_share)
         if first_tie:
             article = f"GCT {sec}.6, {sec}.7"
             capped = (
-                f" (P1 is below the {money(premium_rule)} premium: the winner's premium is P1)"
+                f" (P1 is below the {money_text(premium_rule)} premium: the winner's premium is P1)"
                 if premium < premium_rule
                 else ""
             )
             text = (
-                f"GCT {sec}.6: tie for places {block.label()}: premium {money(premium)} to the "
-                f"playoff winner{capped}; {money_text}. GCT {sec}.7: {points_text}, not "
+                f"GCT {sec}.6: tie for places {block.label()}: premium "
+                f"{money_text(premium)} to the playoff winner{capped}; {money_line}. "
+                f"GCT {sec}.7: {points_text}, not "
                 "affected by the playoff; no GCT bonus points (a playoff was needed)"
             )
         elif block.shared:
             article = f"GCT {sec}.8"
-            text = f"GCT {sec}.8: places {block.label()} shared: {money_text}; {points_text}"
+            text = f"GCT {sec}.8: places {block.label()} shared: {money_line}; {points_text}"
         else:
             article = "prize table"
-            text = f"place {block.first}: {money_text}; {points_text}"
+            text = f"place {block.first}: {money_line}; {points_text}"
         groups.append(
             _group(
                 block,
@@ -391,13 +393,16 @@ def event_split(
                 who = ""
             elif playoff_winner is None:
                 who = (
-                    f"playoff pending: equal share {money(share)}; the premium "
-                    f"{money(premium)} goes to the playoff winner. "
+                    f"playoff pending: equal share {money_text(share)}; the premium "
+                    f"{money_text(premium)} goes to the playoff winner. "
                 )
             elif won:
-                who = f"won the playoff: premium {money(premium)} + equal share {money(share)}. "
+                who = (
+                    f"won the playoff: premium {money_text(premium)} + equal share "
+                    f"{money_text(share)}. "
+                )
             else:
-                who = f"lost the playoff: equal share {money(share)}. "
+                who = f"lost the playoff: equal share {money_text(share)}. "
             lines.append(
                 _line(
                     block,
@@ -440,15 +445,15 @@ def tour_bonus_split(overall_rows: Iterable[Placed], bonus_table: PrizeTable | N
         p = tuple(prizes.get(q, ZERO) for q in block.places)
         pool = sum(p, ZERO)
         share, rem = split_money(pool, k)
-        terms = _terms("B", block.places, (money(a) for a in p))
+        terms = _terms("B", block.places, (money_text(a) for a in p))
         if block.shared:
             article = "GCT 4.2"
             text = (
                 f"GCT 4.2: places {block.label()} tied overall: bonus ({' + '.join(terms)}) / "
-                f"{k} = {money(share)} each; a playoff does not change it"
+                f"{k} = {money_text(share)} each; a playoff does not change it"
             )
             if rem:
-                text += f"; remainder {money(rem)} stated (does not divide by {k})"
+                text += f"; remainder {money_text(rem)} stated (does not divide by {k})"
         else:
             article = "bonus table"
             text = f"overall place {block.first}: bonus {terms[0]}"

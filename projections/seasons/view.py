@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from events_schema.events import LotDrawn, RulingIssued
+from events_schema.inputs import Problem, problems
 from projections.seasons.derive import (
     Blocked,
     Derived,
@@ -41,6 +42,7 @@ from projections.seasons.reading import StageOutcome, read_stage
 from projections.seasons.structure import (
     PLAN_SUBJECT,
     FieldEntry,
+    PlanEngine,
     SeasonFormat,
     SeasonPlan,
     StageSpec,
@@ -267,34 +269,101 @@ def latest_ruling(rulings: Iterable[RulingIssued], subject: str) -> RulingIssued
 def read_plan(
     rulings: Iterable[RulingIssued],
 ) -> tuple[SeasonPlan | None, SeasonFormat | None, str | None, list[str]]:
-    """The plan in force, its format, its ruling id, and what is wrong with it."""
+    """The plan in force, its format, its ruling id, and what is wrong with it (every
+    problem, not the first)."""
     ruling = latest_ruling(rulings, PLAN_SUBJECT)
     if ruling is None:
         return None, None, None, [f"no season plan: issue RulingIssued(subject={PLAN_SUBJECT!r})"]
+    plan, found = check_plan(ruling.decision)
+    if plan is None:
+        shown = [f"plan {ruling.ruling_id!r}: {p.field}: {p.message}" for p in found]
+        return None, None, ruling.ruling_id, shown
+    fmt = FORMATS.get(plan.format)
+    return plan, fmt, ruling.ruling_id, [f"{p.field}: {p.message}" for p in found]
+
+
+def check_plan(raw: object) -> tuple[SeasonPlan | None, list[Problem]]:
+    """Read a season plan and name EVERY problem in it, each with its place: what the schema
+    refuses (`season.invalid_plan`, all of pydantic's errors), an unknown format
+    (`season.unknown_format`) and what the format's rules refuse (`plan_findings`). The
+    rules are checked on what the schema accepts of the plan, so a plan with a bad rating and
+    an engine missing from `engines` is told both at once. The plan is None when the schema
+    refuses it (or it is no JSON object)."""
+    if not isinstance(raw, Mapping):
+        return None, [Problem(INVALID_PLAN, "plan", "the plan is a JSON object")]
     try:
-        plan = SeasonPlan.model_validate(ruling.decision)
+        plan = SeasonPlan.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        return None, None, ruling.ruling_id, [f"plan {ruling.ruling_id!r}: {loc}: {err['msg']}"]
+        salvaged, engines_known = _salvage(raw, exc)
+        found = problems(exc, INVALID_PLAN, "plan")
+        return None, found + ([] if salvaged is None else _rules(salvaged, engines_known))
+    return plan, _rules(plan, True)
+
+
+INVALID_PLAN = "season.invalid_plan"
+
+
+def _rules(plan: SeasonPlan, engines_known: bool) -> list[Problem]:
+    """An unknown format, or what the format's rules refuse (`plan_findings`)."""
     fmt = FORMATS.get(plan.format)
     if fmt is None:
         known = ", ".join(sorted(FORMATS))
-        return (
-            plan,
-            None,
-            ruling.ruling_id,
-            [f"unknown season format {plan.format!r}; known: {known}"],
-        )
-    return plan, fmt, ruling.ruling_id, plan_problems(plan, fmt)
+        text = f"unknown season format {plan.format!r}; known: {known}"
+        return [Problem("season.unknown_format", "plan.format", text)]
+    findings = plan_findings(plan, fmt, engines_known)
+    return [Problem(INVALID_PLAN, where, what) for where, what in findings]
+
+
+def _salvage(raw: Mapping[str, Any], exc: ValidationError) -> tuple[SeasonPlan | None, bool]:
+    """What the schema accepts of a refused plan, to check the format's rules on: the keys
+    without errors, and of `engines` the entries without errors (an entry with an error but
+    a readable `player_id` still counts as listed). None when even that does not validate
+    (e.g. the format itself is wrong: no rule can be read then)."""
+    bad_keys = {err["loc"][0] for err in exc.errors() if len(err["loc"]) == 1}
+    bad_engines = {
+        err["loc"][1]
+        for err in exc.errors()
+        if len(err["loc"]) > 1 and err["loc"][0] == "engines" and isinstance(err["loc"][1], int)
+    }
+    kept = {k: v for k, v in raw.items() if k not in bad_keys and k in SeasonPlan.model_fields}
+    engines_known = "engines" not in bad_keys
+    listed: list[PlanEngine] = []
+    if engines_known and isinstance(raw.get("engines"), list):
+        kept["engines"] = [e for i, e in enumerate(raw["engines"]) if i not in bad_engines]
+        for i in sorted(bad_engines):
+            entry = raw["engines"][i]
+            pid = entry.get("player_id") if isinstance(entry, Mapping) else None
+            if isinstance(pid, str):
+                listed.append(PlanEngine.model_construct(player_id=pid, name=pid))
+            else:
+                engines_known = False  # an entry we cannot name might be the one referred to
+    if "format" not in kept:
+        return None, engines_known
+    try:
+        plan = SeasonPlan.model_validate(kept)
+    except ValidationError:
+        return None, engines_known
+    return plan.model_copy(update={"engines": [*plan.engines, *listed]}), engines_known
 
 
 def plan_problems(plan: SeasonPlan, fmt: SeasonFormat) -> list[str]:
-    problems: list[str] = []
+    """`plan_findings` as text: "plan.field: zz not in plan.engines"."""
+    return [f"{where}: {what}" for where, what in plan_findings(plan, fmt)]
+
+
+def plan_findings(
+    plan: SeasonPlan, fmt: SeasonFormat, engines_known: bool = True
+) -> list[tuple[str, str]]:
+    """What the format's rules refuse in a plan the schema accepts, each as (place, what):
+    the keys the format does not read, engines listed twice, or referred to but not in
+    `engines` (checked only when `engines_known`: every entry could be read), Leagues the
+    format does not have, an engine placed in two Leagues."""
+    found: list[tuple[str, str]] = []
     ids = [e.player_id for e in plan.engines]
     known = set(ids)
     if len(known) != len(ids):
-        problems.append("plan.engines lists an engine twice")
+        twice = sorted({p for p in ids if ids.count(p) > 1})
+        found.append(("plan.engines", f"lists {', '.join(twice)} twice"))
     given = {
         "field": bool(plan.field),
         "placed": bool(plan.placed),
@@ -305,28 +374,34 @@ def plan_problems(plan: SeasonPlan, fmt: SeasonFormat) -> list[str]:
     }
     for key, used in given.items():
         if used and key not in fmt.plan_keys:
-            problems.append(f"plan.{key} is not read by the {fmt.name} format")
+            reads = ", ".join(sorted(fmt.plan_keys)) or "none of them"
+            found.append((f"plan.{key}", f"not read by the {fmt.name} format (it reads {reads})"))
     lists: list[tuple[str, list[str]]] = [("field", list(plan.field))]
     lists += [(f"placed.{k}", list(v)) for k, v in plan.placed.items()]
     lists.append(("swiss_qualifiers", list(plan.swiss_qualifiers)))
     for where, members in lists:
         unknown = [p for p in members if p not in known]
-        if unknown:
-            problems.append(f"plan.{where}: {', '.join(unknown)} not in plan.engines")
+        if unknown and engines_known:
+            found.append((f"plan.{where}", f"{', '.join(unknown)} not in plan.engines"))
         if len(set(members)) != len(members):
-            problems.append(f"plan.{where} lists an engine twice")
+            found.append((f"plan.{where}", "lists an engine twice"))
     for league in plan.placed:
         if league not in fmt.leagues:
-            problems.append(
-                f"plan.placed.{league}: not a League of {fmt.name} ({', '.join(fmt.leagues)})"
+            found.append(
+                (f"plan.placed.{league}", f"not a League of {fmt.name} ({', '.join(fmt.leagues)})")
             )
     where_placed: dict[str, str] = {}
     for league, members in plan.placed.items():
         for p in members:
             if p in where_placed:
-                problems.append(f"{p} is placed in both {where_placed[p]} and {league}")
+                found.append(
+                    (
+                        f"plan.placed.{league}",
+                        f"{p} is placed in both {where_placed[p]} and {league}",
+                    )
+                )
             where_placed[p] = league
-    return problems
+    return found
 
 
 # --- the view --------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class PlayerInfo:
     go_rank: str | None = None  # Go rank ("5k", "2d"): McMahon start score (LGC, OpenGotha)
     federation: str | None = None
     fide_id: int | None = None  # FIDE id (PlayerRegistered v4), shown in the documents
+    club: str | None = None  # the player's club (PlayerRegistered v5): `arbiter players`
 
 
 @dataclass
@@ -186,6 +187,7 @@ def _(event: ev.PlayerRegistered, state: StandingsState, event_id: UUID, seq: in
             event.go_rank,
             event.federation,
             event.fide_id,
+            event.club,
         )
         state.registrations[event_id] = event.player_id
 

@@ -20,7 +20,26 @@ if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable, Entry, Game
 
 
+#: Quarter points as the score column writes halves (½): Sonneborn-Berger adds half an
+#: opponent's score for a draw, so its values are quarters.
+_QUARTERS = {1: "¼", 2: "½", 3: "¾"}
+
+
 def fraction_shown(value: Fraction) -> str:
+    """Exact value in the notation of the score column: whole, half and quarter points with
+    the vulgar fractions (8¾, 5½, ¼: Sonneborn-Berger beside a score of 3½), other finite
+    decimals as decimals (2.2), else as a fraction (1/3)."""
+    if value.denominator in (1, 2, 4):
+        if value < 0:
+            return "-" + fraction_shown(-value)
+        whole, quarters = divmod(value.numerator * (4 // value.denominator), 4)
+        if not quarters:
+            return str(whole)
+        return f"{whole or ''}{_QUARTERS[quarters]}"
+    return exact_shown(value)
+
+
+def exact_shown(value: Fraction) -> str:
     """Exact value as a short decimal when it has one, else as a fraction: 8.75, 1/3."""
     if value.denominator in (1, 2, 4, 5, 8, 10, 16, 20, 25, 40, 50, 100):
         text = f"{float(value):.4f}".rstrip("0").rstrip(".")

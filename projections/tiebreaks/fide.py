@@ -284,13 +284,14 @@ class Modifier:
     article: str
     low: int
     high: int
+    words: str = ""  # in a column heading: "cut 1"
 
 
 PLAIN = Modifier("", "", "", 0, 0)
-CUT1 = Modifier("-cut1", "Cut-1", "14.1", 1, 0)
-CUT2 = Modifier("-cut2", "Cut-2", "14.2", 2, 0)
-MEDIAN1 = Modifier("-median1", "Median-1", "14.3", 1, 1)
-MEDIAN2 = Modifier("-median2", "Median-2", "14.4", 2, 2)
+CUT1 = Modifier("-cut1", "Cut-1", "14.1", 1, 0, "cut 1")
+CUT2 = Modifier("-cut2", "Cut-2", "14.2", 2, 0, "cut 2")
+MEDIAN1 = Modifier("-median1", "Median-1", "14.3", 1, 1, "median 1")
+MEDIAN2 = Modifier("-median2", "Median-2", "14.4", 2, 2, "median 2")
 
 Impl = Callable[["Crosstable", Sequence[str], Mapping[str, Any], Modifier], dict[str, Value]]
 # criterion name -> (family, modifier), for every modified tie-break registered here.
@@ -323,6 +324,7 @@ def register_variants(
         ) -> dict[str, Value]:
             return impl(ct, group, params, mod)
 
+        words = label[:1].upper() + label[1:]
         if mod is PLAIN:
             compute.__doc__ = doc
             full_label, full_source = label, source
@@ -337,6 +339,7 @@ def register_variants(
                 + f".\n\n{doc}"
             )
             full_label, full_source = f"{label} {mod.label}", f"{source}, {mod.article}"
+            words = f"{words} {mod.words}"
         compute.__name__ = (name + mod.suffix).replace("-", "_")
         c07_criterion(
             name + mod.suffix,
@@ -346,6 +349,7 @@ def register_variants(
             unit=unit,
             reading=reading,
             radius=radius,
+            heading=words,
         )(compute)
         _VARIANTS[name + mod.suffix] = (name, mod)
 

@@ -363,15 +363,22 @@ def _values(table: Mapping[str, Fraction], group: Sequence[str]) -> dict[str, Va
 # --- the criteria ------------------------------------------------------------------------------
 
 
-def go_criterion(name: str, label: str, step: str) -> Callable[[Compute], Compute]:
+def go_criterion(name: str, label: str, step: str, heading: str) -> Callable[[Compute], Compute]:
     """Register an OpenGotha criterion (`SOURCE`'s `step`): points, read over the whole field
-    (`go_scores` computes every player's scores at once)."""
+    (`go_scores` computes every player's scores at once); `heading` its column heading in
+    words (the label is OpenGotha's abbreviation)."""
     return criterion(
-        name, label, f"{SOURCE} {step}", unit="points", reading=points_key, radius="field"
+        name,
+        label,
+        f"{SOURCE} {step}",
+        unit="points",
+        reading=points_key,
+        radius="field",
+        heading=heading,
     )
 
 
-@go_criterion("mms", "MMS", "step 2; LGC Top groups (McMahon)")
+@go_criterion("mms", "MMS", "step 2; LGC Top groups (McMahon)", "McMahon score")
 def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """McMahon score (OpenGotha MMS): the start score from the rank (floor, bar, supergroup)
     + 1 per win + ½ per jigo + the bye and absence points (their sum rounded down with
@@ -379,7 +386,7 @@ def mms(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).mms, group)
 
 
-@go_criterion("sos", "SOS", "step 4.2 (SOSM)")
+@go_criterion("sos", "SOS", "step 4.2 (SOSM)", "Opponents' scores (SOS)")
 def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' McMahon scores (OpenGotha SOSM), each corrected by the handicap
     (+ stones when the player had White, - when Black); a round without a game (bye, absence,
@@ -387,14 +394,14 @@ def sos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     return _values(go_scores(ct).sos, group)
 
 
-@go_criterion("sosos", "SOSOS", "step 5 (SOSOSM)")
+@go_criterion("sosos", "SOSOS", "step 5 (SOSOSM)", "Opponents' SOS (SOSOS)")
 def sosos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the opponents' SOS (OpenGotha SOSOSM); a round without a game counts the
     player's own start score times the rounds counted."""
     return _values(go_scores(ct).sosos, group)
 
 
-@go_criterion("sodos", "SODOS", "step 4.2 (SODOSM)")
+@go_criterion("sodos", "SODOS", "step 4.2 (SODOSM)", "Beaten opponents' scores (SODOS)")
 def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""

@@ -125,6 +125,15 @@ class Criterion:
     reading: Reading | None = None
     # What its values read (`Radius`); terminal entries read nothing.
     radius: Radius = FIELD
+    # The column heading a spectator reads ("Buchholz cut 1", "Games with Black", "McMahon
+    # score"): words, never the article (that is `source`, shown in the explanation and the
+    # legend under a table). Empty: the label with a capital (`words`).
+    heading: str = ""
+
+    @property
+    def words(self) -> str:
+        """The criterion in words, as a column heads it (`heading`, else the label)."""
+        return self.heading or self.label[:1].upper() + self.label[1:]
 
     def cited(self, params: Mapping[str, Any], edition: Edition | None) -> Criterion:
         """The criterion as shown for a tournament following `edition` of its rulebook: label
@@ -151,11 +160,12 @@ def criterion(
     unit: TiebreakUnit,
     reading: Reading,
     radius: Radius,
+    heading: str = "",
 ) -> Callable[[Compute], Compute]:
     """Register a criterion; its docstring is its documentation. `unit` and `reading` say what
     its values are and how a key reads as the exact number (see `half_points_key`); `radius`
     what its values read (`Radius`: 0, 1, 2 or `FIELD`; a group-relative one `GROUP` or
-    `FIELD`)."""
+    `FIELD`); `heading` its column heading in words, when the label is not (`Criterion.words`)."""
 
     allowed = GROUP_RADII if group_relative else ABSOLUTE_RADII
     if radius not in allowed:
@@ -177,6 +187,7 @@ def criterion(
             unit=unit,
             reading=reading,
             radius=radius,
+            heading=heading,
         )
         return fn
 

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from events_schema.events import TiebreakSpec
 from projections.tiebreaks.chain import Chain
-from projections.tiebreaks.common import count_rounds, fraction_shown
+from projections.tiebreaks.common import count_rounds, exact_shown
 from projections.tiebreaks.registry import (
     Param,
     Value,
@@ -179,7 +179,7 @@ def dyadic_shown(value: Fraction, digits: int = 6) -> str:
 
 def average_shown(value: Fraction) -> str:
     """An average number of moves: 30, 32.5, 33 1/3."""
-    text = fraction_shown(value)
+    text = exact_shown(value)
     if "/" not in text:
         return text
     whole, rest = divmod(value, 1)

@@ -22,6 +22,7 @@ from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.checkpoints import checkpoints_router
+from services.api.entries import entries_router
 from services.api.http import (
     ApiError,
     error_response,
@@ -76,7 +77,7 @@ def create_app(
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> Response:
-        return error_response(exc.status, exc.rule, exc.field, exc.message)
+        return error_response(exc.status, exc.rule, exc.field, exc.message, exc.errors)
 
     @app.exception_handler(LimitExceeded)
     async def _limit(_: Request, exc: LimitExceeded) -> Response:
@@ -140,7 +141,8 @@ def create_app(
         try:
             result = await run_in_threadpool(commands.handle, tid, batch, actor)
         except CommandRejected as exc:
-            raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+            errors = exc.errors_as_dicts()
+            raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
         except (AppendConflict, EventIdConflict) as exc:
             raise ApiError(409, exc.rule, exc.field, str(exc)) from None
         except EventLogUnavailable as exc:
@@ -159,6 +161,7 @@ def create_app(
     app.include_router(feed_router(app, feed or FeedSettings()))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
+    app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     return app
 

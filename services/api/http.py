@@ -46,20 +46,34 @@ STREAM_ID_HINT = "use 1–64 characters of A–Z, a–z, 0–9, '.', '_', '-', s
 
 
 class ApiError(Exception):
-    """A refusal, answered as `{"error": {rule, field, message}}` with `status`."""
+    """A refusal, answered as `{"error": {rule, field, message}}` with `status`; one that
+    found several problems (an input with several mistakes) also answers them all,
+    `"errors": [{rule, field, message}, ...]`, the first being `error`."""
 
-    def __init__(self, status: int, rule: str, field: str, message: str) -> None:
+    def __init__(
+        self,
+        status: int,
+        rule: str,
+        field: str,
+        message: str,
+        errors: list[dict[str, str]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status, self.rule, self.field, self.message = status, rule, field, message
+        self.errors = errors
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(dumps(body), status_code=status, media_type="application/json", headers=headers)
 
 
-def error_response(status: int, rule: str, field: str, message: str) -> Response:
+def error_response(
+    status: int, rule: str, field: str, message: str, errors: list[dict[str, str]] | None = None
+) -> Response:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    body = {"error": {"rule": rule, "field": field, "message": message}}
+    body: dict[str, Any] = {"error": {"rule": rule, "field": field, "message": message}}
+    if errors and len(errors) > 1:
+        body["errors"] = errors
     return json_response(body, status, headers)
 
 

@@ -34,19 +34,27 @@ from events_schema.events import EVENT_CLASSES, Event
 
 JsonSchema = dict[str, Any]
 
+_ERROR_DETAIL: JsonSchema = {
+    "type": "object",
+    "required": ["rule", "field", "message"],
+    "properties": {
+        "rule": {"type": "string", "description": "e.g. limits.depth, auth.forbidden"},
+        "field": {"type": "string", "description": "JSON path of the offending value"},
+        "message": {"type": "string"},
+    },
+}
+
 ERROR_SCHEMA: JsonSchema = {
     "type": "object",
     "required": ["error"],
     "properties": {
-        "error": {
-            "type": "object",
-            "required": ["rule", "field", "message"],
-            "properties": {
-                "rule": {"type": "string", "description": "e.g. limits.depth, auth.forbidden"},
-                "field": {"type": "string", "description": "JSON path of the offending value"},
-                "message": {"type": "string"},
-            },
-        }
+        "error": _ERROR_DETAIL,
+        "errors": {
+            "type": "array",
+            "description": "when several problems were found (a payload with several "
+            "mistakes): all of them, `error` first",
+            "items": _ERROR_DETAIL,
+        },
     },
 }
 

@@ -194,6 +194,29 @@ def _fold(
     return out
 
 
+def appended_by(envelopes: Iterable[Envelope], seq: int) -> list[tuple[str, str]]:
+    """Who appended the events up to `seq` (issue 24, "who did it"): each actor (`id (role)`)
+    with the seqs they appended, as ranges (`1-12, 15`), in order of their first event."""
+    seqs: dict[str, list[int]] = {}
+    for env in envelopes:
+        if env.seq > seq:
+            break
+        seqs.setdefault(f"{env.actor.id} ({env.actor.role})", []).append(env.seq)
+    out = []
+    for actor, numbers in seqs.items():
+        ranges: list[str] = []
+        first = prev = numbers[0]
+        for n in [*numbers[1:], None]:
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            ranges.append(str(first) if first == prev else f"{first}-{prev}")
+            if n is not None:
+                first = prev = n
+        out.append((actor, ", ".join(ranges)))
+    return out
+
+
 def held_at(envelopes: Iterable[Envelope], tournament_id: str, seq: int) -> dict[str, Any] | None:
     """Why the tournament's projections were held at `seq` (an unreadable event not yet
     retracted: its seq, id and reason), or None."""
@@ -238,8 +261,35 @@ def _row_key(row: dict[str, Any]) -> str:
     return str(row.get("player_id", row.get("game_id", row.get("places", "?"))))
 
 
-def diff_document(name: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What changed in one projection's `data` between two points."""
+def _names(*docs: dict[str, Any]) -> dict[str, str]:
+    """{player id: name} from standings documents' rows (each row carries its name)."""
+    return {
+        r["player_id"]: r["name"]
+        for doc in docs
+        for r in doc.get("rows", []) or []
+        if "player_id" in r and "name" in r
+    }
+
+
+def _row_name(row: dict[str, Any], names: dict[str, str]) -> str | None:
+    """Who a row is about, in words: a player's name, or a game's "White – Black"."""
+    if "player_id" in row:
+        return row.get("name") or names.get(row["player_id"])
+    white, black = row.get("white"), row.get("black")
+    if isinstance(white, dict) and isinstance(black, dict):
+        return " – ".join(str(p.get("name") or p.get("player_id")) for p in (white, black))
+    return None
+
+
+def diff_document(
+    name: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    names: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """What changed in one projection's `data` between two points; each row keyed by its
+    player (or game) id, with its ``name`` beside it when known (`names`: id -> name)."""
+    names = names or {}
     rows_key = _ROWS.get(name)
     out: dict[str, Any] = {"changed": before != after}
     rows: list[dict[str, Any]] = []
@@ -249,11 +299,17 @@ def diff_document(name: str, before: dict[str, Any], after: dict[str, Any]) -> d
         order = [*a, *(k for k in b if k not in a)]
         for key in order:
             if key not in b:
-                rows.append({"key": key, "change": "added", "after": a[key]})
+                entry = {"key": key, "change": "added", "after": a[key]}
             elif key not in a:
-                rows.append({"key": key, "change": "removed", "before": b[key]})
+                entry = {"key": key, "change": "removed", "before": b[key]}
             elif a[key] != b[key]:
-                rows.append({"key": key, "change": "changed", "fields": _changes(b[key], a[key])})
+                entry = {"key": key, "change": "changed", "fields": _changes(b[key], a[key])}
+            else:
+                continue
+            shown = _row_name(a.get(key) or b[key], names)
+            if shown is not None:
+                entry["name"] = shown
+            rows.append(entry)
     rest_b = {k: v for k, v in before.items() if k != rows_key}
     rest_a = {k: v for k, v in after.items() if k != rows_key}
     if name == "standings":
@@ -309,11 +365,15 @@ def diff(
     if a > b:
         raise ValueError(f"--from (seq {a}) is after --to (seq {b})")
     at_a, at_b = _fold(envelopes, tournament_id, [a, b], on_event)
-    projections: dict[str, Any] = {}
-    for name in PROJECTIONS:
-        da = loads(at_a[name])["data"] if name in at_a else {}
-        db = loads(at_b[name])["data"] if name in at_b else {}
-        projections[name] = diff_document(name, da, db)
+    data = {
+        name: (
+            loads(at_a[name])["data"] if name in at_a else {},
+            loads(at_b[name])["data"] if name in at_b else {},
+        )
+        for name in PROJECTIONS
+    }
+    names = _names(*data.get("standings", ({}, {})))
+    projections = {name: diff_document(name, da, db, names) for name, (da, db) in data.items()}
     by_id = {e.event_id: e for e in envelopes if e.seq <= b}
     between = [e for e in envelopes if a < e.seq <= b]
     quiet: dict[str, int] = {}

@@ -19,6 +19,8 @@ from typer.core import TyperGroup
 
 from projections.names import PROJECTIONS
 from services.cli.common import (
+    ActToken,
+    As,
     AsJson,
     Backend,
     Db,
@@ -118,6 +120,10 @@ def _cell(v: Any) -> str:
         return "–"
     if isinstance(v, bool):
         return "yes" if v else ""
+    if isinstance(v, dict) and "player_id" in v and "name" in v:  # a player: by name
+        return str(v["name"])
+    if isinstance(v, list) and v and all(isinstance(x, dict) and "player" in x for x in v):
+        return ", ".join(f"{_cell(x['player'])} ({x.get('kind', '')})" for x in v)  # byes
     if isinstance(v, dict) and "display" in v:  # a quantity (events_schema.documents)
         return str(v["display"])
     if (
@@ -133,7 +139,15 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def _print_message(console: Console, name: str, message: dict[str, Any]) -> None:
+def _print_message(
+    console: Console, name: str, message: dict[str, Any], names: dict[str, str] | None = None
+) -> None:
+    """One replayed projection; players by name (`names`: id -> name, from the standings)."""
+    names = names or {}
+
+    def who(pid: str) -> str:
+        return names.get(pid, pid)
+
     data = message["data"]
     head = f"{name} (as of seq {message['as_of_seq']})"
     if name == "standings":
@@ -145,7 +159,7 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
         rows = [
             {
                 "place": r["place"],
-                "player": r["player_id"],
+                "player": who(r["player_id"]),
                 **{k: _cell(v) for k, v in r["values"].items()},
                 "decided by": r["decided_by"],
             }
@@ -158,12 +172,13 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
             return
         console.print(f"[bold]{head}[/bold]: {data.get('kind')} {data.get('status')}")
         if data.get("tied"):
-            console.print(f"  tied: {', '.join(data['tied'])}")
+            console.print(f"  tied: {', '.join(who(p) for p in data['tied'])}")
         for req in data.get("required_next", []):
             console.print(f"  next: {req.get('text', req)}")
         if data.get("final_order"):
             console.print(
-                "  final order: " + " > ".join(" = ".join(b) for b in data["final_order"])
+                "  final order: "
+                + " > ".join(" = ".join(who(p) for p in b) for b in data["final_order"])
             )
     elif name == "prizes":
         if not data.get("defined"):
@@ -172,9 +187,23 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
         if "error" in data:
             console.print(f"[bold]{head}[/bold]: [red]{data['error']}[/red]")
             return
-        console.print(_rows_table(f"Prizes {head}", data.get("lines", [])))
+        from services.cli.render import money
+
+        cur = data.get("currency")
+        lines = [
+            {
+                "player": who(ln["player_id"]),
+                **{
+                    k: money(v, cur) if k in ("prize", "share", "premium") and v else v
+                    for k, v in ln.items()
+                    if k != "player_id"
+                },
+            }
+            for ln in data.get("lines", [])
+        ]
+        console.print(_rows_table(f"Prizes {head}", lines))
         totals = data.get("totals", {})
-        console.print(" ".join(f"{k}: {v}" for k, v in totals.items()))
+        console.print("  ".join(f"{k}: {money(v, cur)}" for k, v in totals.items()))
     elif name == "games":
         rnd = data.get("round")
         if rnd is None:
@@ -187,8 +216,8 @@ def _print_message(console: Console, name: str, message: dict[str, Any]) -> None
         rows = [
             {
                 "board": g["board"],
-                "white": g["white"]["player_id"],
-                "black": g["black"]["player_id"],
+                "white": g["white"]["name"],
+                "black": g["black"]["name"],
                 "status": g["status"],
                 "result": g["result"] or "",
                 "plies": g["plies"],
@@ -225,13 +254,15 @@ def replay(
     if projection is not None and projection not in PROJECTIONS:
         fail("audit.bad_projection", "--projection", f"one of {', '.join(PROJECTIONS)}")
     names = [projection] if projection else list(PROJECTIONS)
+    # The standings are folded too: their rows name the players the others show by id.
+    folded = names if "standings" in names else ["standings", *names]
     with local_log(backend, db) as log:
         point = _parse(until, "--until")
         # A seq point reads only its prefix; time and round points need the stream.
         envs = _read(log, tournament, max(point.seq, 1) if point.kind == "seq" else None)
         resolved = _resolve(until, "--until", envs)
         with _progress(resolved.seq, f"replaying {tournament}") as tick:
-            msgs = audit.replay_to(envs, tournament, resolved.seq, names, tick)
+            msgs = audit.replay_to(envs, tournament, resolved.seq, folded, tick)
     if not resolved.complete:
         err.print(f"[yellow]round incomplete[/yellow]: {resolved.note}")
     held = audit.held_at(envs, tournament, resolved.seq)
@@ -249,9 +280,13 @@ def replay(
         sys.stdout.flush()
         return
     out.print(f"[bold]{tournament}[/bold] replayed to seq {resolved.seq} ({until})")
+    for actor, seqs in audit.appended_by(envs, resolved.seq):
+        out.print(f"  appended by {escape(actor)}: seq {seqs}", soft_wrap=True)
+    standings_rows = loads(msgs["standings"])["data"].get("rows", []) if "standings" in msgs else []
+    players = {r["player_id"]: r["name"] for r in standings_rows}
     for name in names:
         if name in msgs:
-            _print_message(out, name, loads(msgs[name]))
+            _print_message(out, name, loads(msgs[name]), players)
 
 
 def diff_cmd(
@@ -388,6 +423,8 @@ def correct(
     termination: Annotated[
         str | None, typer.Option("--termination", help="default: the current one")
     ] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -397,9 +434,10 @@ def correct(
 
     if not reason.strip():
         fail("audit.reason_required", "--reason", "a correction needs a reason")
+    actor = local_actor(as_, token, tournament)
     with local_log(backend, db) as log:
         res, current = correct_result(
-            CommandService(log), tournament, game_id, result, reason, local_actor(), termination
+            CommandService(log), tournament, game_id, result, reason, actor, termination
         )
     env = res.envelopes[0]
     out.print(
@@ -412,6 +450,8 @@ def retract(
     tournament: str,
     event_id: str,
     reason: Annotated[str, typer.Option("--reason", help="why (recorded, mandatory)")],
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -428,7 +468,7 @@ def retract(
     payload = {"retracted_event_id": str(target), "reason": reason}
     batch = CommandBatch(commands=[Command(type="EventRetracted", payload=payload)])
     with local_log(backend, db) as log:
-        res = CommandService(log).handle(tournament, batch, local_actor())
+        res = CommandService(log).handle(tournament, batch, local_actor(as_, token, tournament))
     env = res.envelopes[0]
     out.print(f"{tournament}#{env.seq} EventRetracted {env.event_id} (retracts {target})")
 
@@ -440,6 +480,34 @@ def _parse(text: str, option: str) -> audit.Point:
         return audit.parse_point(text)
     except ValueError as exc:
         fail("audit.bad_point", option, str(exc))
+
+
+#: The parts of a quantity (`events_schema.documents`: score, tie-break value) that its
+#: ``display`` already says: a changed row shows the display only.
+_QUANTITY_PARTS = ("value", "half_points", "unit", "criterion", "max")
+
+
+def _shown_changes(fields: dict[str, list[Any]]) -> dict[str, tuple[str, str]]:
+    """A changed row's fields as printed: a quantity by its display ("score 1 -> 3½", a
+    tie-break by its column heading in words: "Sonneborn-Berger 2 -> 5½"), the parts its
+    display already says (and the row's half_points beside its score) left out."""
+    from projections.tiebreaks.registry import REGISTRY
+
+    shown: dict[str, tuple[str, str]] = {}
+    displayed = {k.removesuffix(".display") for k in fields if k.endswith(".display")}
+    for k, (before, after) in fields.items():
+        prefix, _, part = k.rpartition(".")
+        if prefix in displayed and part in _QUANTITY_PARTS:
+            continue
+        if k == "half_points" and "score" in displayed:
+            continue
+        label = k.removesuffix(".display")
+        for head in ("values.", "tiebreaks."):
+            if label.startswith(head):
+                crit = REGISTRY.get(label.removeprefix(head).split("(")[0])
+                label = crit.words if crit is not None else label.removeprefix(head)
+        shown[label] = (_cell(before), _cell(after))
+    return shown
 
 
 def _print_diff(console: Console, report: dict[str, Any]) -> None:
@@ -456,19 +524,29 @@ def _print_diff(console: Console, report: dict[str, Any]) -> None:
         if name == "playoff" and d["status"][0] != d["status"][1]:
             console.print(f"  status: {d['status'][0]} -> {d['status'][1]}")
         for row in d.get("rows", d.get("lines", d.get("pairings", []))):
+            who = escape(row.get("name") or row["key"])
+            if name == "games" and "name" in row:  # the players, and the game's id
+                who += f" ({escape(row['key'])})"
             if row["change"] == "changed":
                 fields = ", ".join(
-                    f"{k} {_cell(v[0])} -> {_cell(v[1])}" for k, v in row["fields"].items()
+                    f"{k} {v[0]} -> {v[1]}" for k, v in _shown_changes(row["fields"]).items()
                 )
-                console.print(f"  {row['key']}: {fields}")
+                console.print(f"  {who}: {fields}")
             else:
-                console.print(f"  {row['key']}: {row['change']}")
+                console.print(f"  {who}: {row['change']}")
         for flag in d.get("flags_added", []):
             console.print(f"  [yellow]flag added[/yellow] {flag['text']}")
         for flag in d.get("flags_removed", []):
             console.print(f"  flag removed: {flag['text']}")
         for k, v in d["fields"].items():
+            if k.startswith("crosstable."):  # per player, per round: `arbiter crosstable`
+                continue
             console.print(f"  {k}: {_cell(v[0])} -> {_cell(v[1])}")
+        if any(k.startswith("crosstable.") for k in d["fields"]):
+            console.print(
+                f"  crosstable: changed (`arbiter crosstable {report['tournament_id']} --at "
+                f"{report['to_seq']}`)"
+            )
     t = Table(title="events between")
     for col in ("seq", "type", "actor", "game", "detail"):
         t.add_column(col)

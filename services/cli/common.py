@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -28,6 +28,23 @@ Backend = Annotated[str | None, typer.Option("--backend", help="sqlite (default)
 Db = Annotated[Path | None, typer.Option("--db", help="SQLite event log file")]
 At = Annotated[int | None, typer.Option("--at", help="as it was at this seq")]
 AsJson = Annotated[bool, typer.Option("--json")]
+#: Who a command that appends acts as (`local_actor`): a person's name, or an API token.
+As = Annotated[
+    str | None,
+    typer.Option(
+        "--as",
+        help="act as this person: the name recorded as the actor of what is appended "
+        "(default: ARBITER_ACTOR, else cli:<login>; the local operator's admin role)",
+    ),
+]
+ActToken = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        help="act as this API token's subject, with its role and tournaments "
+        "(default: ARBITER_TOKEN)",
+    ),
+]
 
 #: The token roles (services.commands.auth.ROLES, which imports hashlib and sqlite3), for the help
 #: text
@@ -41,11 +58,61 @@ def settings(backend: str | None = None, db: Path | None = None) -> Settings:
     return Settings.from_env(backend=backend, sqlite_path=db)
 
 
-def local_actor() -> Actor:
+def local_actor(
+    as_: str | None = None,
+    token: str | None = None,
+    tournament: str | None = None,
+    using: Settings | None = None,
+) -> Actor:
+    """Who a command that appends acts as (issue 24, "who did it"), the first given of:
+
+    1. `--token`: the API token's subject and role (`services.commands.auth.TokenStore` of the
+       settings' tokens file), refused when unknown or revoked, or when its role may not
+       write to `tournament`; then the command path's role rules apply (an arbiter may not
+       correct a result);
+    2. `--as NAME`: NAME, with the local operator's role (admin: whoever can open the log file
+       directly is its operator);
+    3. the settings' `ARBITER_TOKEN`, then `ARBITER_ACTOR`, the same way;
+    4. `cli:<login>`, admin (before issue 24, every local action's actor).
+
+    `--as` and `--token` together are refused: a token names its person."""
     from events_schema import Actor
 
-    # Whoever can open the log file directly is its operator: an admin.
+    if as_ is not None and token is not None:
+        fail("cli.usage", "--as/--token", "give --as NAME or --token, not both")
+    cfg = using if using is not None else settings()
+    option = "--token"
+    if token is None and as_ is None:
+        token, as_, option = cfg.token, cfg.actor, "ARBITER_TOKEN"
+    if token is not None:
+        return _token_actor(token, tournament, cfg, option)
+    if as_ is not None:
+        name = " ".join(as_.split())
+        if not name or len(name) > 128:
+            fail("cli.actor", "--as", "the name of a person, 1 to 128 characters")
+        return Actor(id=name, role="admin")
     return Actor(id=f"cli:{getpass.getuser()}", role="admin")
+
+
+def _token_actor(token: str, tournament: str | None, cfg: Settings, option: str) -> Actor:
+    from events_schema import Actor
+    from services.commands.auth import TokenStore
+
+    store = TokenStore(cfg.tokens_path)
+    try:
+        who = store.authenticate(token)
+    finally:
+        store.close()
+    if who is None:
+        fail(
+            "auth.invalid_token",
+            option,
+            f"unknown or revoked in the local token store ({cfg.tokens_path}); act as a "
+            "person with --as NAME instead",
+        )
+    if tournament is not None and not who.may_write(tournament):
+        fail("auth.forbidden", option, f"{who.role} {who.subject} may not append to {tournament}")
+    return Actor(id=who.subject, role=who.role)
 
 
 class Refusal(Exception):
@@ -67,6 +134,16 @@ def fail(rule: str, field: str, message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_all(found: Sequence[tuple[str, str, str]], code: int = 1) -> NoReturn:
+    """Print every (rule, field, message) of a refusal, one `refused RULE (FIELD): MESSAGE`
+    line each (an input file is refused with all its mistakes at once), and exit."""
+    if len(found) > 1:
+        err.print(f"[red]refused[/red]: {len(found)} problems, nothing was appended")
+    for rule, field, message in found:
+        err.print(f"[red]refused[/red] {rule} ({field}): {message}")
+    raise typer.Exit(code)
+
+
 @contextlib.contextmanager
 def refusals() -> Iterator[None]:
     """A refusal, a refused command or a failing log ends the command through `fail`, with its
@@ -85,6 +162,10 @@ def refusals() -> Iterator[None]:
         from services.commands.service import CommandRejected
 
         if isinstance(exc, CommandRejected):
+            fail_all([(p.rule, p.field, p.message) for p in exc.errors])
+        from events_schema.limits import LimitExceeded
+
+        if isinstance(exc, LimitExceeded):  # e.g. an entry list longer than one batch
             fail(exc.rule, exc.field, exc.message)
         raise
 

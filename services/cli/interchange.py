@@ -33,6 +33,8 @@ from typing import Annotated, Any, get_args
 import typer
 
 from services.cli.common import (
+    ActToken,
+    As,
     AsJson,
     Backend,
     Db,
@@ -153,6 +155,8 @@ def import_pgn_cmd(
         typer.Option("--format", help="tournament format (default: from the headers)"),
     ] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -175,7 +179,7 @@ def import_pgn_cmd(
             data,
             file_name=file.name,
             tournament_id=tid,
-            actor=local_actor(),
+            actor=local_actor(as_, token, tid),
             rules=rules,
             adjudicate=adjudicate,
             fmt=fmt,
@@ -217,6 +221,8 @@ def import_sgf_cmd(
         ),
     ] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -241,7 +247,7 @@ def import_sgf_cmd(
             log,
             data,
             tournament_id=tid,
-            actor=local_actor(),
+            actor=local_actor(as_, token, tid),
             adjudicate=adjudicate,
             fmt=fmt,
             progress=progress,
@@ -303,6 +309,8 @@ def import_trf(
         str | None, typer.Option("--tournament", help="tournament id (default: file name)")
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="tournament format")] = "swiss",
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -339,7 +347,7 @@ def import_trf(
                 log,
                 trf,
                 tournament_id=tid,
-                actor=local_actor(),
+                actor=local_actor(as_, token, tid),
                 id_namespace=f"{tid}:{digest}",
                 planned=planned,
             )

@@ -19,6 +19,7 @@ import typer
 from services.cli import (
     audit,
     demo,
+    entries,
     feed,
     games,
     interchange,
@@ -39,7 +40,8 @@ from services.cli import (
 
 #: The command modules, in the order `arbiter --help` lists their commands and groups.
 COMMANDS = (
-    tournament,  # append, events, standings, explain
+    tournament,  # append, events, standings, explain, crosstable
+    entries,  # create, register, players, withdraw, bye
     playoffs,  # lot, playoff
     prizes,  # prizes, series
     server,  # serve; token

@@ -13,7 +13,17 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, fail, fold_known, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+)
 from services.cli.render import out, print_bracket
 
 Stage = Annotated[str, typer.Option("--stage", help="stage to pair (default: main)")]
@@ -54,6 +64,8 @@ def pair(
         str | None, typer.Option("--reason", help="why the round is re-paired (with --replace)")
     ] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -72,7 +84,7 @@ def pair(
         paired = pair_next(
             service,
             tournament,
-            local_actor(),
+            local_actor(as_, token, tournament),
             stage=stage,
             expected_round=rnd,
             seed=seed,
@@ -132,13 +144,21 @@ def schedule(
     the bracket so far."""
     from projections.pairing.base import PairingRefused
     from projections.pairing.systems import planned
+    from services.cli import prescribed, tables
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, None, "schedule")
+        # The lots to draw next, from the one source `arbiter lot --next` draws from.
+        wanted = prescribed.lots_wanted(tables.playoff_for(log, tournament, state), state, stage)
     try:
         body = planned(state, stage)
     except PairingRefused as exc:
         fail(exc.rule, exc.field, exc.message)
+    body["next_lots"] = [
+        {**w.as_dict(), "run": prescribed.lot_hint(tournament, wanted, w)} for w in wanted
+    ]
+    # The system's own "draw the lot … first" notes are said by next_lots, with the command.
+    body["notes"] = [n for n in body.get("notes", []) if not n.startswith("draw the lot ")]
     if as_json:
         print(json.dumps(body, ensure_ascii=False, indent=2))
         return
@@ -156,6 +176,11 @@ def schedule(
         print_bracket(body["bracket"], names)
     for note in body.get("notes", []):
         out.print(f"[dim]{note}[/dim]")
+    for lot in body["next_lots"]:
+        out.print(
+            f"[yellow]next[/yellow] draw the lot {lot['subject']!r} ({lot['purpose']}, "
+            f"{lot['source']}): {lot['why']}\n  run: {lot['run']}"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -6,14 +6,27 @@ from __future__ import annotations
 
 import sys
 import typing
+from collections.abc import Iterable, Mapping
 from typing import Annotated, NoReturn
 
 import typer
 
-from services.cli.common import AsJson, At, Backend, Db, fail, fold_known, local_actor, local_log
-from services.cli.render import err, out, points
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    fold_known,
+    local_actor,
+    local_log,
+)
+from services.cli.render import err, escape, name_column, name_of, names_of, out, points
 
 if typing.TYPE_CHECKING:
+    from events_schema.inputs import CoinTossChoice
     from projections.playoffs.base import PlayoffView
 
 
@@ -30,8 +43,9 @@ def lot(
         bool,
         typer.Option(
             "--next",
-            help="draw the lot the playoff requires next (`arbiter playoff T`): purpose, "
-            "subject, candidates and pick are read from it",
+            help="draw the lot the tournament requires next, as `arbiter schedule T` names "
+            "it (its pairing system's, e.g. a TCEC round robin's engine order, or its "
+            "playoff's): purpose, subject, candidates and pick are read from it",
         ),
     ] = False,
     purpose: Annotated[
@@ -46,13 +60,16 @@ def lot(
     ] = None,
     pick: Annotated[int | None, typer.Option(help="draw this many (default: order all)")] = None,
     seed: Annotated[str | None, typer.Option(help="seed (default: random, recorded)")] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """Draw a lot with a recorded seed and append it as a LotDrawn event.
 
-    With --next the playoff's next required lot is drawn as it asks; without, a lot for a
-    subject the playoff asks a lot for must be that lot (refused before it is appended)."""
+    With --next the next required lot (services/cli/prescribed.py lots_wanted, the source
+    `arbiter schedule` names it from) is drawn as it asks; without, a lot for a subject the
+    playoff asks a lot for must be that lot (refused before it is appended)."""
     from events_schema import Command, CommandBatch, encode_payload
     from services.cli import prescribed, tables
     from services.commands.lots import draw
@@ -96,7 +113,7 @@ def lot(
             commands=[Command(type="LotDrawn", payload=encode_payload(drawn))],
             expected_seq=state.seq,
         )
-        result = CommandService(log).handle(tournament, batch, local_actor())
+        result = CommandService(log).handle(tournament, batch, local_actor(as_, token, tournament))
     env = result.envelopes[0]
     out.print(
         f"{tournament}#{env.seq} LotDrawn {drawn.purpose} {drawn.subject}: "
@@ -116,15 +133,38 @@ def playoff(
             "time controls, byes), then show the playoff",
         ),
     ] = False,
+    toss_choice: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--toss-choice",
+            help="with --schedule, GCT 2.5.3/3.5.3: the colour the winner of a game's coin "
+            "toss chose, GAME=white|black (repeatable; or a JSON file, schema "
+            "events_schema/json/inputs/coin-toss-choice.schema.json); default: the winner "
+            "plays White",
+            metavar="GAME=COLOUR",
+        ),
+    ] = None,
     stage: Annotated[
         str | None, typer.Option("--stage", help="with --schedule: only this stage")
     ] = None,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
     """The playoff state: stage, who is in, games, what is required next, final order.
 
-    Given a series id, shows the series' tour playoff (a tournament of its own) if it has one."""
+    Given a series id, shows the series' tour playoff (a tournament of its own) if it has one.
+
+    A GCT Armageddon game's colours follow its coin toss (GCT 2.5.3: the winner of the toss
+    has choice of color): after `arbiter lot T --next` records the toss, schedule with the
+    winner's choice; without one, the winner plays White. For example:
+
+    \b
+    arbiter playoff gct-rb --schedule --toss-choice gct-armageddon-1-b1=black
+    arbiter playoff gct-rb --schedule --toss-choice choice.json
+      (choice.json, as docs/examples/coin-toss-choice.json:
+       {"game_id": "gct-armageddon-1-b1", "winner_plays": "black"})"""
     from functools import partial
 
     from events_schema.codec import dumps
@@ -133,6 +173,8 @@ def playoff(
 
     if stage is not None and not schedule:
         fail("cli.usage", "--stage", "--stage chooses what --schedule appends: add --schedule")
+    if toss_choice and not schedule:
+        fail("cli.usage", "--toss-choice", "--toss-choice goes with --schedule: add --schedule")
     if schedule and at is not None:
         fail("cli.usage", "--at", "--schedule appends to the stream as it is now: leave out --at")
     with local_log(backend, db) as log:
@@ -147,19 +189,69 @@ def playoff(
         if schedule:
             view_of = partial(tables.playoff_for, log, tid)
             done = playoff_commands.schedule(
-                log, tid, state, view, view_of, stage=stage, actor=local_actor()
+                log,
+                tid,
+                state,
+                view,
+                view_of,
+                stage=stage,
+                actor=local_actor(as_, token, tid),
+                toss_choices=toss_choices(toss_choice or []),
             )
             if not done.appended:
                 nothing_to_schedule(tid, view, stage)
+            names = names_of(state)
             for seq, rs in done.appended:
-                games = ", ".join(f"{p.game_id} {p.white}–{p.black}" for p in rs.pairings)
-                byes = f"; byes {', '.join(b.player_id for b in rs.byes)}" if rs.byes else ""
+                games = ", ".join(
+                    f"{p.game_id} {name_of(names, p.white)}–{name_of(names, p.black)}"
+                    for p in rs.pairings
+                )
+                bye_names = ", ".join(name_of(names, b.player_id) for b in rs.byes)
+                byes = f"; byes {bye_names}" if bye_names else ""
                 err.print(f"{tid}#{seq} RoundScheduled {rs.stage} round {rs.round}: {games}{byes}")
             view = done.view
+    names = names_of(state)
     if as_json:
-        sys.stdout.write(dumps(view.as_dict()).decode() + "\n")
+        body = view.as_dict()
+        # The ids stay; their names beside them (`names`, and the winner's).
+        body["names"] = {pid: names[pid] for pid in sorted(names)}
+        body["winner"] = view.winner
+        body["winner_name"] = None if view.winner is None else name_of(names, view.winner)
+        sys.stdout.write(dumps(body).decode() + "\n")
         return
-    print_playoff(tid, view)
+    print_playoff(tid, view, names)
+
+
+def toss_choices(given: list[str]) -> list[CoinTossChoice]:
+    """`--toss-choice GAME=white|black` or `--toss-choice FILE.json` (one CoinTossChoice), each
+    read as the coin-toss-choice input; refused with every problem at once."""
+    from pathlib import Path
+
+    from events_schema.inputs import CoinTossChoice, Problem
+    from services.commands.service import CommandRejected
+    from services.inputs import check, read_json
+
+    chosen: list[CoinTossChoice] = []
+    found: list[Problem] = []
+    for i, value in enumerate(given):
+        game, eq, colour = value.partition("=")
+        raw = (
+            {"game_id": game, "winner_plays": colour.lower()}
+            if eq
+            else read_json(Path(value), f"--toss-choice[{i}]", "playoff.invalid_toss_choice")
+        )
+        try:
+            choice = check("coin-toss-choice", raw)
+        except CommandRejected as exc:
+            found += [
+                Problem(p.rule, f"--toss-choice[{i}]{p.field[11:]}", p.message) for p in exc.errors
+            ]
+            continue
+        assert isinstance(choice, CoinTossChoice)
+        chosen.append(choice)
+    if found:
+        raise CommandRejected.of(found)
+    return chosen
 
 
 def nothing_to_schedule(tid: str, view: PlayoffView, stage: str | None) -> NoReturn:
@@ -179,33 +271,46 @@ def nothing_to_schedule(tid: str, view: PlayoffView, stage: str | None) -> NoRet
     )
 
 
-def print_playoff(tid: str, view: PlayoffView) -> None:
-    """The playoff as `arbiter playoff` shows it: stages, games, what is required next."""
+def print_playoff(tid: str, view: PlayoffView, names: Mapping[str, str] | None = None) -> None:
+    """The playoff as `arbiter playoff` shows it: stages, games, what is required next; the
+    players by name (`names`: id -> name; an id without one is shown as it is)."""
     from rich.table import Table
 
     from services.cli import prescribed
 
+    names = names or {}
+
+    def who(pids: Iterable[str]) -> str:
+        return ", ".join(escape(name_of(names, p)) for p in pids)
+
     out.print(f"[bold]{view.kind}[/bold] ({view.rule}): {view.status}")
     if view.tied:
-        out.print(f"tied: {', '.join(view.tied)}; still in: {', '.join(view.still_in) or '—'}")
+        out.print(f"tied: {who(view.tied)}; still in: {who(view.still_in) or '—'}")
     for st in view.stages:
         t = Table(title=f"{st.name} ({st.kind}){' complete' if st.complete else ''}")
-        for col in ("round", "game", "white", "black", "time control", "result"):
-            t.add_column(col)
+        t.add_column("round")
+        t.add_column("game")
+        name_column(t, "white")
+        name_column(t, "black")
+        t.add_column("time control")
+        t.add_column("result")
         for g in st.games:
             t.add_row(
                 str(g.round),
                 g.game_id,
-                g.white,
-                g.black,
+                escape(name_of(names, g.white)),
+                escape(name_of(names, g.black)),
                 g.time_control.name,
                 g.result or ("scheduled" if g.scheduled else "to schedule"),
             )
         out.print(t)
         if st.scores:
-            out.print("scores: " + ", ".join(f"{p} {points(s)}" for p, s in st.scores))
+            out.print(
+                "scores: "
+                + ", ".join(f"{escape(name_of(names, p))} {points(s)}" for p, s in st.scores)
+            )
         if st.byes:
-            out.print(f"byes: {', '.join(st.byes)}")
+            out.print(f"byes: {who(st.byes)}")
     for req in view.required_next:
         h = prescribed.hint(tid, view, req)
         out.print(
@@ -213,8 +318,12 @@ def print_playoff(tid: str, view: PlayoffView) -> None:
             + (f"\n  run: {h}" if h else "")
         )
     if view.final_order:
-        order = " > ".join(" = ".join(block) for block in view.final_order)
+        order = " > ".join(
+            " = ".join(escape(name_of(names, p)) for p in block) for block in view.final_order
+        )
         out.print(f"final order: {order}")
+    if view.winner is not None:
+        out.print(f"[bold]winner[/bold]: {escape(name_of(names, view.winner))}")
     for note in view.notes:
         out.print(f"[dim]note: {note}[/dim]")
 

@@ -1,11 +1,15 @@
-"""What the playoff machine prescribes, as the organiser's commands ask for it.
+"""What the playoff machine and the pairing system prescribe, as the organiser's commands ask.
 
-`arbiter lot T --next` draws the lot the playoff's `required_next` asks for (purpose, subject,
-candidates, how many to pick); `arbiter lot T --purpose ... --subject S` is checked against the
-lot the playoff asks for under S before anything is appended; `hint` names the command that
-answers each requirement (the schedule itself is `services/commands/playoff.py`).
+`lots_wanted` is the one source of the next lot to draw: the lots the pairing system asks for
+before the stage's next round (what `arbiter pair` would draw with it), then the lots the
+playoff's `required_next` asks for. `arbiter lot T --next` draws the first of them (purpose,
+subject, candidates, how many to pick) and `arbiter schedule` names them with the command;
+`arbiter lot T --purpose ... --subject S` is checked against the lot the playoff asks for
+under S before anything is appended; `hint` names the command that answers each requirement
+(the schedule itself is `services/commands/playoff.py`).
 
-Pure: a `PlayoffView` and the tournament's fold in, lot specifications out; a request that does
+Pure: a `PlayoffView` and the tournament's fold in, lot specifications out (the pairing system
+is asked with a fixed seed: nothing random is drawn, nothing appended); a request that does
 not fit raises `Refusal` naming the option to change or the command to run.
 """
 
@@ -37,6 +41,102 @@ def lot_requirements(view: PlayoffView | None) -> list[Requirement]:
     return [r for r in view.required_next if r.kind == "lot" and r.lot is not None]
 
 
+PAIRING, PLAYOFF = "pairing", "playoff"
+MAIN = "main"
+
+
+@dataclass(frozen=True)
+class WantedLot:
+    """A lot the tournament needs drawn now: for its pairing system to pair the stage's next
+    round (`source` "pairing"; `arbiter pair` draws it with the round, `arbiter lot --next`
+    on its own), or for its playoff (`source` "playoff", `req` the playoff's requirement)."""
+
+    spec: LotSpec
+    source: str
+    stage: str
+    why: str
+    req: Requirement | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "purpose": self.spec.purpose,
+            "subject": self.spec.subject,
+            "candidates": list(self.spec.candidates),
+            "pick": self.spec.pick,
+            "source": self.source,
+            "stage": self.stage,
+            "why": self.why,
+        }
+
+
+def pairing_lots(state: StandingsState, stage: str) -> list[WantedLot]:
+    """The lots the stage's pairing system asks for before its next round (a round robin's
+    pairing-number or engine-order lot, a Swiss's initial colour): the first lots
+    `arbiter pair` would draw, when drawing them leads to a round (none once the stage is
+    complete, or while a round is unfinished)."""
+    from projections.pairing.base import PairingRefused, context
+    from projections.pairing.systems import propose, system_of
+    from services.commands.pairing import plan
+
+    if state.created is None or system_of(state.created) is None:
+        return []
+    try:
+        ctx = context(state, stage)
+        first = propose(ctx)
+        if not first.lots:
+            return []
+        plan(ctx, "probe")  # seeded, appends nothing: only whether a round follows the lots
+    except (PairingRefused, ValueError):
+        return []
+    return [
+        WantedLot(
+            LotSpec(r.purpose, r.subject, tuple(r.candidates), r.pick), PAIRING, stage, r.rule
+        )
+        for r in first.lots
+    ]
+
+
+def lots_wanted(
+    view: PlayoffView | None, state: StandingsState, stage: str = MAIN
+) -> list[WantedLot]:
+    """THE source of the next lot to draw, read by `arbiter lot --next` (which draws the
+    first, or the one `--subject` names) and by `arbiter schedule` (which names them): the
+    pairing system's lots for `stage`'s next round (not for a playoff's own stages, whose
+    games the playoff prescribes), then the lots the playoff requires."""
+    playoff_stages: set[str] = set()
+    if view is not None:
+        playoff_stages = {st.name for st in view.stages} | {
+            r.stage for r in view.required_next if r.kind in ("lot", "schedule")
+        }
+    wanted = [] if stage in playoff_stages else pairing_lots(state, stage)
+    for req in lot_requirements(view):
+        spec = _spec(req)
+        wanted.append(
+            WantedLot(
+                LotSpec(spec["purpose"], spec["subject"], tuple(spec["candidates"]), spec["pick"]),
+                PLAYOFF,
+                req.stage,
+                req.text,
+                req,
+            )
+        )
+    return wanted
+
+
+def lot_hint(tid: str, wanted: Sequence[WantedLot], lot: WantedLot) -> str:
+    """The command that draws `lot`, as `arbiter schedule` names it."""
+    if lot.source == PAIRING and lot.stage != MAIN:
+        return f"arbiter pair {tid} --stage {lot.stage}"  # `lot --next` reads the main stage
+    several = len([w for w in wanted if w.source == PLAYOFF or w.stage == MAIN]) > 1
+    subject = f" --subject {lot.spec.subject}" if several else ""
+    also = (
+        f" (or `arbiter pair {tid}`, which draws it with the round)"
+        if lot.source == PAIRING
+        else ""
+    )
+    return f"arbiter lot {tid} --next{subject}{also}"
+
+
 def _spec(req: Requirement) -> dict[str, Any]:
     assert req.lot is not None
     return req.lot
@@ -59,19 +159,21 @@ def next_lot(
     candidates: Sequence[str] = (),
     pick: int | None = None,
 ) -> LotSpec:
-    """The lot the playoff requires next (`--next`); `subject` chooses among several. Given
-    options must agree with it (candidates only where the playoff accepts any, e.g. TCEC
-    openings)."""
-    if view is None:
+    """The lot the tournament requires next (`--next`), from `lots_wanted`, the source
+    `arbiter schedule` names it from; `subject` chooses among several. Given options must
+    agree with it (candidates only where the playoff accepts any, e.g. TCEC openings)."""
+    all_wanted = lots_wanted(view, state)
+    if not all_wanted and view is None:
         preset = state.created.rules_preset if state.created is not None else None
         raise Refusal(
             "lot.no_playoff",
             "--next",
-            f"the rules {preset!r} of {tid!r} define no playoff, so nothing prescribes a lot: "
-            "leave out --next and give --purpose, --subject and --candidate",
+            f"the rules {preset!r} of {tid!r} define no playoff and its pairing system needs no "
+            "lot now, so nothing prescribes a lot: leave out --next and give --purpose, "
+            f"--subject and --candidate (see `arbiter schedule {tid}`)",
         )
-    reqs = lot_requirements(view)
-    if not reqs:
+    if not all_wanted:
+        assert view is not None
         nxt = "; ".join(f"{r.kind} ({r.stage})" for r in view.required_next) or "nothing"
         raise Refusal(
             "lot.none_required",
@@ -79,67 +181,79 @@ def next_lot(
             f"the playoff of {tid!r} ({view.status}) requires no lot now; it requires: {nxt} "
             f"(see `arbiter playoff {tid}`)",
         )
+    wanted = all_wanted
     if subject is not None:
-        reqs = [r for r in reqs if _spec(r)["subject"] == subject]
-        if not reqs:
-            asked = ", ".join(_spec(r)["subject"] for r in lot_requirements(view))
+        wanted = [w for w in wanted if w.spec.subject == subject]
+        if not wanted:
+            asked = ", ".join(w.spec.subject for w in all_wanted)
             raise Refusal(
                 "lot.not_required",
                 "--subject",
-                f"the playoff of {tid!r} requires no lot for {subject!r}; it requires lots for: "
+                f"{tid!r} requires no lot for {subject!r}; it requires lots for: "
                 f"{asked} (run `arbiter lot {tid} --next --subject SUBJECT`)",
             )
-    if len(reqs) > 1:
+    if len(wanted) > 1:
         raise Refusal(
             "lot.ambiguous",
             "--subject",
-            f"the playoff of {tid!r} requires {len(reqs)} lots: "
-            + "; ".join(_shown(r) for r in reqs)
+            f"{tid!r} requires {len(wanted)} lots: "
+            + "; ".join(_shown_spec(w.spec) for w in wanted)
             + f": choose one with `arbiter lot {tid} --next --subject SUBJECT`",
         )
-    req = reqs[0]
-    spec = _spec(req)
-    found = _recorded_lot(state, spec["subject"], spec["purpose"])
-    if found is not None:
-        raise Refusal(
-            "lot.recorded_does_not_fit",
-            "--next",
-            f"a {spec['purpose']} lot for {spec['subject']!r} is recorded ({found}) but does not "
-            f"fit ({req.text}): retract it first with `arbiter append {tid} --type "
-            f'EventRetracted --payload \'{{"retracted_event_id": "{found}", "reason": "..."}}\'`'
-            f", then run `arbiter lot {tid} --next` again",
-        )
-    if purpose is not None and purpose != spec["purpose"]:
-        raise _not_asked("--purpose", f"for a {spec['purpose']} lot", spec["subject"], purpose)
-    if pick is not None and pick != spec["pick"]:
-        raise _not_asked("--pick", f"to pick {spec['pick']}", spec["subject"], pick)
-    wanted = tuple(spec["candidates"])
-    if wanted and candidates and sorted(candidates) != sorted(wanted):
+    chosen = wanted[0]
+    spec = chosen.spec
+    if chosen.req is not None:
+        found = _recorded_lot(state, spec.subject, spec.purpose)
+        if found is not None:
+            raise Refusal(
+                "lot.recorded_does_not_fit",
+                "--next",
+                f"a {spec.purpose} lot for {spec.subject!r} is recorded ({found}) but does "
+                f"not fit ({chosen.req.text}): retract it first with `arbiter append {tid} "
+                f'--type EventRetracted --payload \'{{"retracted_event_id": "{found}", '
+                f'"reason": "..."}}\'`, then run `arbiter lot {tid} --next` again',
+            )
+    if purpose is not None and purpose != spec.purpose:
+        raise _not_asked("--purpose", f"for a {spec.purpose} lot", spec.subject, purpose)
+    if pick is not None and pick != spec.pick:
+        raise _not_asked("--pick", f"to pick {spec.pick}", spec.subject, pick)
+    wanted_candidates = spec.candidates
+    if wanted_candidates and candidates and sorted(candidates) != sorted(wanted_candidates):
         raise Refusal(
             "lot.not_required",
             "--candidate",
-            f"the playoff draws the {spec['purpose']} lot for {spec['subject']!r} from "
-            f"{', '.join(wanted)}: leave out --candidate (--next reads them from the playoff)",
+            f"the {spec.purpose} lot for {spec.subject!r} is drawn from "
+            f"{', '.join(wanted_candidates)}: leave out --candidate (--next reads them from "
+            "the tournament)",
         )
-    if not wanted and not candidates:
-        source = spec.get("candidates_from", "the candidates the rules name")
+    if not wanted_candidates and not candidates:
+        source = (
+            chosen.req.lot.get("candidates_from", "the candidates the rules name")
+            if chosen.req is not None and chosen.req.lot is not None
+            else "the candidates the rules name"
+        )
         raise Refusal(
             "lot.candidates_needed",
             "--candidate",
-            f"the playoff accepts any candidates for the {spec['purpose']} lot for "
-            f"{spec['subject']!r} ({source}): give them, e.g. `arbiter lot {tid} --next "
+            f"the playoff accepts any candidates for the {spec.purpose} lot for "
+            f"{spec.subject!r} ({source}): give them, e.g. `arbiter lot {tid} --next "
             "-c FIRST -c SECOND ...`",
         )
-    return LotSpec(spec["purpose"], spec["subject"], wanted or tuple(candidates), spec["pick"])
+    return LotSpec(spec.purpose, spec.subject, wanted_candidates or tuple(candidates), spec.pick)
+
+
+def _shown_spec(spec: LotSpec) -> str:
+    of = f" of {', '.join(spec.candidates)}" if spec.candidates else ""
+    return f"{spec.purpose} lot for {spec.subject!r} (pick {spec.pick}{of})"
 
 
 def _not_asked(option: str, asked: str, subject: str, given: object) -> Refusal:
-    """An option of `--next` that differs from what the playoff asks for."""
+    """An option of `--next` that differs from what the lot asks for."""
     return Refusal(
         "lot.not_required",
         option,
-        f"the playoff asks {asked} for {subject!r}, not {given}: leave out {option} (--next "
-        "reads it from the playoff)",
+        f"the tournament asks {asked} for {subject!r}, not {given}: leave out {option} (--next "
+        "reads it from the playoff or the pairing system)",
     )
 
 

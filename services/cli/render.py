@@ -1,11 +1,13 @@
-"""What the `arbiter` commands print: the consoles, points (one formatting everywhere: `points`)
-and the standings table."""
+"""What the `arbiter` commands print: the consoles, points (one formatting everywhere: `points`),
+money (`money`: "USD 12,500.00"), players by name (`name_of`), the standings table (identity
+columns, tie-breaks headed in words with the legend citing their rules, the correction flags,
+the playoff's outcome) and the crosstable (`print_grid`). Names never wrap (`name_column`)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -75,52 +77,284 @@ def points(value: Fraction | Decimal | int | str) -> str:
     return half_points(exact * 2 if exact.denominator > 2 else int(exact * 2))
 
 
+def money(amount: Decimal | str, currency: str | None = None) -> str:
+    """An amount of money as printed: exact (the Decimal, never a float), two decimals,
+    thousands separated, after its currency ("USD 12,500.00"). JSON keeps the exact string."""
+    exact = Decimal(amount)
+    text = f"{exact:,.2f}" if exact == exact.quantize(Decimal("0.01")) else f"{exact:,f}"
+    return f"{currency} {text}" if currency else text
+
+
+def name_of(names: Mapping[str, str], pid: str) -> str:
+    """A player's name for printing (the id when the player has none registered)."""
+    return names.get(pid, pid)
+
+
+def names_of(state: Any) -> dict[str, str]:
+    """{player id: registered name} of a standings fold (`StandingsState.players`)."""
+    return {pid: info.name for pid, info in state.players.items()}
+
+
+def identity_columns(rows: Sequence[Any], go: bool = False) -> list[str]:
+    """The identity columns a table shows: title, federation and rating when any player has
+    one, and, for Go, the rank (`go_rank`)."""
+    cols = [c for c in ("title", "federation", "rating") if any(getattr(r, c) for r in rows)]
+    if go:
+        cols.append("go_rank")
+    return cols
+
+
+#: How an identity column is headed.
+IDENTITY_HEADS = {"title": "title", "federation": "fed", "rating": "rating", "go_rank": "rank"}
+
+
+def identity_column(t: Any, col: str) -> None:
+    """An identity column (`identity_columns`): never narrower than what it holds (a rating's
+    four digits, a rank's three characters), so a narrow console cuts headings, not values."""
+    t.add_column(
+        IDENTITY_HEADS[col],
+        justify="right" if col == "rating" else "left",
+        min_width={"rating": 4, "go_rank": 3, "federation": 3, "title": 3}[col],
+    )
+
+
+def name_column(t: Any, head: str = "player", console: Console | None = None) -> None:
+    """A name column that never wraps: a long name is cut with an ellipsis, never broken
+    over two lines (issue 24: wide names wrapped at 200 columns), and takes at most a third
+    of the console's width, so that the other columns keep theirs."""
+    width = (console or out).width
+    t.add_column(
+        head,
+        justify="left",
+        no_wrap=True,
+        overflow="ellipsis",
+        min_width=8,
+        max_width=max(14, width // (3 if width >= NARROW else 6)),
+    )
+
+
+def print_legend(columns: Sequence[Any], console: Console | None = None) -> None:
+    """Under a table: each tie-break column's heading and the rule it cites
+    (`projections.standings.grid.Column`), the article kept out of the header."""
+    for c in columns:
+        (console or out).print(f"[dim]{escape(c.heading)}: {escape(c.source)}[/dim]")
+
+
+#: Below this width the standings leave out the game counts (`COUNT_HEADS`).
+NARROW = 120
+COUNT_HEADS = ("played", "W", "D", "L", "byes", "ff +/-")
+
+
 def print_standings(
     tournament: str,
     table: StandingsTable,
     console: Console | None = None,
     sections: Mapping[str, Any] | None = None,
+    *,
+    flags: Sequence[Mapping[str, Any]] = (),
+    playoff: Mapping[str, Any] | None = None,
 ) -> None:
-    """The standings with a column per tiebreak and why each row is below the one above; then,
-    for a Galway tournament, its sections' winners (`sections`: the standings document's)."""
+    """The standings with the players' identity (title, federation, rating; a Go rank), a
+    column per tiebreak headed in words, and why each row is below the one above; under it
+    the legend citing each tie-break's rule, the correction flags (`flags`: the standings
+    document's), the playoff's outcome (`playoff`: `playoff_summary`) and, for a Galway
+    tournament, its sections' winners (`sections`: the standings document's)."""
     from rich.table import Table
 
-    from projections.standings.table import column_keys
+    from projections.standings.grid import tiebreak_columns
 
-    pairs = [
-        (key, c.label)
-        for key, (c, _) in zip(column_keys(table.chain), table.chain.criteria(), strict=True)
-        if not c.terminal
-    ]
-    crit_cols = [key for key, _ in pairs]
-    labels = [label for _, label in pairs]
-    # Short headers: the criteria's labels, or the full key where a label repeats.
-    heads_tb = [lab if labels.count(lab) == 1 else key for key, lab in pairs]
-    t = Table(title=f"Standings: {tournament} (as of seq {table.seq})")
+    columns = tiebreak_columns(table)
+    ct = table.crosstable
+    go = ct is not None and ct.go is not None
+    con = console or out
+    # Narrower than the whole table (a terminal of 80): the game counts, titles and
+    # federations give way to the tie-breaks, which decide the places.
+    counts = con.width >= NARROW
+    ident = [c for c in identity_columns(table.rows, go) if counts or c in ("rating", "go_rank")]
+    t = Table(title=f"Standings: {escape(tournament)} (as of seq {table.seq})")
     if table.edition:
         t.caption = f"FIDE C.07 {table.edition.edition} ({table.edition.source})"
-    heads = ["#", "player", "score", "played", "W", "D", "L", "byes", "ff +/-"]
-    for col in [*heads, *heads_tb, "decided by"]:
-        t.add_column(col, justify="left" if col in ("player", "decided by") else "right")
+    t.add_column("#", justify="right", no_wrap=True)
+    name_column(t, console=con)
+    for col in ident:
+        identity_column(t, col)
+    for col in ("score", *(COUNT_HEADS if counts else ())):
+        t.add_column(col, justify="right", no_wrap=True)
+    for c in columns:
+        t.add_column(heading_lines(c.heading), justify="right", min_width=3)
+    t.add_column("decided by", justify="left")
+    decided = decided_in_words(table)
     for r in table.rows:
         place = f"{r.place}{'=' if r.shared else ''}{'?' if r.unresolved else ''}"
         tb = dict(r.tiebreaks)
+        info = ct.players.get(r.player_id) if ct is not None else None
+        who = {
+            "title": r.title,
+            "federation": r.federation,
+            "rating": r.rating,
+            "go_rank": info.go_rank if info is not None else None,
+        }
         t.add_row(
             place,
-            r.name + (" (withdrawn)" if r.withdrawn else ""),
+            escape(r.name) + (" (withdrawn)" if r.withdrawn else ""),
+            *["" if who[c] is None else str(who[c]) for c in ident],
             r.score,
-            str(r.played),
-            str(r.wins),
-            str(r.draws),
-            str(r.losses),
-            str(r.byes),
-            f"{r.forfeit_wins}/{r.forfeit_losses}",
-            *[tb.get(c, "–") for c in crit_cols],
-            r.decided_by,
+            *(
+                (
+                    str(r.played),
+                    str(r.wins),
+                    str(r.draws),
+                    str(r.losses),
+                    str(r.byes),
+                    f"{r.forfeit_wins}/{r.forfeit_losses}",
+                )
+                if counts
+                else ()
+            ),
+            *[tb.get(c.key, "–") for c in columns],
+            decided.get(r.player_id, r.decided_by),
         )
-    (console or out).print(t)
+    con.print(t)
+    print_legend(columns, con)
+    for flag in flags:
+        con.print(f"[yellow]flag[/yellow] {escape(flag_text(flag))}")
+    if playoff is not None and playoff.get("text"):
+        con.print(f"[bold]playoff[/bold]: {escape(playoff['text'])}")
     if sections is not None:
         print_sections(sections, console)
+
+
+def heading_lines(text: str, width: int = 10) -> str:
+    """A column heading that a narrow column wraps without cutting a word: a hyphenated word
+    longer than `width` breaks after its hyphen ("Sonneborn-" / "Berger")."""
+    words = [w.replace("-", "-\n", 1) if len(w) > width and "-" in w else w for w in text.split()]
+    return " ".join(words).replace("\n ", "\n")
+
+
+def decided_in_words(table: StandingsTable) -> dict[str, str]:
+    """Why each block's first row stands below the block above, the criterion in the words of
+    its column heading (`Criterion.words`: "Buchholz cut 1 8½–7"); empty when the table's rows
+    are not its ranking's blocks in order (then each row's own `decided_by` is shown)."""
+    from projections.tiebreaks.registry import REGISTRY
+
+    blocks = table.ranking.blocks
+    if [p for block in blocks for p in block] != [r.player_id for r in table.rows]:
+        return {}
+    out_words: dict[str, str] = {}
+    for b, bound in enumerate(table.ranking.boundaries, start=1):
+        if b >= len(blocks) or not blocks[b]:
+            break
+        crit = REGISTRY.get(bound.criterion)
+        words = crit.words if crit is not None and not crit.terminal else bound.label
+        out_words[blocks[b][0]] = f"{words} {bound.above}–{bound.below}"
+    return out_words
+
+
+def flag_text(flag: Mapping[str, Any]) -> str:
+    """A correction flag (`projections.documents.corrections_after_pairing`) in words, with
+    the players' names when the flag carries them (`named_flags`)."""
+    if flag.get("kind") != "correction_after_pairing":
+        return str(flag.get("text", flag))
+    game = flag["game_id"]
+    if "white" in flag and "black" in flag:
+        game = f"{flag['white']['name']} – {flag['black']['name']} ({game})"
+    later = ", ".join(str(r) for r in flag["rounds_paired_before"])
+    return (
+        f"correction after pairing: round {flag['round']}, {game}, was corrected at seq "
+        f"{flag['corrected_at_seq']}, after round(s) {later} had been paired: those "
+        "pairings may rest on the old result"
+    )
+
+
+def named_flags(flags: Sequence[Mapping[str, Any]], state: Any) -> list[dict[str, Any]]:
+    """The correction flags with each game's players, id and name (``white``, ``black``)
+    beside the game id, as `arbiter standings` prints them and its --json carries them."""
+    out_flags = []
+    for flag in flags:
+        named = dict(flag)
+        game = state.games.get(flag.get("game_id"))
+        if game is not None:
+            for side in ("white", "black"):
+                pid = getattr(game, side)
+                info = state.players.get(pid)
+                named[side] = {"player_id": pid, "name": info.name if info else pid}
+        out_flags.append(named)
+    return out_flags
+
+
+def playoff_summary(view: Any, names: Mapping[str, str]) -> dict[str, Any]:
+    """What the standings say of a playoff (`projections.playoffs.base.PlayoffView`): its
+    status, winner and final order, ids with names beside them, and a line in words ("won
+    by Ana Ortega (GCT 2.1 ...)")."""
+    order = [list(block) for block in view.final_order]
+    winner = view.winner
+    rule = f"{view.kind}, {view.rule}"
+    if view.status == "not_needed":
+        text = ""
+    elif winner is not None:
+        text = f"won by {name_of(names, winner)} ({rule})"
+    elif order:
+        shown = " > ".join(" = ".join(name_of(names, p) for p in block) for block in order)
+        text = f"{view.status}: {shown} ({rule})"
+    elif view.tied:
+        tied = ", ".join(name_of(names, p) for p in view.tied)
+        text = f"{view.status.replace('_', ' ')}: tie between {tied} ({rule})"
+    else:
+        text = f"{view.status.replace('_', ' ')} ({rule})"
+    return {
+        "kind": view.kind,
+        "status": view.status,
+        "winner": winner,
+        "winner_name": None if winner is None else name_of(names, winner),
+        "final_order": order,
+        "final_order_names": [[name_of(names, p) for p in block] for block in order],
+        "text": text,
+    }
+
+
+def print_grid(title: str, grid: Any, console: Console | None = None) -> None:
+    """A crosstable (`projections.standings.grid.Grid`): place, start number, name, identity,
+    one cell per round ("12w1", "5b½", "+", "=", "-"), points and the tie-breaks, then the
+    legend."""
+    from rich.table import Table
+
+    ident = identity_columns(grid.rows, grid.go)
+    t = Table(title=escape(title))
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("no", justify="right", no_wrap=True)
+    name_column(t, "name", console)
+    for col in ident:
+        identity_column(t, col)
+    for rnd in range(1, grid.rounds + 1):
+        t.add_column(str(rnd), justify="right", no_wrap=True)
+    t.add_column("pts", justify="right")
+    for c in grid.columns:
+        t.add_column(heading_lines(c.heading), justify="right", min_width=3)
+    for r in grid.rows:
+        tb = dict(r.tiebreaks)
+        t.add_row(
+            f"{r.place}{'=' if r.shared else ''}",
+            str(r.start_no),
+            escape(r.name) + (" (withdrawn)" if r.withdrawn else ""),
+            *["" if getattr(r, c) is None else str(getattr(r, c)) for c in ident],
+            *[c.text for c in r.cells],
+            r.score,
+            *[tb.get(c.key, "–") for c in grid.columns],
+        )
+    con = console or out
+    con.print(t)
+    con.print(
+        "[dim]a cell: the opponent's start number, w/b the colour, the result (1 ½ 0; + / - a "
+        "forfeit won / lost); without a game: + a bye worth a win, = a half-point bye, "
+        "- nothing[/dim]"
+    )
+    if grid.komi is not None:
+        even, handicap = grid.komi
+        con.print(
+            f"[dim]Go: hN after a game = N handicap stones; komi {even} in an even game, "
+            f"{handicap} with a handicap (LGC Scoring; each game's in --json)[/dim]"
+        )
+    print_legend(grid.columns, con)
 
 
 #: Winners listed by name in a section's row; more are counted ("and 12 more").

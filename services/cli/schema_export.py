@@ -1,7 +1,10 @@
-"""JSON Schema for every event type, committed under events_schema/json/, and for the published
+"""JSON Schema for every event type, committed under events_schema/json/, for the published
 projection documents and SSE messages (`events_schema.documents`), under
-events_schema/json/projections/<name>.v<version>.json, and the `arbiter schema export|check`
-commands that write them and check them for drift (CI)."""
+events_schema/json/projections/<name>.v<version>.json, and for the organiser's input files
+(`services/inputs.py` INPUTS: season plan, prize table, Go settings, coin toss choice), under
+events_schema/json/inputs/<name>.schema.json; the `arbiter schema export|check` commands that
+write them and check them for drift (CI), and `arbiter schema validate KIND FILE`, which
+checks one input file and names every problem in it."""
 
 from __future__ import annotations
 
@@ -32,10 +35,25 @@ def schemas() -> dict[str, bytes]:
     for model in (Envelope, Command, CommandBatch):
         out[f"_{model.__name__}.json"] = dumps(model.model_json_schema()) + b"\n"
     out.update(document_schemas())
+    out.update(input_schemas())
     return out
 
 
 PROJECTIONS_DIR = "projections"
+INPUTS_DIR = "inputs"
+SUBDIRS = (PROJECTIONS_DIR, INPUTS_DIR)
+
+
+def input_schemas() -> dict[str, bytes]:
+    """{"inputs/<name>.schema.json": schema} for each input file an organiser writes
+    (`services/inputs.py` INPUTS)."""
+    from events_schema.codec import dumps
+    from services.inputs import INPUTS
+
+    return {
+        f"{INPUTS_DIR}/{name}.schema.json": dumps(kind.schema()) + b"\n"
+        for name, kind in INPUTS.items()
+    }
 
 
 def document_schemas() -> dict[str, bytes]:
@@ -69,14 +87,14 @@ def _present(directory: Path) -> dict[str, bytes]:
     if not directory.exists():
         return {}
     found = {p.name: p for p in directory.glob("*.json")}
-    found.update(
-        {f"{PROJECTIONS_DIR}/{p.name}": p for p in (directory / PROJECTIONS_DIR).glob("*.json")}
-    )
+    for sub in SUBDIRS:
+        found.update({f"{sub}/{p.name}": p for p in (directory / sub).glob("*.json")})
     return {name: p.read_bytes() for name, p in found.items()}
 
 
 def export(directory: Path = DEFAULT_DIR) -> list[Path]:
-    (directory / PROJECTIONS_DIR).mkdir(parents=True, exist_ok=True)
+    for sub in SUBDIRS:
+        (directory / sub).mkdir(parents=True, exist_ok=True)
     written = []
     wanted = schemas()
     for name in _present(directory):
@@ -114,11 +132,41 @@ def schema_check(
     out.print("schemas match the models")
 
 
+def schema_validate(
+    kind: Annotated[
+        str,
+        typer.Argument(
+            help="season-plan, prize-table, go-settings or coin-toss-choice",
+            metavar="KIND",
+        ),
+    ],
+    file: Annotated[Path, typer.Argument(help="the JSON file to check", metavar="FILE")],
+) -> None:
+    """Check an input file against its model (and, for a season plan, its format's rules);
+    name every problem in it, each with its place. Appends nothing.
+
+    \b
+    arbiter schema validate season-plan docs/examples/season-plan.json
+    arbiter schema validate prize-table docs/examples/prize-table.json
+    arbiter schema validate go-settings docs/examples/go-settings.json
+    arbiter schema validate coin-toss-choice docs/examples/coin-toss-choice.json
+
+    The schemas are events_schema/json/inputs/KIND.schema.json."""
+    from services.cli.common import refusals
+    from services.inputs import INPUTS, read
+
+    if kind not in INPUTS:
+        fail("schema.unknown_input", "KIND", f"one of {', '.join(INPUTS)}")
+    with refusals():
+        read(kind, file, "FILE")
+    out.print(f"{file}: a valid {kind}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the `schema` group (`export`, `check`) to the `arbiter` app."""
+    """Add the `schema` group (`export`, `check`, `validate`) to the `arbiter` app."""
     add_group(
         app,
         "schema",
-        "JSON Schema of the event contract.",
-        {"export": schema_export_cmd, "check": schema_check},
+        "JSON Schema of the event contract and of the organiser's input files.",
+        {"export": schema_export_cmd, "check": schema_check, "validate": schema_validate},
     )

@@ -10,13 +10,21 @@ Registered by `register(app)` (services/cli/main.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import AsJson, Backend, Db, add_group, fail, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    add_group,
+    local_actor,
+    local_log,
+)
 from services.cli.render import out, print_json
 
 
@@ -70,25 +78,52 @@ def _print_view(body: dict[str, Any]) -> None:
 
 def start(
     series: str,
-    plan: Annotated[Path, typer.Option("--plan", help="the plan (JSON): format, engines, ...")],
+    plan: Annotated[
+        Path,
+        typer.Option(
+            "--plan",
+            help="the plan (JSON): format, engines and the keys the format reads; schema "
+            "events_schema/json/inputs/season-plan.schema.json",
+        ),
+    ],
     name: Annotated[str | None, typer.Option("--name", help="the season's name")] = None,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Create the season: the series and the organisers' plan (one batch)."""
+    """Create the season: the series and the organisers' plan (one batch).
+
+    The plan names the format (tcec-season, tcec-leagues, tcec-swiss-cup, tcec-frd,
+    tcec-4k), every engine once in `engines`, and what the format reads: `field` (the
+    single field of a Swiss, FRD or 4k, in seed order), `placed` (Leagues 1.8: League key ->
+    engines), `swiss_qualifiers`, `holder`, `cup_holder`, `vacancies`. A plan with mistakes
+    is refused with all of them, each with its place (plan.engines[0].rating); nothing is
+    appended. Example (docs/examples/season-plan.json):
+
+    \b
+    {"format": "tcec-4k", "title": "TCEC 4k Season 1",
+     "engines": [{"player_id": "stockfish", "name": "Stockfish", "rating": 3640},
+                 {"player_id": "lc0", "name": "Leela Chess Zero"},
+                 {"player_id": "dragon", "name": "Dragon"},
+                 {"player_id": "berserk", "name": "Berserk"}],
+     "field": ["stockfish", "lc0", "dragon", "berserk"]}
+
+    Check a plan first with `arbiter schema validate season-plan FILE`."""
     from services.commands.seasons import start as start_season
     from services.commands.service import CommandService
+    from services.inputs import read_json
 
-    try:
-        body = json.loads(plan.read_text())
-    except (OSError, ValueError) as exc:
-        fail("season.plan_unreadable", "--plan", str(exc))
-    if not isinstance(body, dict):
-        fail("season.plan_unreadable", "--plan", "the plan is a JSON object")
     with local_log(backend, db) as log:
+        body = read_json(plan, "--plan", "season.plan_unreadable")
+        title = body.get("title") if isinstance(body, dict) else None
         seqs = start_season(
-            CommandService(log), series, name or body.get("title") or series, body, local_actor()
+            CommandService(log),
+            series,
+            name or title or series,
+            body,
+            local_actor(as_, token, series),
         )
     if as_json:
         print_json({"series_id": series, "appended": bool(seqs), "seqs": seqs})
@@ -106,6 +141,8 @@ def advance(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="append nothing")] = False,
     as_json: AsJson = False,
+    as_: As = None,
+    token: ActToken = None,
     backend: Backend = None,
     db: Db = None,
 ) -> None:
@@ -115,7 +152,7 @@ def advance(
 
     with local_log(backend, db) as log:
         done = advance_season(
-            CommandService(log), series, local_actor(), seed=seed, dry_run=dry_run
+            CommandService(log), series, local_actor(as_, token, series), seed=seed, dry_run=dry_run
         )
     if as_json:
         print_json(done.as_dict())

@@ -180,12 +180,19 @@ def series_table(log: EventLog, series_id: str, at: int | None = None) -> dict[s
         )
     streams = series_streams(log, series_id)
     tournaments = streams.counted
+    # The players' names as their tournaments registered them (the ids stay the keys).
+    names = {
+        pid: info.name
+        for _, state in (*tournaments, *streams.playoffs)
+        for pid, info in state.players.items()
+    }
     out: dict[str, Any] = {
         "series_id": series_id,
         "name": series.name,
         "kind": series.kind,
         "tournaments_counted": [tid for tid, _ in tournaments],
         "tournaments_in_progress": list(streams.running),
+        "names": dict(sorted(names.items())),
     }
     if series.kind == "czech-series":
         out["table"] = czech_series_table(series, tournaments, series_id=series_id).as_dict()

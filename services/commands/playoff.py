@@ -12,18 +12,20 @@ playoff requires instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
+from events_schema.inputs import CoinTossChoice, Problem
 from projections.playoffs.base import PairedGame, PlayoffView, Requirement
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
-from services.commands.service import CommandService
+from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import EventLog
 
 BYE_KIND = "advance"  # GCT 2.4.1/3.4.1: a bye to the next Armageddon round
+TOSS_RULE = "playoff.invalid_toss_choice"
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,54 @@ def schedule_requirements(view: PlayoffView, stage: str | None = None) -> list[R
     ]
 
 
-def rounds(req: Requirement) -> list[ev.RoundScheduled]:
+def toss_colours(
+    reqs: list[Requirement], state: StandingsState, choices: Sequence[CoinTossChoice]
+) -> dict[str, tuple[str, str]]:
+    """{game id: (white, black)} as the toss winners chose (GCT 2.5.3/3.5.3: "The winner of
+    the toss shall have choice of color"); the machine prescribes the winner as White, so a
+    choice of Black swaps the game's colours. Refused, with every wrong choice named, for a
+    game that is not to be scheduled now or has no coin toss recorded, or chosen twice."""
+    games = {g.game_id: g for req in reqs for g in req.games}
+    tosses = {
+        lot.subject: lot.outcome[0]
+        for lot in state.lots.values()
+        if lot.purpose == "coin_toss" and lot.outcome
+    }
+    open_tosses = sorted(g for g in games if g in tosses) or ["none"]
+    found: list[Problem] = []
+    chosen: dict[str, tuple[str, str]] = {}
+    for i, c in enumerate(choices):
+        where = f"--toss-choice[{i}]"
+        game = games.get(c.game_id)
+        if game is None or c.game_id not in tosses:
+            found.append(
+                Problem(
+                    TOSS_RULE,
+                    where,
+                    f"{c.game_id} is no game with a recorded coin toss to schedule now "
+                    f"(those: {', '.join(open_tosses)})",
+                )
+            )
+            continue
+        if c.game_id in chosen:
+            found.append(Problem(TOSS_RULE, where, f"{c.game_id} is chosen twice"))
+            continue
+        winner = tosses[c.game_id]
+        other = game.black if game.white == winner else game.white
+        chosen[c.game_id] = (winner, other) if c.winner_plays == "white" else (other, winner)
+    if found:
+        raise CommandRejected.of(found)
+    return chosen
+
+
+def rounds(
+    req: Requirement, colours: Mapping[str, tuple[str, str]] | None = None
+) -> list[ev.RoundScheduled]:
     """The `RoundScheduled`s a schedule requirement prescribes, one per round: its games with
-    their colours, time control, game pair and opening, and the byes it carries (an
-    Armageddon round with byes: `byes`, given with its games)."""
+    their colours (or, for a coin-toss game, the colours its toss winner chose: `colours`),
+    time control, game pair and opening, and the byes it carries (an Armageddon round with
+    byes: `byes`, given with its games)."""
+    colours = colours or {}
     byes = tuple(getattr(req, "byes", ()))
     out: list[ev.RoundScheduled] = []
     numbers = sorted({g.round for g in req.games})
@@ -55,8 +101,8 @@ def rounds(req: Requirement) -> list[ev.RoundScheduled]:
         pairings = [
             ev.Pairing(
                 game_id=g.game_id,
-                white=g.white,
-                black=g.black,
+                white=colours.get(g.game_id, (g.white, g.black))[0],
+                black=colours.get(g.game_id, (g.white, g.black))[1],
                 time_control=g.time_control.name,
                 pair_id=g.pair_id if isinstance(g, PairedGame) else None,
                 opening=g.opening if isinstance(g, PairedGame) else None,
@@ -84,14 +130,17 @@ def schedule(
     *,
     stage: str | None,
     actor: Actor,
+    toss_choices: Sequence[CoinTossChoice] = (),
 ) -> Scheduled:
     """Append the rounds `view` (the playoff of `state`, the fold of `tid`) requires next, of
-    `stage` if given, as one batch; `view_of` gives the playoff of the fold after it. Raises
-    `CommandRejected` when the command path refuses the batch."""
+        `stage` if given, as one batch (a coin-toss game with the colours its toss winner chose,
+    `toss_choices`); `view_of` gives the playoff of the fold after it. Raises
+        `CommandRejected` when the command path refuses the batch."""
     reqs = schedule_requirements(view, stage)
     if not reqs:
         return Scheduled([], view)
-    scheduled = [rs for req in reqs for rs in rounds(req)]
+    colours = toss_colours(reqs, state, toss_choices)
+    scheduled = [rs for req in reqs for rs in rounds(req, colours)]
     batch = CommandBatch(
         commands=[Command(type=r.event_type, payload=encode_payload(r)) for r in scheduled],
         expected_seq=state.seq,

@@ -32,15 +32,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
 from projections.seasons import (
     FORMATS,
     PLACEMENT_SUBJECT,
     PLAN_SUBJECT,
-    SeasonPlan,
     SeasonView,
     StageView,
     field_subject,
@@ -48,7 +45,7 @@ from projections.seasons import (
     total_rounds,
     tournament_id,
 )
-from projections.seasons.view import plan_problems
+from projections.seasons.view import check_plan
 from projections.standings import StandingsState
 from projections.standings import fold as standings_fold
 from services.commands.lots import draw
@@ -141,25 +138,16 @@ def start(
     service: CommandService,
     series_id: str,
     name: str,
-    plan: dict[str, Any],
+    plan: Any,
     actor: Actor,
 ) -> list[int]:
     """Create the season: `SeriesCreated` and the plan ruling, one batch. Resending the same
     plan appends nothing (returns []); a different plan for an existing season is refused
     (retract the plan ruling and issue another)."""
-    try:
-        parsed = SeasonPlan.model_validate(plan)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise CommandRejected("season.invalid_plan", f"plan.{loc}", err["msg"]) from None
-    fmt = FORMATS.get(parsed.format)
-    if fmt is None:
-        known = ", ".join(sorted(FORMATS))
-        raise CommandRejected("season.unknown_format", "plan.format", f"known: {known}")
-    problems = plan_problems(parsed, fmt)
-    if problems:
-        raise CommandRejected("season.invalid_plan", "plan", "; ".join(problems))
+    parsed, found = check_plan(plan)
+    if found or parsed is None:
+        raise CommandRejected.of(found)  # every problem of the plan, each with its place
+    fmt = FORMATS[parsed.format]
     decision = parsed.model_dump(mode="json", exclude_defaults=True)
     decision["format"] = parsed.format
     records = _records(service.log, series_id)

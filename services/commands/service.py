@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
 from events_schema import events as ev
 from events_schema.codec import dumps
+from events_schema.inputs import Problem
 from events_schema.limits import LimitExceeded, Limits
 from events_schema.registry import UnknownEventType, encode_payload, event_class
 from projections.rejection import Rejected
@@ -47,12 +48,31 @@ DERIVED_FIELDS = {
 class CommandRejected(Exception):
     """A refused command batch: nothing was appended."""
 
-    def __init__(self, rule: str, field: str, message: str, status: int = 422) -> None:
+    def __init__(
+        self,
+        rule: str,
+        field: str,
+        message: str,
+        status: int = 422,
+        errors: Sequence[Problem] = (),
+    ) -> None:
         super().__init__(f"{rule}: {field}: {message}")
         self.rule, self.field, self.message, self.status = rule, field, message, status
+        # Every problem found (an input file is refused with all its mistakes at once);
+        # the first is the refusal's own rule, field and message.
+        self.errors: tuple[Problem, ...] = tuple(errors) or (Problem(rule, field, message),)
+
+    @classmethod
+    def of(cls, found: Sequence[Problem], status: int = 422) -> CommandRejected:
+        """A refusal naming every problem in `found` (at least one), the first in front."""
+        first = found[0]
+        return cls(first.rule, first.field, first.message, status, found)
 
     def as_dict(self) -> dict[str, str]:
         return {"rule": self.rule, "field": self.field, "message": self.message}
+
+    def errors_as_dicts(self) -> list[dict[str, str]]:
+        return [p.as_dict() for p in self.errors]
 
 
 def parse_command(cmd: Command, where: str) -> Event:
@@ -68,13 +88,17 @@ def parse_command(cmd: Command, where: str) -> Event:
     try:
         return cls.model_validate_json(dumps(cmd.payload), strict=True)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise CommandRejected(
-            "payload.invalid",
-            f"{where}.payload.{loc}" if loc else f"{where}.payload",
-            f"{err['msg']} ({cls.event_type} v{cls.schema_version})",
-        ) from None
+        found = []
+        for err in exc.errors():  # every error of the payload, not the first only
+            loc = ".".join(str(x) for x in err["loc"])
+            found.append(
+                Problem(
+                    "payload.invalid",
+                    f"{where}.payload.{loc}" if loc else f"{where}.payload",
+                    f"{err['msg']} ({cls.event_type} v{cls.schema_version})",
+                )
+            )
+        raise CommandRejected.of(found) from None
 
 
 def derived_event_id(first: UUID, index: int) -> UUID:

@@ -303,4 +303,7 @@ def test_replay_and_diff_show_the_current_round_of_the_games_document(db: Path):
     assert changed["g3"]["fields"]["result"] == [None, "1/2-1/2"]
     assert changed["g3"]["fields"]["status"] == ["scheduled", "ended"]
     text = _run("diff", TID, "--from", "9", "--to", "10").stdout
-    assert "g3: " in text and "status scheduled -> ended" in text
+    # Each game by its players' names, its id beside them (issue 24: names, not ids).
+    [g3] = [line for line in text.splitlines() if "(g3): " in line]
+    assert g3.strip().startswith(f"{changed['g3']['name']} (g3): "), g3
+    assert " – " in changed["g3"]["name"] and "status scheduled -> ended" in g3

@@ -145,17 +145,26 @@ def test_standings_state_the_edition(
     iso = start.replace("/", "-")
     text = _ok("standings", "t")
     assert f"FIDE C.07 {edition} (stated at creation, start date {iso})" in text  # the caption
+    # The columns are headed in words; the rule each cites, with the edition, is in the legend
+    # under the table (issue 24: the article in the explanation, not in the header).
     header = next(line for line in text.splitlines() if "player" in line and "decided by" in line)
-    for label in ("Buchholz Cut-1", "Buchholz", "Sonneborn-Berger"):
-        assert f"{label} (C.07 {year})" in header, header
-    assert "wins" in header and "wins (C.07" not in header  # the same under both texts
+    assert "Buchholz cut 1" in header and "Wins" in header and "C.07" not in header, header
+    for words, article in (
+        ("Buchholz cut 1", "8.1, 16.3-16.5, 14.1"),
+        ("Buchholz", "8.1, 16.3-16.5"),
+        ("Sonneborn-Berger", "9.1, 16.3-16.5"),
+        ("Wins", "7.1"),
+    ):
+        assert f"{words}: FIDE C.07 {year}, {article}" in text.splitlines(), text
     body = _json("standings", "t")
     assert body["tiebreak_edition"] == {
         "edition": edition,
         "source": f"stated at creation, start date {iso}",
     }
-    # The JSON keeps its shape: the edition beside the rows, the rows keyed by criterion.
-    assert set(body) == {"as_of_seq", "chain", "rows", "tiebreak_edition"}
+    # The JSON keeps its shape: the edition beside the rows, the rows keyed by criterion, and
+    # the correction flags (none here).
+    assert set(body) == {"as_of_seq", "chain", "rows", "tiebreak_edition", "flags"}
+    assert body["flags"] == []
     assert set(body["rows"][0]["tiebreaks"]) == {
         "buchholz-cut1",
         "buchholz",
@@ -191,10 +200,13 @@ def test_explain_prints_the_bye_cap_of_an_imported_tournament(db: Path) -> None:
         "round 3: pairing-allocated bye, dummy capped at draw points × rounds 2 (C.07 2026, 16.4.2)"
     )
     rows = _table_rows(text)
-    assert ["Buchholz Cut-1 (C.07 2026)", "p001, p003", "7½", "7½", "level"] in rows
-    assert ["Buchholz (C.07 2026)", "p001, p003", "9", "9½", "separates them"] in rows
+    # Each criterion in words, the rule it cites (with the edition) beside it; players by name.
+    bh_c1 = "FIDE C.07 2026, 8.1, 16.3-16.5, 14.1"
+    assert ["Buchholz cut 1", bh_c1, "A, C", "7½", "7½", "level"] in rows
+    bh = "FIDE C.07 2026, 8.1, 16.3-16.5"
+    assert ["Buchholz", bh, "A, C", "9", "9½", "separates them"] in rows
     assert capped in _cells(text), text
-    assert "p003 (place 1) is above p001 (place 2)" in text
+    assert "C (place 1) is above A (place 2)" in text
     steps = _json("explain", "byes", "p001", "p003")
     assert [s["label"] for s in steps] == [
         "points",
@@ -252,12 +264,15 @@ def test_explain_prints_the_forfeit_cap_with_its_article(db: Path) -> None:
     forfeit = (
         "round 4: forfeit win, dummy capped at the opponent's adjusted score 2 (C.07 2026, 16.4.1)"
     )
-    assert ["Buchholz Cut-1 (C.07 2026)", "b, e", "7½", "5½", "separates them"] in _table_rows(text)
+    bh_c1 = "8.1, 16.3-16.5, 14.1"
+    row = ["Buchholz cut 1", f"FIDE C.07 2026, {bh_c1}", "B, E", "7½", "5½", "separates them"]
+    assert row in _table_rows(text)
     assert forfeit in _cells(text), text
     # Under the 2024 text (a start date in 2025) the same round is the uncapped dummy of 16.4.
     append_events(db, "t2-old", *_t2(date(2025, 4, 1)))
     old = _ok("explain", "t2-old", "b", "e")
-    assert ["Buchholz Cut-1 (C.07 2024)", "b, e", "7½", "6½", "separates them"] in _table_rows(old)
+    row = ["Buchholz cut 1", f"FIDE C.07 2024, {bh_c1}", "B, E", "7½", "6½", "separates them"]
+    assert row in _table_rows(old)
     uncapped = (
         "round 4: forfeit win, dummy opponent with the player's own score 2½ (C.07 2024, 16.4)"
     )

@@ -72,7 +72,7 @@ def test_the_demo_log() -> None:
         "criterion": "fide-sonneborn-berger",
         "unit": "points",
         "value": "2.75",
-        "display": "2.75",
+        "display": "2¾",
     }
 
 

@@ -149,7 +149,7 @@ def test_premium_larger_than_the_first_prize():
     assert (g.premium, g.share, g.remainder) == (D("3000.00"), D("1000.00"), D("0.00"))
     assert split.premium_rule == D("5000.00")
     assert (split.line("a").prize, split.line("b").prize) == (D("4000.00"), D("1000.00"))
-    assert "P1 is below the 5000.00 premium" in g.text
+    assert "P1 is below the 5,000.00 premium" in g.text
 
 
 def test_undecided_playoff_shows_shares_and_the_premium_as_pending():

@@ -303,8 +303,11 @@ def test_plan_problems_name_what_is_wrong() -> None:
         field=["a"],
     )
     problems = plan_problems(plan, FORMATS["tcec-leagues"])
-    assert "plan.field is not read by the tcec-leagues format" in problems
+    assert (
+        "plan.field: not read by the tcec-leagues format (it reads placed, swiss_qualifiers, "
+        "vacancies)" in problems
+    )
     assert "plan.placed.l1: zz not in plan.engines" in problems
-    assert "a is placed in both l1 and l2" in problems
+    assert "plan.placed.l2: a is placed in both l1 and l2" in problems
     assert any(p.startswith("plan.placed.l9: not a League") for p in problems)
     assert plan_problems(_plan("tcec-4k", ["a", "b"], field=["a", "b"]), FORMATS["tcec-4k"]) == []

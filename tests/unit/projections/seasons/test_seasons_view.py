@@ -56,7 +56,10 @@ def test_a_plan_the_format_cannot_read_is_a_problem() -> None:
     view = season_view("s1", _series(_plan_ruling(format="tcec-chess960")), {})
     assert "unknown season format" in view.problems[0]
     view = season_view("s1", _series(_plan_ruling(holder="e01")), {})
-    assert view.problems == ("plan.holder is not read by the tcec-leagues format",)
+    assert view.problems == (
+        "plan.holder: not read by the tcec-leagues format (it reads placed, swiss_qualifiers, "
+        "vacancies)",
+    )
 
 
 def test_the_entrance_league_is_ready_from_the_plan_and_the_rest_wait() -> None:

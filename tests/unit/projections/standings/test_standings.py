@@ -147,7 +147,7 @@ def test_golden_replay_demo_round_robin():
         ("chen", 3, "wins 1–0"),
         ("dara", 4, "points 1½–½"),
     ]
-    assert dict(table.rows[0].tiebreaks)["fide-sonneborn-berger(predetermined=True)"] == "2.75"
+    assert dict(table.rows[0].tiebreaks)["fide-sonneborn-berger(predetermined=True)"] == "2¾"
 
 
 # --- properties -------------------------------------------------------------------------------

@@ -155,15 +155,15 @@ def test_sonneborn_berger_with_byes():
     # d: c 1½ x ½ + b x 0 + e 1 x 1 = 1.75
     # e: pairing-bye dummy 1 x 1 + a x 0 + d x 0 = 1
     assert shown(t1_ct(), "fide-sonneborn-berger") == {
-        "a": "3.25",
-        "b": "1.5",
-        "c": "2.75",
-        "d": "1.75",
+        "a": "3¼",
+        "b": "1½",
+        "c": "2¾",
+        "d": "1¾",
         "e": "1",
     }
     # The plain Sonneborn-Berger of common.py ignores byes and takes b's actual score (1):
     # a = 1 + 1 + 0.75 = 2.75, and e's pairing bye adds nothing.
-    assert shown(t1_ct(), "sonneborn-berger")["a"] == "2.75"
+    assert shown(t1_ct(), "sonneborn-berger")["a"] == "2¾"
     assert shown(t1_ct(), "sonneborn-berger")["e"] == "0"
 
 
@@ -243,14 +243,14 @@ def test_standings_with_byes():
         (2, "c", "points 2½–1½"),
         (3, "d", "Buchholz Cut-1 4–3"),
         (4, "b", "points 1½–1"),
-        (5, "e", "Sonneborn-Berger 1.5–1"),
+        (5, "e", "Sonneborn-Berger 1½–1"),
     ]
     row = {r.player_id: r for r in standings(t1()).rows}
     assert dict(row["b"].tiebreaks) == {
         "buchholz-cut1": "4",
         "buchholz": "5",
         "fide-direct-encounter": "0 (max 1)",
-        "fide-sonneborn-berger": "1.5",
+        "fide-sonneborn-berger": "1½",
         "fide-wins": "1",
     }
 
@@ -340,11 +340,11 @@ def test_sonneborn_berger_with_forfeits_and_a_withdrawal():
     # e: forfeit loss 0 + d 1½ x ½ + pairing bye 2½ + forfeit win 2½ = 5.75
     # f: c 2 x ½ + a x 0 + absences x 0 = 1
     assert shown(t2_ct(), "fide-sonneborn-berger") == {
-        "a": "5.25",
-        "b": "5.5",
-        "c": "4.75",
-        "d": "2.75",
-        "e": "5.75",
+        "a": "5¼",
+        "b": "5½",
+        "c": "4¾",
+        "d": "2¾",
+        "e": "5¾",
         "f": "1",
     }
 
@@ -476,8 +476,8 @@ def test_three_way_tie_buchholz_and_sonneborn_berger():
     # SB: a 2 + 2 + 0 = 4; b 0 + 1 + ½ = 1.5; c 1½ + 0 + 1 = 2.5.
     assert shown(ct, "fide-sonneborn-berger", ("a", "b", "c")) == {
         "a": "4",
-        "b": "1.5",
-        "c": "2.5",
+        "b": "1½",
+        "c": "2½",
     }
     # PS: a 1, 2, 2 = 5; b 0, 1, 2 = 3; c 1, 1, 2 = 4.
     assert shown(ct, "fide-progressive", ("a", "b", "c")) == {"a": "5", "b": "3", "c": "4"}
@@ -569,7 +569,7 @@ def test_four_way_tie_koya_and_sonneborn_berger():
     # b: e 1 + a 0 + f 2 x ½ + c 3 + d 1½ = 6.5; c: d 3 + e ½ + a 1½ + b 0 + f 2 = 7;
     # d: c 0 + f 2 + e 1 + a 1½ + b 1½ = 6.
     sb = shown(ct, "fide-sonneborn-berger", ("a", "b", "c", "d"), predetermined=True)
-    assert sb == {"a": "7", "b": "6.5", "c": "7", "d": "6"}
+    assert sb == {"a": "7", "b": "6½", "c": "7", "d": "6"}
     # WIN: all four won two games: wins cannot split them, direct encounter did.
     assert set(shown(ct, "fide-wins", ("a", "b", "c", "d")).values()) == {"2"}
 
@@ -599,7 +599,7 @@ def test_three_share_first_place():
     assert shown(ct, "fide-wins") == {"a": "1", "b": "1", "c": "1", "d": "0"}
     assert set(
         shown(ct, "fide-sonneborn-berger", ("a", "b", "c"), predetermined=True).values()
-    ) == {"2.25"}
+    ) == {"2¼"}
     assert shown(ct, "fide-koya") == dict.fromkeys(group, "1½")
     assert order(t5()) == [
         (1, "a", ""),
@@ -648,7 +648,7 @@ def test_sonneborn_berger_pre_determined_and_swiss_style():
     # a: b 3 x ½ + c 2 x 1 + d 1½ x 1 + e (forfeit loss) 0 = 5
     # e: b 0 + c 0 + d (forfeit loss) 0 + a (forfeit win) 2½ x 1 = 2.5
     sb = shown(ct, "fide-sonneborn-berger", predetermined=True)
-    assert (sb["a"], sb["b"], sb["e"]) == ("5", "4.75", "2.5")
+    assert (sb["a"], sb["b"], sb["e"]) == ("5", "4¾", "2½")
     # Read as a Swiss (Art. 16.4): e's forfeit win is a dummy with e's own score (1), and every
     # sit-out is an absence (a dummy x 0 points): e = 1.
     assert shown(ct, "fide-sonneborn-berger")["e"] == "1"

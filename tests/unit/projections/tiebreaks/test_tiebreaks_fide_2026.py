@@ -194,7 +194,7 @@ def test_note_example_forfeit_dummy_capped_at_the_opponents_adjusted_score() -> 
     old, new = ct_of(note_example(), "fide-2024"), ct_of(note_example(), "fide-2026")
     assert shown(old, "buchholz")["x"] == "14" and shown(new, "buchholz")["x"] == "11½"
     assert shown(old, "fide-sonneborn-berger")["x"] == "6"
-    assert shown(new, "fide-sonneborn-berger")["x"] == "3.5"
+    assert shown(new, "fide-sonneborn-berger")["x"] == "3½"
     (d,) = dummies(new, "x")
     assert (d.round, d.own, d.cap, d.article, d.capped) == (5, 5, 0, "16.4.1", True)
     assert d.text() == (
@@ -277,8 +277,8 @@ def test_forfeit_cap_in_sonneborn_berger_and_the_cut() -> None:
     SB-C1(e): the VUR's contribution 0 is below the least significant value (d's 0.75), so d's
     is cut: 2024 5; 2026 4."""
     old, new = ct_of(t2(), "fide-2024"), ct_of(t2(), "fide-2026")
-    assert shown(old, "fide-sonneborn-berger")["e"] == "5.75"
-    assert shown(new, "fide-sonneborn-berger")["e"] == "4.75"
+    assert shown(old, "fide-sonneborn-berger")["e"] == "5¾"
+    assert shown(new, "fide-sonneborn-berger")["e"] == "4¾"
     assert (shown(old, "buchholz-cut1")["e"], shown(new, "buchholz-cut1")["e"]) == ("6½", "5½")
     sb1 = "fide-sonneborn-berger-cut1"
     assert (shown(old, sb1)["e"], shown(new, sb1)["e"]) == ("5", "4")
@@ -371,7 +371,7 @@ def test_requested_bye_in_the_last_round_just_capped() -> None:
     old, new = ct_of(last_round_byes(), "fide-2024"), ct_of(last_round_byes(), "fide-2026")
     assert (shown(old, "buchholz")["a"], shown(new, "buchholz")["a"]) == ("5", "4½")
     sb = "fide-sonneborn-berger"
-    assert (shown(old, sb)["a"], shown(new, sb)["a"]) == ("2.75", "2.5")
+    assert (shown(old, sb)["a"], shown(new, sb)["a"]) == ("2¾", "2½")
     assert shown(old, "buchholz")["d"] == shown(new, "buchholz")["d"] == "3½"
     assert shown(new, "buchholz")["c"] == "3½"
     (da,) = dummies(new, "a")

@@ -387,9 +387,9 @@ def test_tcec_swiss_wins_decide_after_sonneborn_berger_and_r_mobility():
     ]
     by = {r.player_id: r for r in table.rows}
     assert by["k"].decided_by == "wins 2–1"
-    assert by["o1"].decided_by == "Sonneborn-Berger 3.75–2.75"
-    assert dict(by["j"].tiebreaks)["sonneborn-berger"] == "4.75"
-    assert dict(by["k"].tiebreaks)["sonneborn-berger"] == "4.75"
+    assert by["o1"].decided_by == "Sonneborn-Berger 3¾–2¾"
+    assert dict(by["j"].tiebreaks)["sonneborn-berger"] == "4¾"
+    assert dict(by["k"].tiebreaks)["sonneborn-berger"] == "4¾"
 
 
 def test_tcec_frd_wins_then_organisers_decide():
@@ -660,7 +660,7 @@ def test_tcec_league_three_way_tie_direct_encounter_then_moves_in_lost_games():
         (4, "w", False, False, "points 3½–1½"),
     ]
     cols = {r.player_id: dict(r.tiebreaks) for r in table.rows}
-    assert cols["y"]["sonneborn-berger"] == cols["z"]["sonneborn-berger"] == "8.25"
+    assert cols["y"]["sonneborn-berger"] == cols["z"]["sonneborn-berger"] == "8¼"
     assert cols["y"]["double-wins"] == cols["z"]["double-wins"] == "1"
     assert cols["y"]["avg-moves-won"] == cols["z"]["avg-moves-won"] == "33 1/3"
     assert (cols["y"]["avg-moves-lost"], cols["z"]["avg-moves-lost"]) == ("25", "35")

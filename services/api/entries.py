@@ -1,0 +1,230 @@
+"""The organiser's entry path over HTTP (issue 24; /work/http-contract.md "Helper A"): what
+`arbiter create`, `register`, `players`, `withdraw` and `bye` do, through the same use cases
+(`services/commands/entries/`).
+
+- `POST /tournaments/{id}/create` body `{"name", "format", "rounds"?, "preset"?, "start"?
+  (YYYY-MM-DD), "end"?, "time_control"? ("90+30"), "game"? ("chess" | "go"), "pairing"?}`;
+- `GET /tournaments/{id}/players` (any reader): `{"tournament_id", "players": [{"start_no",
+  "player_id", "name", "rating", "title", "federation", "fide_id", "club", "go_rank",
+  "status", "withdrawn_from", "byes": {"3": "half"}}]}`, in start-number order;
+- `POST /tournaments/{id}/players`: one entry `{"name", "rating"?, "title"?, "federation"?,
+  "fide_id"?, "club"?, "go_rank"?}`, or `{"entries": [entry, ...]}`, or a `text/csv` body (the
+  CSV entry list of `services/interchange/entries/csv.py`), registered as one batch;
+- `POST /tournaments/{id}/players/{player}/withdraw` body `{"from_round"?, "reason"?}`;
+- `POST /tournaments/{id}/players/{player}/bye` body `{"round", "points"?, "cancel"?}` (points
+  "0" | "½" | "0.5" | "1/2"; "1" is refused, `bye.full_point_not_offered`).
+
+`{player}` is a PLAYER: a start number, a player id or a unique start of the name
+(URL-encoded). Writes need an arbiter token for the tournament or an admin token (401/403
+as every write) and answer as `POST /tournaments/{id}/commands` does (201, `{"tournament_id",
+"duplicate", "last_seq", "events"}`); a refusal is `{"error": {rule, field, message}}` (422,
+404 for a tournament never created), nothing appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from events_schema import Actor
+from services.api.http import ApiError, json_response, reader, writer
+from services.commands.auth import TokenStore
+from services.commands.entries import (
+    create_tournament,
+    entry_list,
+    fold_tournament,
+    register_entries,
+    request_bye,
+    withdraw_player,
+)
+from services.commands.service import CommandRejected, CommandService
+from services.eventlog.base import AppendConflict, AppendResult, EventIdConflict
+from services.interchange.entries import FIELDS, EntriesError, Entry, make_entry, parse_entries_csv
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+#: A refusal's field as the CLI names it -> as this API does.
+_FIELDS = {"PLAYER": "player", "TOURNAMENT": "tournament_id"}
+
+
+class CreateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    format: str = Field(min_length=1, max_length=32)
+    rounds: int | None = Field(default=None, ge=1, le=10_000)
+    preset: str | None = Field(default=None, min_length=1, max_length=64)
+    start: str | None = Field(default=None, max_length=10)
+    end: str | None = Field(default=None, max_length=10)
+    time_control: str | None = Field(default=None, max_length=32)
+    game: str | None = Field(default=None, max_length=16)
+    pairing: str | None = Field(default=None, max_length=32)
+
+
+class WithdrawRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    from_round: int | None = Field(default=None, ge=1, le=10_000)
+    reason: str = Field(default="", max_length=2000)
+
+
+class ByeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    round: int = Field(ge=1, le=10_000)
+    points: str | float = Field(default="½", description='"0", "½", "0.5", "1/2" (or 0, 0.5)')
+    cancel: bool = False
+
+
+def appended(tid: str, result: AppendResult) -> Response:
+    """The answer to a committed write, as `POST /tournaments/{id}/commands` gives it."""
+    body = {
+        "tournament_id": tid,
+        "duplicate": result.duplicate,
+        "last_seq": result.last_seq,
+        "events": [e.to_json_dict() for e in result.envelopes],
+    }
+    return json_response(body, 200 if result.duplicate else 201)
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw) if raw.strip() else {}
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(422, "request.malformed_json", "body", str(exc)) from None
+
+
+def _model(model: type[M], raw: bytes) -> M:
+    try:
+        return model.model_validate(_json(raw))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
+
+
+def _entry(value: Any, where: str) -> Entry:
+    if not isinstance(value, dict):
+        raise ApiError(422, "entries.invalid", where, "an entry is an object with a name")
+    unknown = sorted(set(value) - set(FIELDS))
+    if unknown:
+        raise ApiError(
+            422,
+            "entries.invalid",
+            f"{where}.{unknown[0]}",
+            f"unknown field {unknown[0]!r}; an entry has {', '.join(FIELDS)}",
+        )
+    try:
+        return make_entry(value, columns={f: f"{where}.{f}" for f in FIELDS})
+    except EntriesError as exc:
+        raise ApiError(422, "entries.invalid", exc.where, exc.message) from None
+
+
+def _entries(raw: bytes, content_type: str) -> list[Entry]:
+    """The entries a `POST …/players` body holds: CSV, `{"entries": [...]}` or one entry."""
+    if content_type.split(";")[0].strip().lower() in ("text/csv", "application/csv"):
+        try:
+            return parse_entries_csv(raw)
+        except EntriesError as exc:
+            raise ApiError(422, "entries.invalid", exc.where, exc.message) from None
+    data = _json(raw)
+    if isinstance(data, dict) and "entries" in data:
+        if set(data) != {"entries"} or not isinstance(data["entries"], list):
+            raise ApiError(422, "entries.invalid", "body", 'give {"entries": [entry, ...]} alone')
+        return [_entry(e, f"body.entries[{i}]") for i, e in enumerate(data["entries"])]
+    return [_entry(data, "body")]
+
+
+def entries_router(app: FastAPI) -> APIRouter:
+    tokens: TokenStore = app.state.tokens
+    router = APIRouter()
+
+    async def body(request: Request) -> bytes:
+        limit = app.state.limits.max_body_bytes
+        raw = await request.body()
+        if len(raw) > limit:
+            raise ApiError(413, "limits.body_bytes", "body", f"over {limit} bytes")
+        return raw
+
+    async def run(call: Callable[[], T]) -> T:
+        try:
+            return await run_in_threadpool(call)
+        except CommandRejected as exc:
+            field = _FIELDS.get(exc.field, exc.field)
+            raise ApiError(exc.status, exc.rule, field, exc.message) from None
+        except (AppendConflict, EventIdConflict) as exc:
+            raise ApiError(409, exc.rule, exc.field, str(exc)) from None
+
+    def actor_of(request: Request, tournament_id: str, doing: str) -> tuple[Actor, str]:
+        who, tid = writer(tokens, request, tournament_id, doing)
+        return Actor(id=who.subject, role=who.role), tid
+
+    @router.post("/tournaments/{tournament_id}/create")
+    async def create(tournament_id: str, request: Request) -> Response:
+        actor, tid = actor_of(request, tournament_id, "create")
+        req = _model(CreateRequest, await body(request))
+        service: CommandService = app.state.commands
+        result = await run(
+            lambda: create_tournament(
+                service,
+                tid,
+                actor,
+                name=req.name,
+                format=req.format,
+                rounds=req.rounds,
+                preset=req.preset,
+                start=req.start,
+                end=req.end,
+                time_control=req.time_control,
+                game=req.game,
+                pairing=req.pairing,
+            )
+        )
+        return appended(tid, result)
+
+    @router.get("/tournaments/{tournament_id}/players")
+    async def players(tournament_id: str, request: Request) -> Response:
+        tid = reader(tokens, request, tournament_id)
+        service: CommandService = app.state.commands
+        rows = await run(lambda: entry_list(fold_tournament(service, tid, "players")))
+        return json_response({"tournament_id": tid, "players": [r.as_dict() for r in rows]})
+
+    @router.post("/tournaments/{tournament_id}/players")
+    async def register(tournament_id: str, request: Request) -> Response:
+        actor, tid = actor_of(request, tournament_id, "register players in")
+        entries = _entries(await body(request), request.headers.get("content-type", ""))
+        service: CommandService = app.state.commands
+        done = await run(lambda: register_entries(service, tid, entries, actor))
+        return appended(tid, done.result)
+
+    @router.post("/tournaments/{tournament_id}/players/{player}/withdraw")
+    async def withdraw(tournament_id: str, player: str, request: Request) -> Response:
+        actor, tid = actor_of(request, tournament_id, "withdraw players from")
+        req = _model(WithdrawRequest, await body(request))
+        service: CommandService = app.state.commands
+        done = await run(
+            lambda: withdraw_player(
+                service, tid, player, actor, from_round=req.from_round, reason=req.reason
+            )
+        )
+        return appended(tid, done.result)
+
+    @router.post("/tournaments/{tournament_id}/players/{player}/bye")
+    async def bye(tournament_id: str, player: str, request: Request) -> Response:
+        actor, tid = actor_of(request, tournament_id, "request byes in")
+        req = _model(ByeRequest, await body(request))
+        service: CommandService = app.state.commands
+        done = await run(
+            lambda: request_bye(
+                service, tid, player, req.round, actor, points=str(req.points), cancel=req.cancel
+            )
+        )
+        return appended(tid, done.result)
+
+    return router

@@ -1,0 +1,191 @@
+"""The organiser's entry path on the command line (issue 24): `arbiter create`, `register`
+(one player, a CSV entry list), `players`, `bye`, `withdraw`, a late entry, pairing between
+them; and who did it: `--as`, ARBITER_ACTOR and `--token` name the envelope's actor, which
+`arbiter replay` and `arbiter diff` show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests_support import cli_db
+from typer.testing import CliRunner
+
+from services.cli.main import app
+
+runner = CliRunner()
+
+CSV = """\ufeffName;Rating;Title;FED;FIDE ID;Club
+Carlsen, Magnus;2830;GM;NOR;1503014;Offerspill
+Nakamura, Hikaru;2780;GM;USA;2016192;
+Dvořák, Jan;2100;;CZE;;Praha
+Smith, Anna;1500;;ENG;;
+Smith, Bob;1800;;ENG;;
+Novak, Petr;1950;FM;CZE;;
+"""
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return cli_db(tmp_path, monkeypatch)
+
+
+def _run(*args: str, code: int = 0) -> str:
+    res = runner.invoke(app, list(args))
+    assert res.exit_code == code, res.output
+    return " ".join(res.output.split())
+
+
+def _json(*args: str) -> Any:
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _envelopes(tid: str) -> list[dict[str, Any]]:
+    res = runner.invoke(app, ["events", tid, "--json"])
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def _finish_round(tid: str, rnd: int) -> None:
+    body = _json("schedule", tid)
+    games = next(r for r in body["rounds"] if r["round"] == rnd)["pairings"]
+    for g in games:
+        payload = {"game_id": g["game_id"], "result": "1-0", "termination": "resignation"}
+        _run("append", tid, "--type", "GameEnded", "--payload", json.dumps(payload))
+
+
+def test_a_swiss_from_a_csv_entry_list_with_a_bye_a_withdrawal_and_a_late_entry(
+    db: Path, tmp_path: Path
+):
+    text = _run(
+        "create", "open", "--name", "Club Open 2026", "--format", "swiss", "--rounds", "5",
+        "--time-control", "90+30", "--start", "2026-05-01", "--end", "2026-05-03",
+    )  # fmt: skip
+    assert "open#1 TournamentCreated 'Club Open 2026' (swiss, 5 rounds, 90+30)" in text
+    created = _envelopes("open")[0]["payload"]
+    assert created["time_controls"] == [
+        {**created["time_controls"][0], "name": "90+30", "base_seconds": 5400}
+    ]
+    assert (created["starts_on"], created["ends_on"]) == ("2026-05-01", "2026-05-03")
+
+    entries = tmp_path / "entries.csv"
+    entries.write_text(CSV, encoding="utf-8")
+    text = _run("register", "open", "--file", str(entries))
+    assert "registered 6 players, seqs 2-7" in text
+    assert "1 Carlsen, Magnus (GM 2830 NOR) carlsen-magnus" in text
+    players = _json("players", "open")["players"]
+    assert [(p["start_no"], p["player_id"]) for p in players] == [
+        (1, "carlsen-magnus"),
+        (2, "nakamura-hikaru"),
+        (3, "dvorak-jan"),
+        (4, "novak-petr"),
+        (5, "smith-bob"),
+        (6, "smith-anna"),
+    ]
+    assert players[0]["club"] == "Offerspill" and players[0]["fide_id"] == 1503014
+
+    # a requested bye for round 2, before it is paired; "smith" alone is ambiguous
+    assert "player.ambiguous" in _run("bye", "open", "smith", "--round", "2", code=1)
+    text = _run("bye", "open", "smith, a", "--round", "2", "--points", "1/2")
+    assert "6 Smith, Anna: ½-point bye in round 2" in text
+    assert "bye.full_point_not_offered" in _run(
+        "bye", "open", "dvorak", "--round", "2", "--points", "1", code=1
+    )
+
+    _run("pair", "open")
+    _finish_round("open", 1)
+    assert "bye.round_paired" in _run("bye", "open", "5", "--round", "1", code=1)
+    text = _run("withdraw", "open", "novak", "--from-round", "3", "--reason", "ill")
+    assert "PlayerWithdrew 4 Novak, Petr from round 3: ill" in text
+
+    # a late entry after round 1: numbered by rating, paired from round 2
+    text = _run("register", "open", "Ivanchuk, Vasyl", "--rating", "2700", "--title", "gm")
+    assert "late entries" in text and "3 Ivanchuk, Vasyl (GM 2700)" in text
+    round2 = _json("pair", "open")
+    seated = {x for p in round2["pairings"] for x in (p["white"], p["black"])}
+    assert "ivanchuk-vasyl" in seated and "smith-anna" not in seated
+    assert {"player_id": "smith-anna", "kind": "half"} in round2["byes"]
+    rows = {p["player_id"]: p for p in _json("players", "open")["players"]}
+    assert rows["smith-anna"]["byes"] == {"2": "half"}
+    assert rows["novak-petr"]["withdrawn_from"] == 3
+    assert rows["dvorak-jan"]["start_no"] == 4  # renumbered by the late entry
+    words = _run("players", "open")
+    assert "withdrawn from round 3" in words and "round 2: ½" in words
+
+
+def test_a_bad_row_refuses_the_whole_file_with_its_line_and_column(db: Path, tmp_path: Path):
+    _run("create", "open", "--name", "Open", "--rounds", "3")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,rating\nA,1500\nB,1600\nC,16OO\n", encoding="utf-8")
+    text = _run("register", "open", "--file", str(bad), code=1)
+    assert "refused entries.invalid (line 4, column rating): '16OO' is not a whole number" in text
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("name,colour\nA,white\n", encoding="utf-8")
+    assert "(line 1, column colour): unknown column" in _run(
+        "register", "open", "--file", str(unknown), code=1
+    )
+    assert len(_envelopes("open")) == 1  # nothing of either file appended
+
+
+def test_as_and_arbiter_actor_name_the_actor_and_replay_and_diff_show_it(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+):
+    _run("create", "open", "--name", "Open", "--rounds", "3", "--as", "Jane Arbiter")
+    monkeypatch.setenv("ARBITER_ACTOR", "Desk Two")
+    _run("register", "open", "Carlsen, Magnus", "--rating", "2830")
+    _run("register", "open", "Dvořák, Jan", "--as", "Jane Arbiter")
+    monkeypatch.delenv("ARBITER_ACTOR")
+    _run("register", "open", "Nobody, Named")
+    actors = [e["actor"] for e in _envelopes("open")]
+    assert actors[:3] == [
+        {"id": "Jane Arbiter", "role": "admin"},
+        {"id": "Desk Two", "role": "admin"},
+        {"id": "Jane Arbiter", "role": "admin"},
+    ]
+    assert actors[3]["id"].startswith("cli:")
+    text = _run("replay", "open", "--until", "3", "--projection", "standings")
+    assert "appended by Jane Arbiter (admin): seq 1, 3" in text
+    assert "appended by Desk Two (admin): seq 2" in text
+    assert "Desk Two (admin)" in _run("diff", "open", "--from", "1", "--to", "3")
+    assert "cli.usage" in _run("register", "open", "X", "--as", "A", "--token", "t", code=1)
+
+
+def test_a_token_acts_with_its_subject_and_role(db: Path, monkeypatch: pytest.MonkeyPatch):
+    from services.commands.auth import TokenStore
+
+    store = TokenStore(db.parent / "tokens.sqlite3")
+    arbiter = store.create("arbiter", "ref-1", ["open"])[0]
+    tv = store.create("broadcaster", "tv")[0]
+    store.close()
+    _run("create", "open", "--name", "Open", "--rounds", "3", "--token", arbiter)
+    assert _envelopes("open")[0]["actor"] == {"id": "ref-1", "role": "arbiter"}
+    assert "auth.forbidden" in _run("register", "open", "A", "--token", tv, code=1)
+    assert "auth.invalid_token" in _run("register", "open", "A", "--token", "arb_x_y", code=1)
+    _run("register", "open", "A, B", "--token", arbiter)
+    event_id = _envelopes("open")[1]["event_id"]
+    # the role's rules apply: an arbiter may not retract
+    text = _run("retract", "open", event_id, "--reason", "typo", "--token", arbiter, code=1)
+    assert "auth.admin_only" in text
+    monkeypatch.setenv("ARBITER_TOKEN", arbiter)  # the environment's token, the same way
+    _run("withdraw", "open", "A, B")
+    assert _envelopes("open")[-1]["actor"] == {"id": "ref-1", "role": "arbiter"}
+    monkeypatch.setenv("ARBITER_TOKEN", "arb_remote_secret")
+    assert "auth.invalid_token (ARBITER_TOKEN)" in _run("bye", "open", "A", "--round", "1", code=1)
+
+
+def test_an_entry_list_longer_than_one_batch_is_refused_by_its_limit_and_appends_nothing(
+    db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """All or nothing: a list is one batch, so one longer than `max_batch_events` is refused
+    with the limit's rule (not a traceback), and nothing of it is appended."""
+    monkeypatch.setenv("ARBITER_MAX_BATCH_EVENTS", "5")
+    _run("create", "big", "--name", "Big Open", "--format", "swiss", "--rounds", "5")
+    entries = tmp_path / "many.csv"
+    entries.write_text("name,rating\n" + "".join(f"Player {i},{1500 + i}\n" for i in range(6)))
+    res = runner.invoke(app, ["register", "big", "--file", str(entries)])
+    assert res.exit_code == 1, res.output
+    assert "limits.batch_events" in res.output
+    assert [e["type"] for e in _envelopes("big")] == ["TournamentCreated"]
