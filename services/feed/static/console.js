@@ -27,8 +27,10 @@ function box(id) { return document.getElementById(id); }
 /* --- talking to the API ------------------------------------------------------------------- */
 
 function refusal(status, body) {
-  const e = body && body.error;
-  if (e) return "refused " + e.rule + (e.field ? " (" + e.field + ")" : "") + ": " + e.message;
+  const one = e => "refused " + e.rule + (e.field ? " (" + e.field + ")" : "") + ": " + e.message;
+  // An input with several mistakes (an entry list) answers them all in `errors`.
+  if (body && Array.isArray(body.errors) && body.errors.length > 1) return body.errors.map(one).join("\n");
+  if (body && body.error) return one(body.error);
   return "refused: HTTP " + status;
 }
 

@@ -8,18 +8,18 @@ admin is appended and raises the correction flag once round 2 is paired. Screens
 1,280 and 390 px wide are checked for horizontal overflow and result buttons out of view
 (`ARBITER_SCREENSHOTS=DIR` keeps the PNGs).
 
-STAND-IN: the organiser routes the console calls (services/api/entries.py and
-services/api/results.py, the contract /work/http-contract.md) are written in parallel; until
-they are merged, `stand_in_router` below answers the few this test uses, appending through
-`CommandService` as they will. The app's own routes come first, so once the real routes are
-included by `create_app` they answer and the stand-in is never reached; delete it then.
+STAND-IN: the result routes the console calls (services/api/results.py, issue 24's organiser
+HTTP contract) are written in parallel; until they are merged, `stand_in_router` below
+answers the few this test uses, appending through `CommandService` as they will. The app's
+own routes come first, so once `create_app` includes the real ones they answer and the
+stand-in is never reached; delete it then. (The entry routes, services/api/entries.py, are
+merged: the form's registration goes through them.)
 """
 
 from __future__ import annotations
 
 import base64
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -126,18 +126,6 @@ def stand_in_router(app: FastAPI) -> APIRouter:
         gid = game_of(tid, n, board)
         return run(
             lambda: appended(correct_result(service, tid, gid, res, body["reason"], actor)[0])
-        )
-
-    @router.post("/tournaments/{tid}/players")
-    async def register(tid: str, request: Request) -> Response:
-        who, tid = writer(app.state.tokens, request, tid, "register in")
-        entry = await request.json()
-        pid = re.sub(r"[^a-z0-9]+", "-", entry["name"].lower()).strip("-")
-        batch = CommandBatch(
-            commands=[Command(type="PlayerRegistered", payload={"player_id": pid, **entry})]
-        )
-        return run(
-            lambda: appended(service.handle(tid, batch, Actor(id=who.subject, role=who.role)))
         )
 
     return router
@@ -289,6 +277,25 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             browser.wait_for(f"['', '…'].includes({out})", False)  # answered
             assert browser.evaluate(out).startswith("appended PlayerRegistered (seq ")
             browser.wait_for("document.querySelectorAll('#standings tbody tr').length", 6)
+
+            # A requested half-point bye and a withdrawal, both from round 3 on.
+            _fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "½"})
+            bye = "document.querySelector('#bye .out').textContent"
+            browser.wait_for(f"['', '…'].includes({bye})", False)
+            assert browser.evaluate(bye).startswith("appended "), browser.evaluate(bye)
+            _fill_and_submit(
+                browser, "withdraw", {"player": "ding", "from_round": "3", "reason": "ill"}
+            )
+            gone = "document.querySelector('#withdraw .out').textContent"
+            browser.wait_for(f"['', '…'].includes({gone})", False)
+            assert browser.evaluate(gone).startswith("appended PlayerWithdrew"), browser.evaluate(
+                gone
+            )
+            # A bye for a round already asked for: the server's refusal, shown as it gives it.
+            _fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "1"})
+            browser.wait_for(f"{bye}.startsWith('refused ')", True)
+            entries = [e.type for e in srv.log.read(TID, 1)][6:]
+            assert "PlayerWithdrew" in entries and len(entries) == 3, entries
 
             # Pair round 1 from the button.
             browser.evaluate("document.getElementById('pair').click()")
