@@ -47,6 +47,7 @@ from services.eventlog.base import (
     EventLogError,
     EventLogUnavailable,
 )
+from services.feed.console import console_router
 from services.feed.routes import feed_router
 
 log = logging.getLogger("arbiter.api")
@@ -163,6 +164,7 @@ def create_app(
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
     app.include_router(results_router(app))  # results by board, arbiter round over HTTP
+    app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     return app
 
 

@@ -4,15 +4,25 @@ tournament-id check.
 Errors are answered as `{"error": {"rule", "field", "message"}}` (401 adds
 `WWW-Authenticate: Bearer`, 503 adds `Retry-After`). Used by the API (services/api/app.py),
 its checkpoint routes (services/api/checkpoints.py) and the feed (services/feed/routes.py).
+
+A token travels in `Authorization: Bearer <token>`; a page (the live page, the arbiter's
+console) is opened once with `?token=`, which it trades for a cookie (`cookie_login`: HttpOnly,
+SameSite=Strict, scoped to the tournament's path) and a redirect to its URL without the token,
+so the token stays out of the address bar, the history, Referer headers and access logs (which
+also redact it: services/api/logs.py). A write authorised by the cookie must carry the
+`X-Arbiter-Console` header, which a page of another origin cannot send without a CORS
+preflight this server never grants (cross-site request forgery; SameSite alone does not
+separate two ports of one host).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, get_args
+from urllib.parse import quote
 
 from fastapi import Request
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 
 from events_schema.codec import dumps
 from events_schema.ids import StreamId
@@ -87,31 +97,52 @@ def stream_id(tournament_id: str) -> str:
     return tournament_id
 
 
+#: The cookie a page's `?token=` is traded for (`cookie_login`).
+TOKEN_COOKIE = "arbiter_token"
+#: The header a write authorised by the cookie must carry (any value; the console sends "1").
+COOKIE_WRITE_HEADER = "X-Arbiter-Console"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
 def request_token(request: Request) -> str:
-    """The token a request carries: `Authorization: Bearer <token>`, else `?token=`."""
+    """The token a request carries: `Authorization: Bearer <token>`, else `?token=`, else the
+    page's cookie."""
     header = request.headers.get("authorization", "")
     if header:
         scheme, _, token = header.partition(" ")
         return token.strip() if scheme.lower() == "bearer" else ""
-    return request.query_params.get("token", "")
+    return request.query_params.get("token", "") or request.cookies.get(TOKEN_COOKIE, "")
 
 
 def principal(tokens: TokenStore, request: Request, *, query_token: bool = False) -> Principal:
     """Who sent the request: `Authorization: Bearer <token>`, or with `query_token` (routes
-    that EventSource and plain links reach, which cannot set headers) `?token=<token>`.
-    401 `auth.missing_token` without a token, 401 `auth.invalid_token` for an unknown or
-    revoked one."""
+    that EventSource and plain links reach, which cannot set headers) `?token=<token>`, or the
+    page's cookie (`TOKEN_COOKIE`; on a write only with the `COOKIE_WRITE_HEADER`, else 403
+    `auth.cookie_write`). 401 `auth.missing_token` without a token, 401 `auth.invalid_token`
+    for an unknown or revoked one."""
     header = request.headers.get("authorization", "")
     if header:
         scheme, _, token = header.partition(" ")
         who = tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
         field = "Authorization"
+    elif query_token and request.query_params.get("token", ""):
+        who, field = tokens.authenticate(request.query_params["token"]), "token"
+    elif cookie := request.cookies.get(TOKEN_COOKIE, ""):
+        if request.method not in _SAFE_METHODS and COOKIE_WRITE_HEADER.lower() not in (
+            request.headers
+        ):
+            raise ApiError(
+                403,
+                "auth.cookie_write",
+                COOKIE_WRITE_HEADER,
+                f"a write authorised by the {TOKEN_COOKIE} cookie needs the "
+                f"{COOKIE_WRITE_HEADER} header (the console page sends it), or send "
+                "'Bearer <token>'",
+            )
+        who, field = tokens.authenticate(cookie), TOKEN_COOKIE
     else:
-        token = request.query_params.get("token", "") if query_token else ""
-        if not token:
-            how = "send 'Bearer <token>' or ?token=" if query_token else "send 'Bearer <token>'"
-            raise ApiError(401, "auth.missing_token", "Authorization", how)
-        who, field = tokens.authenticate(token), "token"
+        how = "send 'Bearer <token>' or ?token=" if query_token else "send 'Bearer <token>'"
+        raise ApiError(401, "auth.missing_token", "Authorization", how)
     if who is None:
         raise ApiError(401, "auth.invalid_token", field, "unknown or revoked token")
     return who
@@ -144,3 +175,28 @@ def writer(
             f"{who.role} {who.subject} may not {doing} {tid}",
         )
     return who, tid
+
+
+def cookie_login(request: Request, tournament_id: str) -> Response | None:
+    """For a page opened with `?token=` (already checked by the route): 303 to the same URL
+    without the token, setting the `TOKEN_COOKIE` (HttpOnly: the page's scripts never see it;
+    SameSite=Strict; Path the tournament's, so it goes to that tournament's routes only;
+    Secure over HTTPS; for the browser's session). None when there is no `?token=`."""
+    token = request.query_params.get("token", "")
+    if not token:
+        return None
+    rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+    query = "&".join(f"{quote(k)}={quote(v)}" for k, v in rest)
+    target = request.url.path + (f"?{query}" if query else "")
+    resp = RedirectResponse(
+        target, 303, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+    )
+    resp.set_cookie(
+        TOKEN_COOKIE,
+        token,
+        path=f"/tournaments/{tournament_id}",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return resp

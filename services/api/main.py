@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.api.app import create_app
+from services.api.logs import redact_logs
 from services.commands.auth import TokenStore
 from services.config import FeedSettings, Settings, open_log
 
@@ -14,3 +15,4 @@ app = create_app(
     settings=settings,
 )
 app.state.feed.freeze_heap = True  # a server process: see services.projection.embedded._freeze_heap
+redact_logs()  # uvicorn configured its logging before importing this module

@@ -7,9 +7,10 @@
   "expected_seq"}`.
 - `document(app)`: every route answers errors as `{"error": {"rule", "field", "message"}}`; this
   documents, per operation, the statuses it can answer with that body (401, 403, 404, 409,
-  413, 422, 503), the content type of non-JSON answers (the SSE stream, the live page) and the
-  bearer token (or `?token=` where the feed and the checkpoint routes accept it: the token
-  check is services/api/http.py `principal`).
+  413, 422, 503), the content type of non-JSON answers (the SSE stream, the live page, the
+  console) and the bearer token (or `?token=` where the feed, the checkpoint routes and the
+  console accept it, or the pages' cookie on a tournament's routes: the token check is
+  services/api/http.py `principal`).
 - The projection contract (`events_schema.documents`): the 200 body of `GET
   /tournaments/{id}/projections/{name}` is one of the four documents, and the SSE stream's
   messages (`x-sse-messages`) are `SseMessage`; their models are components (the same JSON
@@ -78,6 +79,7 @@ _OPERATION_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("get", "/tournaments/{tournament_id}/feed-status"): (401, 403, 422),
     ("get", "/tournaments/{tournament_id}/stream"): (401, 403, 422),
     ("get", "/tournaments/{tournament_id}/live"): (401, 403, 422),
+    ("get", "/tournaments/{tournament_id}/console"): (401, 403, 422),
     ("get", "/tournaments/{tournament_id}/checkpoints"): (401, 403, 422, 503),
     ("get", "/tournaments/{tournament_id}/checkpoints/latest"): (401, 403, 404, 422, 503),
     ("post", "/tournaments/{tournament_id}/checkpoints"): (401, 403, 404, 422, 503),
@@ -91,6 +93,7 @@ _MEDIA_TYPES: dict[tuple[str, str], str] = {
     ("get", "/tournaments/{tournament_id}/stream"): "text/event-stream",
     ("get", "/tournaments/{tournament_id}/live"): "text/html",
     ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): "application/x-chess-pgn",
+    ("get", "/tournaments/{tournament_id}/console"): "text/html",
 }
 # Routes that also take `?token=` (EventSource cannot set headers): the feed's and the
 # checkpoints' routes.
@@ -101,6 +104,7 @@ _QUERY_TOKEN_PREFIXES = (
     "/tournaments/{tournament_id}/live",
     "/tournaments/{tournament_id}/checkpoints",
     "/tournaments/{tournament_id}/games",
+    "/tournaments/{tournament_id}/console",
 )
 _SECURITY_SCHEMES: JsonSchema = {
     "bearer": {
@@ -109,6 +113,9 @@ _SECURITY_SCHEMES: JsonSchema = {
         "description": "`arbiter token create`: `arb_<id>_<secret>`",
     },
     "query_token": {"type": "apiKey", "in": "query", "name": "token"},
+    # What a page opened with ?token= trades it for (services/api/http.py cookie_login); a
+    # write it authorises also needs the X-Arbiter-Console header.
+    "cookie_token": {"type": "apiKey", "in": "cookie", "name": "arbiter_token"},
 }
 
 
@@ -264,6 +271,8 @@ def _document_operation(method: str, path: str, op: JsonSchema) -> None:
         op["security"] = [{"bearer": []}, {"query_token": []}]
     else:
         op["security"] = [{"bearer": []}]
+    if path.startswith("/tournaments/{tournament_id}/"):  # the cookie's path
+        op["security"].append({"cookie_token": []})
 
 
 _PROJECTION = ("get", "/tournaments/{tournament_id}/projections/{name}")

@@ -23,6 +23,7 @@ def serve(
     import uvicorn
 
     from services.api.app import create_app
+    from services.api.logs import redact_logs
     from services.audit.checkpoints import attach_scheduler
     from services.commands.auth import TokenStore
     from services.config import FeedSettings, checkpoint_every, open_log
@@ -35,7 +36,12 @@ def serve(
     api.state.feed.freeze_heap = True
     # Signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off).
     attach_scheduler(api, checkpoint_every())
-    uvicorn.run(api, host=host, port=port)
+    config = uvicorn.Config(api, host=host, port=port)  # configures logging
+    redact_logs()  # no token in a log line (services/api/logs.py)
+    server = uvicorn.Server(config)
+    server.run()
+    if not server.started:  # as uvicorn.run: the port was taken, the app failed to start
+        raise typer.Exit(1)
 
 
 def token_create(

@@ -18,9 +18,12 @@ same code draws the Go board, which chessground cannot. Nothing is fetched at ru
 assets under `services/feed/static/` (board.js, live.js, live.css) are read once and inlined
 into the page, so it is one response under the same auth as the stream.
 
-It reads its token from its own `?token=` and passes it on to the stream (EventSource cannot
-set headers). Everything shown is set through `textContent` (or SVG attributes), never parsed
-as HTML.
+Its token is never kept in the URL: opened with `?token=`, the route trades it for an
+HttpOnly, SameSite=Strict cookie scoped to the tournament and redirects to the URL without it
+(services/api/http.py `cookie_login`); the stream and the game routes are then authorised by
+that cookie (EventSource cannot set headers). A `?token=` still in the URL (a page saved
+before) is passed on as before. Everything shown is set through `textContent` (or SVG
+attributes), never parsed as HTML.
 
 What a spectator expects of a broadcast (issue 24): the tournament's name as the page's title
 and heading (read from its `TournamentCreated` by the route; the id when there is none); the

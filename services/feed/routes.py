@@ -36,9 +36,12 @@ The variables above are read by the process's composition root (`services.config
 `services/api/main.py`, `arbiter serve`), which hands their values to `create_app`.
 
 Reads need a broadcaster, auditor or admin token, or an arbiter token naming the tournament:
-`Authorization: Bearer <token>`, or `?token=<token>` (EventSource cannot set headers; the token
-then appears in URLs and access logs, so hand pages a broadcaster token). Errors use the API's
-`{"error": {rule, field, message}}` format (401, 403, 404, 422).
+`Authorization: Bearer <token>`, `?token=<token>` (EventSource cannot set headers) or the
+page's cookie: the live page opened with `?token=` sets it (HttpOnly, SameSite=Strict) and
+redirects to itself without the token, and its stream then goes with the cookie
+(services/api/http.py `cookie_login`); access logs redact any `token=` (services/api/logs.py).
+Hand pages a broadcaster token. Errors use the API's `{"error": {rule, field, message}}`
+format (401, 403, 404, 422).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from starlette.types import Receive, Scope, Send
 
 from events_schema import Recorded
 from projections.names import PROJECTIONS
-from services.api.http import ApiError, error_response, reader, request_token
+from services.api.http import ApiError, cookie_login, error_response, reader, request_token
 from services.commands.auth import TokenStore
 from services.config import FeedSettings
 from services.eventlog.base import EventLog
@@ -260,6 +263,9 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
         tid = readable(request, tournament_id)
+        # Opened with ?token=: traded for a cookie and a redirect without it (http.py).
+        if (login := cookie_login(request, tid)) is not None:
+            return login
         hub = await feed.ready()
         snapshot, _ = hub.snapshot(tid)  # rendered at once; the stream resumes after it
         name = await run_in_threadpool(_tournament_name, event_log, tid)
