@@ -309,9 +309,13 @@ def require_finished(ctx: PairingContext) -> None:
     ]
     if waiting:
         rnd, white, black = min(waiting)
+
+        def name(pid: str) -> str:
+            return ctx.players[pid].name if pid in ctx.players else pid
+
         raise PairingRefused(
             "pairing.round_unfinished",
             "round",
-            f"round {rnd} has games without a result (e.g. {white} – {black}); "
+            f"round {rnd} has games without a result (e.g. {name(white)} – {name(black)}); "
             f"enter them before pairing round {ctx.round}",
         )

@@ -122,8 +122,9 @@ def withdraw_player(
     field_name: str = "PLAYER",
 ) -> Withdrawn:
     """Append the `PlayerWithdrew` of the player `player` names (`resolve_player`): from round
-    `from_round` on (None: at once, from the next round to pair; FIDE C.06 5.4: a player may
-    announce a withdrawal from a later round and play the rounds before it). Refused
+    `from_round` on (None: at once, from the next round to pair, recorded as that round; FIDE
+    C.06 5.4: a player may announce a withdrawal from a later round and play the rounds before
+    it). Refused
     (`withdraw.round_beyond`) for a round after the tournament's last; the decider refuses a
     second withdrawal (`player.withdrawn`)."""
     state = fold_tournament(service, tournament, "withdraw")
@@ -135,6 +136,13 @@ def withdraw_player(
             "from_round",
             f"round {from_round}: the tournament has {rounds} rounds",
         )
+    if from_round is None:
+        # "At once" is from the next round to pair, recorded as that round: read later (the
+        # entry list, the TRF), a withdrawal without one would move on with every round paired.
+        paired = [r for (stage, r) in state.round_keys if stage == "main"]
+        upcoming = max(paired, default=0) + 1
+        if rounds is None or upcoming <= rounds:
+            from_round = upcoming
     payload: dict[str, object] = {"player_id": row.player_id, "reason": reason}
     if from_round is not None:
         payload["from_round"] = from_round

@@ -17,6 +17,7 @@ from events_schema import events as ev
 from projections.pairing.dutch import byes_subject
 from services.commands.entries import (
     byes_in_force,
+    entry_list,
     fold_tournament,
     register_entries,
     request_bye,
@@ -144,6 +145,27 @@ def test_an_entry_list_is_one_batch_a_refused_one_appends_nothing(service):
     with pytest.raises(CommandRejected) as info:
         register_entries(service, "nowhere", [Entry("A")], ARBITER)
     assert info.value.rule == "register.unknown_tournament"
+
+
+def test_a_withdrawal_at_once_records_the_next_round_to_pair(service):
+    # given a Swiss whose round 1 is paired and played
+    _swiss(service)
+    for p in pair_next(service, T, ARBITER).round.pairings:
+        service.handle(
+            T,
+            batch(ev.GameEnded(game_id=p.game_id, result="1-0", termination="resignation")),
+            ADMIN_ACTOR,
+        )
+    # when a player withdraws without naming a round
+    done = withdraw_player(service, T, "no6", ARBITER, reason="called home")
+    # then the event records round 2, the next round to pair, and the entry list still says
+    # round 2 once round 2 is paired (it was read as "the next round" at every reading)
+    assert done.result.envelopes[0].payload["from_round"] == 2
+    pair_next(service, T, ARBITER)
+    row = next(
+        r for r in entry_list(fold_tournament(service, T, "players")) if r.name.endswith("No6")
+    )
+    assert row.withdrawn_from == 2
 
 
 def test_a_late_entry_is_registered_and_paired_from_the_next_round(service):

@@ -199,6 +199,8 @@ def test_refusals():
     with pytest.raises(PairingRefused) as exc:
         sim.pair()
     assert exc.value.rule == "pairing.round_unfinished"
+    w, b = min(pairs(first))  # named as the organiser knows them, not by id
+    assert f"(e.g. {w.title()} – {b.title()})" in exc.value.message
     for w, b in pairs(first):
         result(sim, w, b, "0-1")
     with pytest.raises(PairingRefused) as exc:
