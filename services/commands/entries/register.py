@@ -124,9 +124,8 @@ def withdraw_player(
     """Append the `PlayerWithdrew` of the player `player` names (`resolve_player`): from round
     `from_round` on (None: at once, from the next round to pair, recorded as that round; FIDE
     C.06 5.4: a player may announce a withdrawal from a later round and play the rounds before
-    it). Refused
-    (`withdraw.round_beyond`) for a round after the tournament's last; the decider refuses a
-    second withdrawal (`player.withdrawn`)."""
+    it). Refused (`withdraw.round_beyond`) for a round after the tournament's last; the
+    decider refuses a second withdrawal (`player.withdrawn`)."""
     state = fold_tournament(service, tournament, "withdraw")
     row = resolve_player(state, player, field_name)
     rounds = state.created.rounds if state.created is not None else None
