@@ -310,8 +310,9 @@ def require_finished(ctx: PairingContext) -> None:
     if waiting:
         rnd, white, black = min(waiting)
 
-        def name(pid: str) -> str:
-            return ctx.players[pid].name if pid in ctx.players else pid
+        def name(pid: str | None) -> str:
+            h = ctx.players.get(pid) if pid is not None else None
+            return h.name if h is not None else str(pid)
 
         raise PairingRefused(
             "pairing.round_unfinished",

@@ -153,6 +153,7 @@ def print_standings(
     *,
     flags: Sequence[Mapping[str, Any]] = (),
     playoff: Mapping[str, Any] | None = None,
+    _drop: int = 0,
 ) -> None:
     """The standings with the players' identity (title, federation, rating; a Go rank), a
     column per tiebreak headed in words, and why each row is below the one above; under it
@@ -167,10 +168,12 @@ def print_standings(
     ct = table.crosstable
     go = ct is not None and ct.go is not None
     con = console or out
-    # Narrower than the whole table (a terminal of 80): the game counts, titles and
-    # federations give way to the tie-breaks, which decide the places.
-    counts = con.width >= NARROW
-    ident = [c for c in identity_columns(table.rows, go) if counts or c in ("rating", "go_rank")]
+    # Narrower than the whole table (a terminal of 80): the game counts, then the titles and
+    # federations give way to the tie-breaks, which decide the places (`_drop`: how many of
+    # those two groups are left out; the widest table that fits is printed).
+    counts = con.width >= NARROW and _drop < 1
+    titles = con.width >= NARROW and _drop < 2
+    ident = [c for c in identity_columns(table.rows, go) if titles or c in ("rating", "go_rank")]
     t = Table(title=f"Standings: {escape(tournament)} (as of seq {table.seq})")
     if table.edition:
         t.caption = f"FIDE C.07 {table.edition.edition} ({table.edition.source})"
@@ -214,6 +217,10 @@ def print_standings(
             *[tb.get(c.key, "–") for c in columns],
             decided.get(r.player_id, r.decided_by),
         )
+    if titles and not _fits(t, con):
+        return print_standings(
+            tournament, table, console, sections, flags=flags, playoff=playoff, _drop=_drop + 1
+        )
     con.print(t)
     print_legend(columns, con)
     for flag in flags:
@@ -222,6 +229,14 @@ def print_standings(
         con.print(f"[bold]playoff[/bold]: {escape(playoff['text'])}")
     if sections is not None:
         print_sections(sections, console)
+
+
+def _fits(t: Any, console: Console) -> bool:
+    """The table at its natural width (no cell cut or wrapped) fits the console."""
+    from rich.measure import Measurement
+
+    natural = Measurement.get(console, console.options.update_width(10_000), t).maximum
+    return natural <= console.width
 
 
 def heading_lines(text: str, width: int = 10) -> str:
