@@ -30,6 +30,7 @@ from rich.console import Console
 
 from events_schema import GENESIS_HASH, Actor, Command, CommandBatch, Recorded
 from projections.documents import corrections_after_pairing
+from projections.pairing.dutch import COLOUR_RULE
 from projections.standings import fold, standings
 from services.cli.render import escape, named_flags, print_standings
 from services.commands import entries, pairing, results
@@ -227,10 +228,11 @@ class _Demo:
         )
         view = results.round_view(self.service, TID, rnd)
         for seq, lot in zip(paired.seqs, paired.lots, strict=False):
-            self.note(
-                f"#{seq} LotDrawn {lot.purpose} ({lot.subject}): {' '.join(lot.outcome)}, "
-                "drawn with a recorded seed before the round it decides"
-            )
+            what = f"{lot.purpose} ({lot.subject}): {' '.join(lot.outcome)}"
+            if lot.subject.endswith("initial-colour"):
+                article = COLOUR_RULE.split(" (")[0]
+                what = f"{lot.outcome[0]} for the top seed in round 1 (FIDE {article}, by lot)"
+            self.note(f"#{seq} LotDrawn: {what}, with its seed, before the round it decides")
         byes = "".join(f"; bye {_side(s)}: {BYE_WORDS.get(k, k)}" for s, k in view.byes)
         system = "FIDE Dutch" if paired.system == "dutch" else paired.system
         self.note(f"#{paired.seqs[-1]} RoundScheduled round {rnd} ({system}){escape(byes)}")
