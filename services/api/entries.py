@@ -141,6 +141,14 @@ def _entries(raw: bytes, content_type: str) -> list[Entry]:
     return [_entry(data, "body")]
 
 
+#: What a write answers besides the errors (services/api/openapi.py documents those).
+WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "Nothing appended: already recorded (a resend)."},
+    201: {"description": "Appended: the stored events."},
+    413: {"description": "The body is too large (max_body_bytes)."},
+}
+
+
 def entries_router(app: FastAPI) -> APIRouter:
     tokens: TokenStore = app.state.tokens
     router = APIRouter()
@@ -165,7 +173,7 @@ def entries_router(app: FastAPI) -> APIRouter:
         who, tid = writer(tokens, request, tournament_id, doing)
         return Actor(id=who.subject, role=who.role), tid
 
-    @router.post("/tournaments/{tournament_id}/create")
+    @router.post("/tournaments/{tournament_id}/create", responses=WRITE_RESPONSES)
     async def create(tournament_id: str, request: Request) -> Response:
         actor, tid = actor_of(request, tournament_id, "create")
         req = _model(CreateRequest, await body(request))
@@ -195,7 +203,7 @@ def entries_router(app: FastAPI) -> APIRouter:
         rows = await run(lambda: entry_list(fold_tournament(service, tid, "players")))
         return json_response({"tournament_id": tid, "players": [r.as_dict() for r in rows]})
 
-    @router.post("/tournaments/{tournament_id}/players")
+    @router.post("/tournaments/{tournament_id}/players", responses=WRITE_RESPONSES)
     async def register(tournament_id: str, request: Request) -> Response:
         actor, tid = actor_of(request, tournament_id, "register players in")
         entries = _entries(await body(request), request.headers.get("content-type", ""))
@@ -203,7 +211,9 @@ def entries_router(app: FastAPI) -> APIRouter:
         done = await run(lambda: register_entries(service, tid, entries, actor))
         return appended(tid, done.result)
 
-    @router.post("/tournaments/{tournament_id}/players/{player}/withdraw")
+    @router.post(
+        "/tournaments/{tournament_id}/players/{player}/withdraw", responses=WRITE_RESPONSES
+    )
     async def withdraw(tournament_id: str, player: str, request: Request) -> Response:
         actor, tid = actor_of(request, tournament_id, "withdraw players from")
         req = _model(WithdrawRequest, await body(request))
@@ -215,7 +225,7 @@ def entries_router(app: FastAPI) -> APIRouter:
         )
         return appended(tid, done.result)
 
-    @router.post("/tournaments/{tournament_id}/players/{player}/bye")
+    @router.post("/tournaments/{tournament_id}/players/{player}/bye", responses=WRITE_RESPONSES)
     async def bye(tournament_id: str, player: str, request: Request) -> Response:
         actor, tid = actor_of(request, tournament_id, "request byes in")
         req = _model(ByeRequest, await body(request))

@@ -181,22 +181,27 @@ def cookie_login(request: Request, tournament_id: str) -> Response | None:
     """For a page opened with `?token=` (already checked by the route): 303 to the same URL
     without the token, setting the `TOKEN_COOKIE` (HttpOnly: the page's scripts never see it;
     SameSite=Strict; Path the tournament's, so it goes to that tournament's routes only;
-    Secure over HTTPS; for the browser's session). None when there is no `?token=`."""
+    Secure over HTTPS; for the browser's session). None when there is no `?token=`, or when
+    the request was authorised by its `Authorization` header instead: then the `?token=` was
+    not what the route checked, and whatever it holds is never stored (it stays out of the
+    URL all the same: a 303 without it, no cookie)."""
     token = request.query_params.get("token", "")
     if not token:
         return None
+    checked = "authorization" not in request.headers
     rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
     query = "&".join(f"{quote(k)}={quote(v)}" for k, v in rest)
     target = request.url.path + (f"?{query}" if query else "")
     resp = RedirectResponse(
         target, 303, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
     )
-    resp.set_cookie(
-        TOKEN_COOKIE,
-        token,
-        path=f"/tournaments/{tournament_id}",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    if checked:
+        resp.set_cookie(
+            TOKEN_COOKIE,
+            token,
+            path=f"/tournaments/{tournament_id}",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
     return resp

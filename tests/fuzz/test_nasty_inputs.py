@@ -171,9 +171,14 @@ def nest(depth: int, container: str) -> Any:
 
 
 def error(r: Any) -> dict[str, str]:
+    """The refusal's `error`; with several problems, `errors` lists them all (the first is
+    `error`), each of the same shape."""
     body = r.json()
-    assert set(body) == {"error"}, body
+    assert set(body) <= {"error", "errors"} and "error" in body, body
     assert set(body["error"]) == {"rule", "field", "message"}, body
+    if "errors" in body:
+        assert body["errors"][0] == body["error"], body
+        assert all(set(e) == {"rule", "field", "message"} for e in body["errors"]), body
     return dict(body["error"])
 
 
@@ -416,8 +421,15 @@ def tournament_routes(api: FuzzApi) -> list[tuple[str, str]]:
     )
 
 
+#: Valid values of the other path parameters, so the tournament id is what a route refuses.
+OTHER_PARAMS = {"{name}": "standings", "{rnd}": "1", "{n}": "1", "{board}": "1", "{player}": "1"}
+
+
 def fill(path: str, tid: str) -> str:
-    return path.replace("{tournament_id}", path_segment(tid)).replace("{name}", "standings")
+    path = path.replace("{tournament_id}", path_segment(tid))
+    for param, value in OTHER_PARAMS.items():
+        path = path.replace(param, value)
+    return path.replace("{game_id}", "g1")
 
 
 @pytest.mark.parametrize("tid", ["tA\n", "tA\r\n", "tA\x00", "-t", ".", "..", "t" * 65, "t A"])
