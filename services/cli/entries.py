@@ -170,10 +170,13 @@ def register_players(
     is refused with its line and column and nothing of the file is registered. After round 1
     is paired this is a late entry, paired from the next round.
 
-    CSV example (UTF-8; a semicolon works as well as a comma):
+    CSV example (UTF-8; a semicolon works as well as a comma; an empty rating is an unrated
+    player):
 
+    \b
       name,rating,title,federation,fide_id,club
-      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill"""
+      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill
+      "Ó Súilleabháin, Seán",,,IRL,,Galway"""
     from services.commands.entries import register_entries
     from services.commands.service import CommandService
     from services.interchange.entries import EntriesError, make_entry, parse_entries

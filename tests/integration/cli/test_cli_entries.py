@@ -189,3 +189,28 @@ def test_an_entry_list_longer_than_one_batch_is_refused_by_its_limit_and_appends
     assert res.exit_code == 1, res.output
     assert "limits.batch_events" in res.output
     assert [e["type"] for e in _envelopes("big")] == ["TournamentCreated"]
+
+
+def test_the_help_s_csv_example_is_printed_line_by_line_and_registers_as_it_reads(
+    db: Path, tmp_path: Path
+):
+    """`arbiter register --help` shows its CSV example one row a line (help text is rewrapped
+    unless marked), and the rows copied from it are an entry list `register --file` takes."""
+    res = runner.invoke(app, ["register", "--help"])
+    assert res.exit_code == 0, res.output
+    lines = [ln.strip() for ln in res.output.splitlines()]
+    start = lines.index("name,rating,title,federation,fide_id,club")
+    example = lines[start : lines.index("", start)]
+    assert example[1:] == [
+        '"Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill',
+        '"Ó Súilleabháin, Seán",,,IRL,,Galway',
+    ]
+    entries = tmp_path / "example.csv"
+    entries.write_text("\n".join(example) + "\n", encoding="utf-8")
+    _run("create", "ex", "--name", "Example Open", "--rounds", "5")
+    _run("register", "ex", "--file", str(entries))
+    players = json.loads(runner.invoke(app, ["players", "ex", "--json"]).stdout)["players"]
+    assert [(p["name"], p["rating"], p["club"]) for p in players] == [
+        ("Carlsen, Magnus", 2830, "Offerspill"),
+        ("Ó Súilleabháin, Seán", None, "Galway"),
+    ]
