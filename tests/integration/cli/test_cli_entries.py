@@ -95,7 +95,10 @@ def test_a_swiss_from_a_csv_entry_list_with_a_bye_a_withdrawal_and_a_late_entry(
         "bye", "open", "dvorak", "--round", "2", "--points", "1", code=1
     )
 
-    _run("pair", "open")
+    # the pairing sheet names each player with the start number the crosstable uses
+    text = _run("pair", "open")
+    for seated in ("Carlsen, Magnus (1)", "Novak, Petr (4)", "Dvořák, Jan (3)", "Smith, Anna (6)"):
+        assert seated in text, text
     _finish_round("open", 1)
     assert "bye.round_paired" in _run("bye", "open", "5", "--round", "1", code=1)
     text = _run("withdraw", "open", "novak", "--from-round", "3", "--reason", "ill")
