@@ -217,3 +217,19 @@ def test_the_help_s_csv_example_is_printed_line_by_line_and_registers_as_it_read
         ("Carlsen, Magnus", 2830, "Offerspill"),
         ("Ó Súilleabháin, Seán", None, "Galway"),
     ]
+
+
+@pytest.mark.parametrize(
+    "command", [["standings"], ["crosstable"], ["pair"], ["players"], ["register", "--rating", "1"]]
+)
+def test_an_unknown_tournament_is_refused_with_the_organiser_command_that_creates_it(
+    db: Path, command: list[str]
+):
+    """A mistyped id or a tournament not yet created: the refusal names `arbiter create`,
+    never `arbiter append` with a hand-written TournamentCreated."""
+    args = [command[0], "nosuch", *(["Doe, Jane"] if command[0] == "register" else [])]
+    out = _run(*args, *command[1:], code=1)
+    assert out.startswith("refused ") and ".unknown_tournament (" in out, out
+    assert "'nosuch' is not a tournament: check the id, or create it first" in out, out
+    assert "`arbiter create nosuch --name ... --format swiss --rounds N`" in out, out
+    assert "append" not in out and "payload" not in out, out
