@@ -233,3 +233,20 @@ def test_an_unknown_tournament_is_refused_with_the_organiser_command_that_create
     assert "'nosuch' is not a tournament: check the id, or create it first" in out, out
     assert "`arbiter create nosuch --name ... --format swiss --rounds N`" in out, out
     assert "append" not in out and "payload" not in out, out
+
+
+def test_a_swiss_created_without_a_preset_is_told_its_ties_stay_shared(db: Path):
+    """The tie-breaks are chosen at creation only: `create` without --preset says so, with
+    the FIDE preset to give, before any player is entered; with a preset it says nothing."""
+    out = _run("create", "plain", "--name", "Plain Open", "--rounds", "5")
+    assert (
+        "no --preset: tied players will share their place, no tie-break decides (for FIDE "
+        "C.07's, create the tournament with --preset fide-swiss)"
+    ) in out
+    out = _run("create", "rr", "--name", "Plain RR", "--format", "round_robin")
+    assert "--preset fide-round-robin)" in out
+    out = _run("create", "fide", "--name", "FIDE Open", "--rounds", "5", "--preset", "fide-swiss")
+    assert "no --preset" not in out and "(swiss, 5 rounds, fide-swiss)" in out
+    assert "--preset fide-swiss" in " ".join(
+        runner.invoke(app, ["create", "--help"]).output.split()
+    )
