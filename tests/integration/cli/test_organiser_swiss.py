@@ -21,7 +21,7 @@ points, and the total (one point per board, a pairing-allocated bye a point, the
 bye a half). The crosstable's cells for the forfeit (+/-), the half-point bye (=) and the
 withdrawal (-) are checked in its JSON and in its text. tests/integration/cli/
 test_cli_entries_checker.py is the small version (13 players, 4 rounds, a late entry, a zero-point
-bye, results appended as events).
+bye, no correction).
 """
 
 from __future__ import annotations
