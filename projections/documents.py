@@ -68,7 +68,8 @@ def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
                     "corrected_at_seq": corrected_at,
                     "rounds_paired_before": later,
                     "text": f"{game.game_id} (round {game.round}) was corrected at seq "
-                    f"{corrected_at}, after round(s) {later} had been paired",
+                    f"{corrected_at}, after round(s) {', '.join(map(str, later))} had been "
+                    "paired",
                 }
             )
     return sorted(flags, key=lambda f: (f["stage"], f["round"], f["game_id"]))

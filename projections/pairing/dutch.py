@@ -483,7 +483,7 @@ def propose(ctx: PairingContext) -> Proposal:
         f"{RULES}: round {ctx.round}, {len(paired.pairs)} games"
         + (f", pairing-allocated bye {paired.bye}" if paired.bye else "")
         + f"; initial colour {colour} (lot {colour_subject(ctx.stage)!r})",
-        "pairing numbers (C.04.2 initial order: rating, seed, name): "
+        "pairing numbers (C.04.2 initial order: rating, title, seed, name): "
         + " ".join(f"{i}={p}" for i, p in enumerate(order[:NOTE_NUMBERS], start=1))
         + (f" ... ({len(order)} players)" if len(order) > NOTE_NUMBERS else ""),
     )

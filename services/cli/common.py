@@ -219,12 +219,9 @@ def fold_known(log: EventLog, tournament: str, at: int | None, what: str) -> Sta
         series = next((r.event for r in records if isinstance(r.event, ev.SeriesCreated)), None)
         if series is not None:
             fail(f"{what}.not_a_tournament", "TOURNAMENT", not_a_tournament(tournament, series))
-        fail(
-            f"{what}.unknown_tournament",
-            "TOURNAMENT",
-            f"{tournament!r} has no events: check the id, or create the tournament with "
-            f"`arbiter append {tournament} --type TournamentCreated --payload '{{...}}'`",
-        )
+        from services.commands.entries import create_first
+
+        fail(f"{what}.unknown_tournament", "TOURNAMENT", create_first(tournament))
     return state
 
 

@@ -91,10 +91,14 @@ def create(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Create a tournament (a TournamentCreated).
+    """Create a tournament (a TournamentCreated). The tie-breaks are the preset's, chosen
+    here once and for all: without --preset tied players share their place.
 
-    Example: arbiter create open-2026 --name "Club Open 2026" --format swiss --rounds 7
-    --time-control 90+30 --start 2026-05-01 --end 2026-05-03"""
+    Example (a FIDE Swiss, FIDE C.07 tie-breaks):
+
+    \b
+      arbiter create open-2026 --name "Club Open 2026" --format swiss --rounds 7 \\
+        --preset fide-swiss --time-control 90+30 --start 2026-05-01 --end 2026-05-03"""
     from services.commands.entries import create_tournament
     from services.commands.service import CommandService
 
@@ -134,6 +138,13 @@ def create(
         f"by {escape(env.actor.id)}",
         soft_wrap=True,
     )
+    fide = {"swiss": "fide-swiss", "round_robin": "fide-round-robin"}.get(p.get("format", ""))
+    if fide and not p.get("rules_preset") and not p.get("tiebreaks") and p.get("game") != "go":
+        out.print(
+            f"no --preset: tied players will share their place, no tie-break decides (for "
+            f"FIDE C.07's, create the tournament with --preset {fide})",
+            soft_wrap=True,
+        )
     out.print(
         f"next: arbiter register {tournament} --file entries.csv "
         f'(or arbiter register {tournament} "Surname, First" --rating 2100)',
@@ -170,10 +181,13 @@ def register_players(
     is refused with its line and column and nothing of the file is registered. After round 1
     is paired this is a late entry, paired from the next round.
 
-    CSV example (UTF-8; a semicolon works as well as a comma):
+    CSV example (UTF-8; a semicolon works as well as a comma; an empty rating is an unrated
+    player):
 
+    \b
       name,rating,title,federation,fide_id,club
-      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill"""
+      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill
+      "Ó Súilleabháin, Seán",,,IRL,,Galway"""
     from services.commands.entries import register_entries
     from services.commands.service import CommandService
     from services.interchange.entries import EntriesError, make_entry, parse_entries

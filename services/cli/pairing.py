@@ -97,7 +97,13 @@ def pair(
     if as_json:
         print(json.dumps(body, ensure_ascii=False, indent=2))
         return
-    names = _names(state)
+    from services.commands.entries import start_numbers
+
+    numbers = start_numbers(state)  # as `arbiter round`, the crosstable and the TRF number them
+    names = {
+        pid: f"{name} ({numbers[pid]})" if pid in numbers else name
+        for pid, name in _names(state).items()
+    }
     r = paired.round
     head = f"{tournament} {r.stage} round {r.round} ({paired.system})"
     if paired.result is None:

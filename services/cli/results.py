@@ -269,10 +269,13 @@ def correct_by_board(
         )
     b, env = fix.board, fix.result.envelopes[0]
     termination = env.payload.get("termination")
+    ending = termination if isinstance(termination, str) else None
+    # The token's default ending kept ("other" for a decisive result typed without its
+    # ending) reads "entered", as `arbiter result` and `results` print it.
+    detail = fix.entered.detail if ending == fix.entered.termination else ""
     out.print(
         f"board {b.board}: {escape(b.white.name)} {fix.entered.text} {escape(b.black.name)} "
-        f"({_ending(termination if isinstance(termination, str) else None)}), was {fix.old}: "
-        f"ResultCorrected appended at seq {env.seq}"
+        f"({_ending(ending, detail)}), was {fix.old}: ResultCorrected appended at seq {env.seq}"
     )
 
 

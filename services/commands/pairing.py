@@ -88,8 +88,10 @@ def fold(service: CommandService, tournament_id: str) -> tuple[list[Recorded], S
     records = [Recorded.of(e) for e in service.log.read(tournament_id, 1)]
     state = standings_fold(records)
     if state.created is None:
+        from services.commands.entries import create_first
+
         raise CommandRejected(
-            "pairing.unknown_tournament", "tournament", f"{tournament_id!r} has no events"
+            "pairing.unknown_tournament", "tournament", create_first(tournament_id)
         )
     return records, state, system_name(state.created) or "manual"
 

@@ -11,6 +11,7 @@ from services.commands.entries.create import create_tournament, parse_time_contr
 from services.commands.entries.players import (
     EntryRow,
     byes_in_force,
+    create_first,
     entry_list,
     fold_name,
     fold_tournament,
@@ -31,6 +32,7 @@ __all__ = [
     "Registered",
     "Withdrawn",
     "byes_in_force",
+    "create_first",
     "create_tournament",
     "entry_list",
     "fold_name",

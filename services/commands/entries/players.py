@@ -86,6 +86,15 @@ class EntryRow:
         }
 
 
+def create_first(tournament: str) -> str:
+    """The refusal's words for a tournament never created: the organiser command that
+    creates it (never an `arbiter append` with hand-written JSON)."""
+    return (
+        f"{tournament!r} is not a tournament: check the id, or create it first (`arbiter create "
+        f"{tournament} --name ... --format swiss --rounds N`)"
+    )
+
+
 def fold_tournament(service: CommandService, tournament: str, what: str) -> StandingsState:
     """The standings fold of `tournament`, refused (`<what>.unknown_tournament`) when it was
     never created."""
@@ -94,8 +103,7 @@ def fold_tournament(service: CommandService, tournament: str, what: str) -> Stan
         raise CommandRejected(
             f"{what}.unknown_tournament",
             "TOURNAMENT",
-            f"{tournament!r} is not a tournament: create it first (`arbiter create "
-            f"{tournament} --name ... --format swiss --rounds N`)",
+            create_first(tournament),
             status=404,
         )
     return state

@@ -95,7 +95,10 @@ def test_a_swiss_from_a_csv_entry_list_with_a_bye_a_withdrawal_and_a_late_entry(
         "bye", "open", "dvorak", "--round", "2", "--points", "1", code=1
     )
 
-    _run("pair", "open")
+    # the pairing sheet names each player with the start number the crosstable uses
+    text = _run("pair", "open")
+    for seated in ("Carlsen, Magnus (1)", "Novak, Petr (4)", "Dvořák, Jan (3)", "Smith, Anna (6)"):
+        assert seated in text, text
     _finish_round("open", 1)
     assert "bye.round_paired" in _run("bye", "open", "5", "--round", "1", code=1)
     text = _run("withdraw", "open", "novak", "--from-round", "3", "--reason", "ill")
@@ -189,3 +192,61 @@ def test_an_entry_list_longer_than_one_batch_is_refused_by_its_limit_and_appends
     assert res.exit_code == 1, res.output
     assert "limits.batch_events" in res.output
     assert [e["type"] for e in _envelopes("big")] == ["TournamentCreated"]
+
+
+def test_the_help_s_csv_example_is_printed_line_by_line_and_registers_as_it_reads(
+    db: Path, tmp_path: Path
+):
+    """`arbiter register --help` shows its CSV example one row a line (help text is rewrapped
+    unless marked), and the rows copied from it are an entry list `register --file` takes."""
+    res = runner.invoke(app, ["register", "--help"])
+    assert res.exit_code == 0, res.output
+    lines = [ln.strip() for ln in res.output.splitlines()]
+    start = lines.index("name,rating,title,federation,fide_id,club")
+    example = lines[start : lines.index("", start)]
+    assert example[1:] == [
+        '"Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill',
+        '"Ó Súilleabháin, Seán",,,IRL,,Galway',
+    ]
+    entries = tmp_path / "example.csv"
+    entries.write_text("\n".join(example) + "\n", encoding="utf-8")
+    _run("create", "ex", "--name", "Example Open", "--rounds", "5")
+    _run("register", "ex", "--file", str(entries))
+    players = json.loads(runner.invoke(app, ["players", "ex", "--json"]).stdout)["players"]
+    assert [(p["name"], p["rating"], p["club"]) for p in players] == [
+        ("Carlsen, Magnus", 2830, "Offerspill"),
+        ("Ó Súilleabháin, Seán", None, "Galway"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "command", [["standings"], ["crosstable"], ["pair"], ["players"], ["register", "--rating", "1"]]
+)
+def test_an_unknown_tournament_is_refused_with_the_organiser_command_that_creates_it(
+    db: Path, command: list[str]
+):
+    """A mistyped id or a tournament not yet created: the refusal names `arbiter create`,
+    never `arbiter append` with a hand-written TournamentCreated."""
+    args = [command[0], "nosuch", *(["Doe, Jane"] if command[0] == "register" else [])]
+    out = _run(*args, *command[1:], code=1)
+    assert out.startswith("refused ") and ".unknown_tournament (" in out, out
+    assert "'nosuch' is not a tournament: check the id, or create it first" in out, out
+    assert "`arbiter create nosuch --name ... --format swiss --rounds N`" in out, out
+    assert "append" not in out and "payload" not in out, out
+
+
+def test_a_swiss_created_without_a_preset_is_told_its_ties_stay_shared(db: Path):
+    """The tie-breaks are chosen at creation only: `create` without --preset says so, with
+    the FIDE preset to give, before any player is entered; with a preset it says nothing."""
+    out = _run("create", "plain", "--name", "Plain Open", "--rounds", "5")
+    assert (
+        "no --preset: tied players will share their place, no tie-break decides (for FIDE "
+        "C.07's, create the tournament with --preset fide-swiss)"
+    ) in out
+    out = _run("create", "rr", "--name", "Plain RR", "--format", "round_robin")
+    assert "--preset fide-round-robin)" in out
+    out = _run("create", "fide", "--name", "FIDE Open", "--rounds", "5", "--preset", "fide-swiss")
+    assert "no --preset" not in out and "(swiss, 5 rounds, fide-swiss)" in out
+    assert "--preset fide-swiss" in " ".join(
+        runner.invoke(app, ["create", "--help"]).output.split()
+    )

@@ -1,26 +1,23 @@
 """Issue 24's "done when", small: a Swiss run only with the organiser's commands (a CSV entry
-list, a requested half-point bye, a zero-point bye, a withdrawal, a late entry) exports a TRF
+list, a requested half-point bye, a zero-point bye, a withdrawal, a late entry, each round's
+results typed with `arbiter results`) exports a TRF
 that FIDE's pairing checker (gacrux's `pairingchecker`, the checker the Dutch cross-check
 uses) pairs round by round exactly as we paired it."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
 import pytest
-from gacrux.pairingchecker import pairingchecker
-from gacrux.trf2json import trf2json
+from test_dutch_crosscheck import gacrux_rounds
 from tests_support import cli_db
 from typer.testing import CliRunner
 
 from services.cli.main import app
 
 runner = CliRunner()
-RESULTS = ("1-0", "1/2-1/2", "0-1", "1-0", "1-0", "0-1", "1/2-1/2")
+RESULTS = ("1-0", "½", "0-1", "1-0", "1-0", "0-1", "1/2")
 
 
 @pytest.fixture
@@ -32,20 +29,6 @@ def _run(*args: str) -> str:
     res = runner.invoke(app, list(args))
     assert res.exit_code == 0, res.output
     return res.stdout
-
-
-def _checked(text: str) -> list[dict[str, Any]]:
-    pc = pairingchecker()
-    with mock.patch.object(sys, "argv", ["pairingchecker", "-c", "-p", "-m", "dutch"]):
-        pc.read_command_line()
-    chessfile = trf2json()
-    chessfile.parse_file(text, 0)
-    assert chessfile.get_status() == 0, chessfile.chessjson["status"]
-    pc.chessfile = chessfile
-    pc.prepare_tournament()
-    pc.do_checker()
-    assert pc.resultjson["status"]["code"] == 0, pc.resultjson["status"]
-    return list(chessfile.result["roundpairing"])
 
 
 def test_a_swiss_run_with_the_entry_commands_is_paired_as_the_checker_pairs_it(
@@ -66,17 +49,15 @@ def test_a_swiss_run_with_the_entry_commands_is_paired_as_the_checker_pairs_it(
             _run("withdraw", "s", "player10", "--reason", "left")
         paired = json.loads(_run("pair", "s", "--json", "--seed", f"s{rnd}"))
         rounds.append(paired)
-        for i, p in enumerate(paired["pairings"]):
-            body = {"game_id": p["game_id"], "result": RESULTS[(i + rnd) % len(RESULTS)]}
-            body["termination"] = "agreement" if body["result"] == "1/2-1/2" else "resignation"
-            _run("append", "s", "--type", "GameEnded", "--payload", json.dumps(body))
+        typed = [RESULTS[(i + rnd) % len(RESULTS)] for i in range(len(paired["pairings"]))]
+        _run("results", "s", "--round", str(rnd), " ".join(typed))
     number = {
         p["player_id"]: p["start_no"] for p in json.loads(_run("players", "s", "--json"))["players"]
     }
     kinds = {(r["round"], b["player_id"], b["kind"]) for r in rounds for b in r["byes"]}
     assert {(2, "player03-test", "half"), (3, "player07-test", "zero")} <= kinds
     text = _run("export", "trf", "s")
-    checked = _checked(text)
+    checked = gacrux_rounds(text)
     assert [c["round"] for c in checked] == [1, 2, 3, 4]
     for c, paired in zip(checked, rounds, strict=True):
         ours = [(number[p["white"]], number[p["black"]]) for p in paired["pairings"]]

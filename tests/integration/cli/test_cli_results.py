@@ -170,6 +170,9 @@ def test_correct_by_board_after_the_next_round_is_paired_is_flagged(db: Path) ->
     # The same again changes nothing: refused by the decider.
     out = _run("correct", T, "--round", "1", "1", "1/2", "--reason", "again", code=1)
     assert "refused correction.no_change" in out
+    # A win typed without its ending, corrected to the other side's: "entered", as typed.
+    out = _run("correct", T, "--round", "1", "3", "1-0", "--reason", "colours swapped")
+    assert "board 3: Nakamura, Hikaru 1-0 Gukesh, D (entered), was 0-1" in out, out
 
 
 def test_a_correction_from_a_win_by_resignation_to_a_draw_picks_a_draw_ending(db: Path) -> None:

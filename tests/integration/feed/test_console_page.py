@@ -114,7 +114,7 @@ PLAYERS = [  # registered through commands; a sixth comes through the page's for
 ]
 
 
-def _click(browser: Chromium, board: int, result: str) -> None:
+def click(browser: Chromium, board: int, result: str) -> None:
     sel = f'#boards .bd[data-board="{board}"] button[data-result="{result}"]'
     assert browser.evaluate(
         f"(() => {{ const b = document.querySelector('{sel}'); "
@@ -122,14 +122,14 @@ def _click(browser: Chromium, board: int, result: str) -> None:
     ), sel
 
 
-def _fill_and_submit(browser: Chromium, form: str, values: dict[str, str]) -> None:
+def fill_and_submit(browser: Chromium, form: str, values: dict[str, str]) -> None:
     sets = "".join(f"f.elements[{k!r}].value = {v!r}; " for k, v in values.items())
     browser.evaluate(
         f"(() => {{ const f = document.getElementById({form!r}); {sets}f.requestSubmit(); }})()"
     )
 
 
-def _points(pid: str) -> str:
+def points_js(pid: str) -> str:
     """The JS that reads `pid`'s points in the page's standings."""
     return (
         f"(document.querySelector('#standings tr[data-player=\"{pid}\"] td.points') || {{}})"
@@ -180,7 +180,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             )
 
             # A late entry from the form.
-            _fill_and_submit(
+            fill_and_submit(
                 browser, "register", {"name": "Wesley So", "rating": "2750", "federation": "USA"}
             )
             out = "document.querySelector('#register .out').textContent"
@@ -189,11 +189,11 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             browser.wait_for("document.querySelectorAll('#standings tbody tr').length", 6)
 
             # A requested half-point bye and a withdrawal, both from round 3 on.
-            _fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "½"})
+            fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "½"})
             bye = "document.querySelector('#bye .out').textContent"
             browser.wait_for(f"['', '…'].includes({bye})", False)
             assert browser.evaluate(bye).startswith("appended "), browser.evaluate(bye)
-            _fill_and_submit(
+            fill_and_submit(
                 browser, "withdraw", {"player": "ding", "from_round": "3", "reason": "ill"}
             )
             gone = "document.querySelector('#withdraw .out').textContent"
@@ -202,7 +202,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
                 gone
             )
             # A bye for a round already asked for: the server's refusal, shown as it gives it.
-            _fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "1"})
+            fill_and_submit(browser, "bye", {"player": "giri", "round": "3", "points": "1"})
             browser.wait_for(f"{bye}.startsWith('refused ')", True)
             entries = [e.type for e in srv.log.read(TID, 1)][6:]
             assert "PlayerWithdrew" in entries and len(entries) == 3, entries
@@ -220,7 +220,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
 
             # Its results, by clicking: a win, a draw, a forfeit.
             for b, res in ((1, "1-0"), (2, "½"), (3, "-+")):
-                _click(browser, b, res)
+                click(browser, b, res)
             ended = "document.querySelectorAll('#boards .bd[data-status=\"ended\"]').length"
             browser.wait_for(ended, 3)
             envs = [e for e in srv.log.read(TID, 1) if e.type == "GameEnded"]
@@ -238,7 +238,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
                 sides[3][1]: "1",
             }
             for pid, pts in expect.items():
-                browser.wait_for(_points(pid), pts)
+                browser.wait_for(points_js(pid), pts)
             result = "document.querySelector('#boards .bd[data-board=\"2\"] .result').textContent"
             assert browser.evaluate(result) == "½–½"
 
@@ -250,7 +250,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             assert {p: rows[p] for p in expect} == expect
 
             # An arbiter's correction: the server's refusal, with its rule and field.
-            _fill_and_submit(
+            fill_and_submit(
                 browser,
                 "correct",
                 {
@@ -277,7 +277,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             browser.wait_for(
                 "document.querySelectorAll('#correct select[name=board] option').length", 3
             )
-            _fill_and_submit(
+            fill_and_submit(
                 browser,
                 "correct",
                 {
@@ -301,9 +301,9 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
                 f"⚑ Round 1, {names[sides[1][0]]} – {names[sides[1][1]]}: corrected at event "
                 f"{fixed.seq}, after round 2 was paired; check that pairing"
             )
-            browser.wait_for(_points(sides[1][1]), "1")
+            browser.wait_for(points_js(sides[1][1]), "1")
 
-            _click(browser, 1, "1-0")  # a board of round 2 ended, the others to play
+            click(browser, 1, "1-0")  # a board of round 2 ended, the others to play
             browser.wait_for("document.querySelector('#boards .bd .fix') !== null", True)
             # Its "Correct…" addresses the correction form to that board.
             browser.evaluate("document.querySelector('#boards .bd .fix').click()")
