@@ -198,6 +198,11 @@ def import_pgn_cmd(
     _print_appended(tid, report, f"{games} games, {report.players} players, {report.rounds} rounds")
     how = f"by the rules of {rules or 'the FIDE Laws'}" if adjudicate else "as the file says"
     out.print(f"endings {how}: {matched} of {games} agree with the file")
+    if report.in_progress:
+        out.print(
+            f"in progress (no final result in the movetext, no ending recorded): "
+            f"{', '.join(g.game_id for g in report.in_progress)}"
+        )
 
 
 def import_sgf_cmd(

@@ -14,6 +14,7 @@ from events_schema import events as ev
 from projections.endings.interruptions import crash_ending
 from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import BY_MOVES, disagreement
+from projections.tournament.rules.consistency import mismatch
 from services.eventlog.base import EventLog
 from services.interchange.game_import import decide_games, play_moves, round_scheduled
 from services.interchange.pgn.parse import decode, read_pgn
@@ -146,11 +147,20 @@ def _decide_game(
     # the rules may end the game before the PGN does: its later moves are not played
     played, ended, _ = play_moves(dry, moves, g.game_id, _AFTER_END)
     rep.plies = len(played)
+    rep.in_progress = pgn.in_progress and ended is None
+    notes: list[str] = []
     if ended is None:
-        ended = _record_source_ending(dry, g, ruleset, file_name, rep.plies)
+        ended = _record_source_ending(dry, g, ruleset, file_name, rep.plies, notes)
     if ended is not None:
         rep.ended(ended)
-    rep.why = disagreement(
+    tag = pgn.header("Result")
+    if pgn.in_progress and tag in ("1-0", "0-1", "1/2-1/2"):
+        notes.append(
+            f"the Result tag says {tag} but the movetext has no final result"
+            f"{' (the file is cut inside a move)' if pgn.cut else ''}: in progress after "
+            f"ply {len(pgn.moves)}, no ending recorded"
+        )
+    why = disagreement(
         result=rep.result,
         termination=rep.termination,
         rule=rep.rule,
@@ -159,6 +169,7 @@ def _decide_game(
         source_plies=len(pgn.moves),
         ruleset=ruleset,
     )
+    rep.why = "; ".join([*([why] if why else []), *notes]) or None
     return rep
 
 
@@ -185,11 +196,33 @@ def _claim(ruleset: Ruleset, termination: ev.Termination) -> bool:
     return False
 
 
+def _consistent(
+    result: ev.Result, termination: ev.Termination, g: PlannedGame, notes: list[str]
+) -> ev.Termination:
+    """`termination`, or "other" when the file's result cannot end that way (a 1-0 whose
+    final position is stalemate, a draw by "White mates"): the decider refuses such an
+    ending (rules/consistency.py), so the result is recorded as the file gives it, its way
+    as "other", and the contradiction is reported as a disagreement."""
+    why = mismatch(result, termination)
+    if why is None:
+        return termination
+    notes.append(
+        f"the file's result contradicts its ending ({g.ending.words or termination}): {why}"
+    )
+    return "other"
+
+
 def _record_source_ending(
-    dry: DryRun, g: PlannedGame, ruleset: Ruleset | None, file_name: str, plies: int
+    dry: DryRun,
+    g: PlannedGame,
+    ruleset: Ruleset | None,
+    file_name: str,
+    plies: int,
+    notes: list[str],
 ) -> dict[str, Any] | None:
     """The PGN's own ending, when the rules did not end the game: the envelope payload of the
-    `GameEnded` recorded, or None for an unfinished game (`*`)."""
+    `GameEnded` recorded, or None for a game in progress (no final result in its movetext).
+    A result that contradicts its ending is added to `notes` (`_consistent`)."""
     src = g.ending
     if src.result not in ("1-0", "0-1", "1/2-1/2"):
         return None
@@ -226,7 +259,7 @@ def _record_source_ending(
             ended = ev.GameEnded(
                 game_id=g.game_id,
                 result=result,
-                termination="engine_crash",
+                termination=_consistent(result, "engine_crash", g, notes),
                 detail=basis,
                 rule=rule,
             )
@@ -243,6 +276,10 @@ def _record_source_ending(
         issued = ev.AdjudicationIssued(game_id=g.game_id, rule=rule, outcome=result, basis=basis)
         return ended_payload(dry.run([dry.command(key, issued, where)]), g.game_id)
     ended = ev.GameEnded(
-        game_id=g.game_id, result=result, termination=termination, detail=basis, rule=rule
+        game_id=g.game_id,
+        result=result,
+        termination=_consistent(result, termination, g, notes),
+        detail=basis,
+        rule=rule,
     )
     return ended_payload(dry.run([dry.command(key, ended, where)]), g.game_id)

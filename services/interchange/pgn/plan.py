@@ -192,7 +192,7 @@ def plan(
         source = ev.GameSource(
             file=file_name[:500],
             index=g.index,
-            result=g.header("Result")[:16] or "*",
+            result=g.result,  # the movetext's final token: `*` while in progress
             termination=g.header("Termination")[:200],
             details=details[:2000],
             plies=len(g.moves),
