@@ -151,23 +151,32 @@ class DryRun:
 
     def run(self, steps: Sequence[Step]) -> list[Envelope]:
         """Decide `steps` as one batch; refused: `ImportRefused` naming the step."""
-        try:
-            result = self.service.handle(
-                self.tid, CommandBatch(commands=[s.command for s in steps]), self.actor
-            )
-        except CommandRejected as exc:
-            m = re.match(r"^commands\[(\d+)\]\.?(.*)$", exc.field)
-            if m is None:
-                raise ImportRefused(exc.rule, exc.field, exc.message) from None
-            i = int(m.group(1))
-            what = f"{m.group(2)}: " if m.group(2) else ""
-            raise ImportRefused(exc.rule, steps[i].where, f"{what}{exc.message}", i) from None
+        envelopes = handle_steps(self.service, self.tid, steps, self.actor)
         ids = {s.command.event_id: s for s in steps}
-        for env in result.envelopes:
+        for env in envelopes:
             if env.event_id not in ids and env.causation_id in ids:
                 ids[env.causation_id].events += 1
         self.steps.extend(steps)
-        return list(result.envelopes)
+        return envelopes
+
+
+def handle_steps(
+    service: CommandService, tournament_id: str, steps: Sequence[Step], actor: Actor
+) -> list[Envelope]:
+    """`steps` as one batch through `service`; refused: `ImportRefused` naming the step (its
+    place in its file) and its index in the batch."""
+    try:
+        result = service.handle(
+            tournament_id, CommandBatch(commands=[s.command for s in steps]), actor
+        )
+    except CommandRejected as exc:
+        m = re.match(r"^commands\[(\d+)\]\.?(.*)$", exc.field)
+        if m is None:
+            raise ImportRefused(exc.rule, exc.field, exc.message) from None
+        i = int(m.group(1))
+        what = f"{m.group(2)}: " if m.group(2) else ""
+        raise ImportRefused(exc.rule, steps[i].where, f"{what}{exc.message}", i) from None
+    return list(result.envelopes)
 
 
 def _new_event(env: Envelope) -> NewEvent:

@@ -222,16 +222,31 @@ def decode(data: bytes) -> str:
 
 def read_pgn(text: str, progress: Progress | None = None) -> list[PgnGame]:
     """Every game of a PGN text, or `PgnError` for the first problem."""
+    games: list[PgnGame] = []
+    for game in read_games(text, progress):
+        if isinstance(game, PgnError):
+            raise game
+        games.append(game)
+    return games
+
+
+def read_games(text: str, progress: Progress | None = None) -> list[PgnGame | PgnError]:
+    """Every game of a PGN text, each read or refused on its own (`PgnError` in its place: a
+    live source's game with an illegal move is held while the others go on); no games at
+    all is `PgnError`."""
     reader = _Lines(text)
     total = len(text)
-    games: list[PgnGame] = []
+    games: list[PgnGame | PgnError] = []
     while True:
         raw = chess.pgn.read_game(reader, Visitor=lambda: _Visitor(reader))
         if raw is None:
             break
-        if raw.error is not None:
-            raise PgnError(*raw.error)
-        games.append(_game(raw, len(games) + 1))
+        try:
+            if raw.error is not None:
+                raise PgnError(*raw.error)
+            games.append(_game(raw, len(games) + 1))
+        except PgnError as exc:
+            games.append(exc)
         if progress is not None:
             progress("read", reader.tell(), total)
     if not games:
