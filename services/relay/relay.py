@@ -182,9 +182,9 @@ class Relay:
         good: list[PgnGame] = []
         for i, item in enumerate(parsed, 1):
             if isinstance(item, PgnError):
-                outcomes[i] = GameOutcome(
-                    i, item.line, {}, rule="pgn.malformed", error=f"line {item.line}: {item.reason}"
-                )
+                tags = {k: item.headers[k] for k in _TAGS if k in item.headers}
+                why = f"line {item.line}: {item.reason}"
+                outcomes[i] = GameOutcome(i, item.line, tags, rule="pgn.malformed", error=why)
             else:
                 good.append(item)
                 outcomes[i] = GameOutcome(i, item.line, _tags(item))

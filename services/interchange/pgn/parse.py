@@ -45,6 +45,7 @@ class PgnError(ValueError):
         super().__init__(f"line {line}: {reason}")
         self.line = line
         self.reason = reason
+        self.headers: dict[str, str] = {}  # the tags of the game refused (`read_games`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +247,7 @@ def read_games(text: str, progress: Progress | None = None) -> list[PgnGame | Pg
                 raise PgnError(*raw.error)
             games.append(_game(raw, len(games) + 1))
         except PgnError as exc:
+            exc.headers = dict(raw.headers.items())
             games.append(exc)
         if progress is not None:
             progress("read", reader.tell(), total)
