@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from events_schema import Actor, Command, Envelope, encode_payload
@@ -31,7 +31,7 @@ from services.interchange.pgn.match import Held, linked, place
 from services.interchange.pgn.parse import PgnError, PgnGame, read_games
 from services.interchange.pgn.plan import PlannedGame, plan
 from services.interchange.pgn.sync import sync_game
-from services.interchange.pipeline import ImportRefused, Step, handle_steps
+from services.interchange.pipeline import ImportRefused, Step, chunks, handle_steps
 
 _NAMESPACE = uuid.UUID("6f0b3c2e-8d41-4a57-9e3b-7c1d2a4f5e60")
 _TAGS = ("Event", "Round", "Board", "White", "Black", "Result")
@@ -152,6 +152,8 @@ class Relay:
         self.service = service if service is not None else CommandService(log)
         self._links: dict[int, str] = {}
         self._read_to = 0  # the seq up to which `_links` has read the stream
+        # the last poll: its text, the stream's last seq after it, its report
+        self._last: tuple[str, int, PollReport] | None = None
 
     def links(self) -> dict[int, str]:
         """The games this source feeds (index in the source → game id), read from the
@@ -163,7 +165,18 @@ class Relay:
         return dict(self._links)
 
     def poll(self, text: str) -> PollReport:
-        """Bring the tournament up to `text`, the source's PGN now (the module docstring)."""
+        """Bring the tournament up to `text`, the source's PGN now (the module docstring).
+        The same text as the last poll's, the stream unchanged since: nothing to do (the
+        last report, nothing appended), without reading the games again."""
+        last = self._last
+        if last is not None and last[0] == text and self.log.last_seq(self.tid) == last[1]:
+            games = [replace(g, appended=0, retracted=0) for g in last[2].games]
+            return PollReport(self.tid, self.source, games, 0, last[2].error)
+        report = self._poll(text)
+        self._last = (text, self.log.last_seq(self.tid), report)
+        return report
+
+    def _poll(self, text: str) -> PollReport:
         report = PollReport(self.tid, self.source)
         state = self.service.state(self.tid)
         created = state.created
@@ -218,7 +231,8 @@ class Relay:
                 for rnd, in_round in sorted(placement.rounds.items())
             ]
             try:
-                run.run(steps)
+                for chunk in chunks(steps, run.limits):  # (within the limits of a batch)
+                    run.run(chunk)
             except ImportRefused as exc:  # the new games are held; those in force go on
                 new = {g.game.index for gs in placement.rounds.values() for g in gs}
                 for index in new:
