@@ -11,14 +11,21 @@ after the end, an unknown player) is held, with the rule and why, and the others
 Every poll is idempotent: what is in force is never appended again, and every event id is
 derived from the tournament, the game and the ply (`<game>:move:<ply>`, with the number of
 the game's moves taken back so far once there are some), so a restarted relay, or two of
-them, append nothing twice."""
+them, append nothing twice.
+
+Cost: a game is read again only when its own text changed since the last poll (`_Games`:
+the text split at game boundaries by python-chess's `skip_game`), its move facts kept with
+it; the same text with the stream unchanged is the last report at once."""
 
 from __future__ import annotations
 
+import io
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import chess.pgn
 
 from events_schema import Actor, Command, Envelope, encode_payload
 from events_schema import events as ev
@@ -130,6 +137,72 @@ class PollReport:
         }
 
 
+def split_games(text: str) -> list[tuple[int, str]]:
+    """The text of each game with its first line (python-chess's `skip_game`, which reads
+    game boundaries as `read_game` does, without reading the moves)."""
+    handle = io.StringIO(text)
+    spans: list[tuple[int, str]] = []
+    line = 1
+    while True:
+        start = handle.tell()
+        if not chess.pgn.skip_game(handle):
+            return spans
+        span = text[start : handle.tell()]
+        spans.append((line, span))
+        line += span.count("\n")
+
+
+def _shifted(game: PgnGame | PgnError, index: int, by: int) -> PgnGame | PgnError:
+    """A game read on its own, at its place in the whole text (its index, its lines)."""
+    if isinstance(game, PgnError):
+        exc = PgnError(game.line + by, game.reason)
+        exc.headers = game.headers
+        return exc
+    if by == 0 and game.index == index:
+        return game
+    return replace(
+        game,
+        index=index,
+        line=game.line + by,
+        header_lines={k: v + by for k, v in game.header_lines.items()},
+        moves=[replace(m, line=m.line + by) for m in game.moves],
+        token_line=None if game.token_line is None else game.token_line + by,
+    )
+
+
+class _Games:
+    """The games of a source's text, each read again only when its own text changed since
+    the last poll (a 500-board source where one board moved reads one game)."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, PgnGame | PgnError] = {}  # a game's text → read (line 1, index 1)
+        self.memo: dict[int, Any] = {}  # each game's move facts (plan's memo)
+
+    def read(self, text: str) -> list[PgnGame | PgnError]:
+        spans = split_games(text)
+        read: dict[str, PgnGame | PgnError] = {}
+        out: list[PgnGame | PgnError] = []
+        for index, (line, span) in enumerate(spans, 1):
+            game = self._read.get(span) or read.get(span)
+            if game is None:
+                try:
+                    alone = read_games(span)
+                except PgnError as exc:
+                    alone = [exc]
+                if len(alone) != 1:  # not one game as `skip_game` saw it: read the whole text
+                    self._read, self.memo = {}, {}
+                    return read_games(text)
+                game = alone[0]
+            read[span] = game
+            out.append(_shifted(game, index, line - 1))
+        if not out:
+            raise PgnError(max(text.count("\n"), 1), "no games in the file")
+        self._read = read
+        live = {id(g) for g in out}
+        self.memo = {k: v for k, v in self.memo.items() if k in live}
+        return out
+
+
 def _tags(game: PgnGame) -> dict[str, str]:
     return {k: game.headers[k] for k in _TAGS if k in game.headers}
 
@@ -154,6 +227,7 @@ class Relay:
         self._read_to = 0  # the seq up to which `_links` has read the stream
         # the last poll: its text, the stream's last seq after it, its report
         self._last: tuple[str, int, PollReport] | None = None
+        self._games = _Games()
 
     def links(self) -> dict[int, str]:
         """The games this source feeds (index in the source → game id), read from the
@@ -187,7 +261,7 @@ class Relay:
                 f"{self.tid} does not exist: create it first (arbiter create, or import pgn)",
             )
         try:
-            parsed = read_games(text)
+            parsed = self._games.read(text)
         except PgnError as exc:
             report.error = f"line {exc.line}: {exc.reason}"
             return report
@@ -211,6 +285,7 @@ class Relay:
             rules=created.rules_preset,
             adjudicate=by_rules,
             fmt=created.format,
+            memo=self._games.memo,
         )
         placement = place(state, the_plan, self.links())
         for h in placement.held:

@@ -4,7 +4,8 @@
   tournament that follows it (`Relay.poll`, SQLite log in a temporary directory): the first
   poll (players, the round, 500 games started, every move appended), a poll of the same text
   (nothing changed: every game read, placed and found in force), and a poll where every board
-  has one move more (500 moves appended); the same text once more costs next to nothing (the
+  has one move more (500 moves appended), then one where one board moved (a game's text
+  changed: that game alone is read again); the same text once more costs next to nothing (the
   text and the stream unchanged: the last report), so `unchanged_poll_restarted` is the same
   text read by a restarted relay (every game read, placed and found in force); beside
   python-chess's bare `chess.pgn.read_game` of the same text (the reference: a poll that
@@ -116,6 +117,9 @@ def poll_500(quick: bool) -> dict[str, Any]:
         restarted = Relay(log, "bench", ADMIN, "round.pgn")
         cpu_read, wall_read, r2b = _cpu(lambda: restarted.poll(first))
         cpu_more, wall_more, r3 = _cpu(lambda: relay.poll(more))
+        one = _board_pgn(1, plies + 2) + more.split("\n\n", 2)[2]  # board 1 moves again
+        cpu_one, wall_one, r4 = _cpu(lambda: relay.poll(one))
+        assert r4.appended == 1, r4.appended
         assert not r1.held and r2.appended == r2b.appended == 0 and r3.appended == boards, (
             r2.appended,
             r3.appended,
@@ -136,6 +140,7 @@ def poll_500(quick: bool) -> dict[str, Any]:
         "unchanged_poll": {"cpu_s": cpu_same, "wall_s": wall_same, "events": 0},
         "unchanged_poll_restarted": {"cpu_s": cpu_read, "wall_s": wall_read, "events": 0},
         "one_move_per_board_poll": {"cpu_s": cpu_more, "wall_s": wall_more, "events": r3.appended},
+        "one_board_moved_poll": {"cpu_s": cpu_one, "wall_s": wall_one, "events": r4.appended},
         "bare_read_game_cpu_s": cpu_bare,
         "restarted_unchanged_vs_bare_read": cpu_bare / cpu_read if cpu_read else None,
         "one_move_vs_bare_read": cpu_bare / cpu_more if cpu_more else None,

@@ -218,3 +218,16 @@ def test_a_take_back_after_the_end_is_held_not_rewritten(tmp_path: Path):
     (game,) = report.games
     assert game.held and game.rule == "retraction.game_ended"
     assert [e.type for e in log.read("club")].count("EventRetracted") == 0
+
+
+def test_a_game_read_again_only_when_its_text_changed_keeps_its_lines(tmp_path: Path):
+    """Between two polls game 1 grows by a line: game 2, not read again (its text is the
+    same), is placed and reported at its new lines."""
+    log, _ = _club(tmp_path)
+    relay = Relay(log, "club", ADMIN, "club.pgn")
+    bad = _pgn("Cid", "Dan", "1. d4 d5 2. Ke2")
+    report = relay.poll(_pgn("Ann", "Bob", "1. e4") + bad)
+    assert report.games[1].line == 15 and "line 15:" in (report.games[1].error or "")
+    report = relay.poll(_pgn("Ann", "Bob", "1. e4 e5\n2. Nf3") + bad)
+    assert report.games[0].appended == 2
+    assert report.games[1].line == 16 and "line 16:" in (report.games[1].error or "")
