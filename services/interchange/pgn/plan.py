@@ -203,7 +203,8 @@ def plan(
             result=g.result,  # the movetext's final token: `*` while in progress
             termination=g.header("Termination")[:200],
             details=details[:2000],
-            plies=len(g.moves),
+            # (a game read in progress: where it ends is not known yet, so not its plies)
+            plies=None if g.in_progress else len(g.moves),
         )
         ending = read_source(source.result, source.termination, source.details, last.notes)
         planned.append(

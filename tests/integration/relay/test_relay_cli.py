@@ -48,6 +48,10 @@ def test_an_import_in_progress_is_continued_by_the_relay(db: Path, tmp_path: Pat
     types = [e.type for e in log.read("club")]
     log.close()
     assert types.count("GameStarted") == 1 and types.count("GameEnded") == 1
+    # the source read in progress (`*`, its plies unknown) is no disagreement once it ended
+    res = runner.invoke(app, ["games", "club", "--json"])
+    (row,) = json.loads(res.stdout)["games"]
+    assert (row["result"], row["plies"], row["disagrees"]) == ("1-0", 7, False), row
 
 
 def test_the_relay_s_refusals(db: Path, tmp_path: Path):

@@ -16,8 +16,9 @@ import chess.pgn
 import pytest
 from tests_support import append_events
 
-from events_schema import Actor
+from events_schema import Actor, Recorded
 from events_schema import events as ev
+from projections.games import game_rows
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.pgn import import_pgn
 from services.relay import FileSource, Relay, poll_once
@@ -150,6 +151,16 @@ def test_a_tcec_file_written_move_by_move_ends_as_its_import(tmp_path: Path):
     ]
     # a poll of the same text again appends nothing
     assert poll_once(relay, source).appended == 0  # type: ignore[union-attr]
+    # `arbiter games`: the same endings, and no disagreement with a source read in progress
+    rows = {
+        tid: [
+            (r.result, r.termination, r.plies, r.disagrees)
+            for r in game_rows(map(Recorded.of, log.read(tid)))
+        ]
+        for tid in ("live", "whole")
+    }
+    assert rows["live"] == rows["whole"]
+    assert not any(disagrees for *_, disagrees in rows["live"])
     log.close()
 
 
