@@ -2,8 +2,9 @@
 one or more games (a DGT board operator's or a broadcaster's software pushing each update, as
 to lichess's `POST /api/broadcast/round/{id}/push`), brought into the tournament by the same
 poll as `arbiter relay` (services/relay/relay.py: games placed and synced, idempotent, a
-take-back retracted, a failing game held while the others go on). Pushed games are followed
-as the source "push".
+take-back retracted, a failing game held while the others go on). A pushed game is known by
+its round and players (`GameSource.file` "push: round R, White - Black"), not by its place in
+the body: a pusher may send each board on its own, or every board at once.
 
 Answer (200), in the shape of lichess's push answer: `{"games": [{"tags": {…}, "moves": N} or
 {"tags": {…}, "error": "…"}, …]}`, each game also with Arbiter's `game_id`, `appended`,
@@ -17,6 +18,7 @@ token the game is held (`auth.admin_only`) and reported."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -44,6 +46,20 @@ PUSH_RESPONSES: dict[int | str, dict[str, Any]] = {
 def relay_router(app: FastAPI) -> APIRouter:
     tokens: TokenStore = app.state.tokens
     router = APIRouter()
+    # One relay per tournament and pusher, kept between pushes (what it has read of the
+    # stream and of the games), pushes to a tournament one at a time.
+    relays: dict[tuple[str, str, str], tuple[Relay, threading.Lock]] = {}
+    guard = threading.Lock()
+
+    def relay_for(tid: str, actor: Actor) -> tuple[Relay, threading.Lock]:
+        commands: CommandService = app.state.commands
+        with guard:
+            key = (tid, actor.id, actor.role)
+            if key not in relays:
+                lock = next((lk for (t, _, _), (_, lk) in relays.items() if t == tid), None)
+                relay = Relay(app.state.log, tid, actor, PUSH_SOURCE, commands, by_tags=True)
+                relays[key] = (relay, lock or threading.Lock())
+            return relays[key]
 
     @router.post("/tournaments/{tournament_id}/relay", responses=PUSH_RESPONSES)
     async def push(tournament_id: str, request: Request) -> Response:
@@ -52,10 +68,11 @@ def relay_router(app: FastAPI) -> APIRouter:
         if len(raw) > MAX_PUSH_BODY:
             raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_PUSH_BODY} bytes")
         actor = Actor(id=who.subject, role=who.role)
-        commands: CommandService = app.state.commands
+        relay, lock = relay_for(tid, actor)
 
         def poll() -> PollReport:
-            return Relay(app.state.log, tid, actor, PUSH_SOURCE, commands).poll(decode(raw))
+            with lock:
+                return relay.poll(decode(raw))
 
         try:
             report = await run_in_threadpool(poll)

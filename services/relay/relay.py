@@ -34,7 +34,7 @@ from projections.tournament.state import TournamentState
 from services.commands.service import CommandService
 from services.eventlog.base import EventLog
 from services.interchange.game_import import round_scheduled
-from services.interchange.pgn.match import Held, linked, place
+from services.interchange.pgn.match import Held, place, sources
 from services.interchange.pgn.parse import PgnError, PgnGame, read_games
 from services.interchange.pgn.plan import PlannedGame, plan
 from services.interchange.pgn.sync import sync_game
@@ -217,26 +217,42 @@ class Relay:
         actor: Actor,
         source: str,
         service: CommandService | None = None,
+        by_tags: bool = False,
     ) -> None:
         self.log = log
         self.tid = tournament_id
         self.actor = actor
         self.source = source[:500]
         self.service = service if service is not None else CommandService(log)
-        self._links: dict[int, str] = {}
+        self.by_tags = by_tags
+        self._links: dict[tuple[str, int], str] = {}
         self._read_to = 0  # the seq up to which `_links` has read the stream
         # the last poll: its text, the stream's last seq after it, its report
         self._last: tuple[str, int, PollReport] | None = None
         self._games = _Games()
 
-    def links(self) -> dict[int, str]:
-        """The games this source feeds (index in the source → game id), read from the
-        stream's `GameStarted.source` (so a restarted relay finds them again)."""
-        found = linked(self.log.read(self.tid, self._read_to + 1), self.source)
-        for index, gid in found.items():
-            self._links.setdefault(index, gid)
+    def links(self, games: Sequence[PgnGame]) -> dict[int, str]:
+        """The games of `games` this source feeds already (index in the text → game id), read
+        from the stream's `GameStarted.source` (so a restarted relay finds them again): by
+        the source's name and the game's place in it, or `by_tags` by the game's own key."""
+        for key, gid in sources(self.log.read(self.tid, self._read_to + 1)).items():
+            self._links.setdefault(key, gid)
         self._read_to = self.log.last_seq(self.tid)
-        return dict(self._links)
+        out: dict[int, str] = {}
+        for g in games:
+            gid = self._links.get((self.source_of(g), 1 if self.by_tags else g.index))
+            if gid is not None:
+                out[g.index] = gid
+        return out
+
+    def source_of(self, game: PgnGame) -> str:
+        """The source a game is recorded from (`GameSource.file`): the relay's, or with
+        `by_tags` the game's own key, its round and players (pushed games come one request at
+        a time, each the first of its body)."""
+        if not self.by_tags:
+            return self.source
+        rnd, white, black = (game.headers.get(k, "?") for k in ("Round", "White", "Black"))
+        return f"{self.source}: round {rnd}, {white} - {black}"[:500]
 
     def poll(self, text: str) -> PollReport:
         """Bring the tournament up to `text`, the source's PGN now (the module docstring).
@@ -287,7 +303,11 @@ class Relay:
             fmt=created.format,
             memo=self._games.memo,
         )
-        placement = place(state, the_plan, self.links())
+        if self.by_tags:  # each game recorded as from its own key (`source_of`)
+            for pg in the_plan.games:
+                update = {"file": self.source_of(pg.game), "index": 1}
+                pg.source = pg.source.model_copy(update=update)
+        placement = place(state, the_plan, self.links(good))
         for h in placement.held:
             _hold(outcomes[h.index], h)
         run = LiveRun(self.service, self.tid, self.actor)

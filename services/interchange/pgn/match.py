@@ -48,17 +48,23 @@ class Placement:
     held: list[Held] = field(default_factory=list)
 
 
-def linked(envelopes: Iterable[Envelope], file_name: str) -> dict[int, str]:
-    """The games the stream follows from `file_name`: the game's index in the file → its id
-    (from each `GameStarted.source`)."""
-    out: dict[int, str] = {}
+def sources(envelopes: Iterable[Envelope]) -> dict[tuple[str, int], str]:
+    """The games the stream follows from a source: (file, index in it) → game id (from
+    each `GameStarted.source`)."""
+    out: dict[tuple[str, int], str] = {}
     for env in envelopes:
         if env.type != "GameStarted":
             continue
         src = env.payload.get("source") or {}
-        if src.get("file") == file_name[:500] and isinstance(src.get("index"), int):
-            out.setdefault(src["index"], str(env.payload["game_id"]))
+        if isinstance(src.get("file"), str) and isinstance(src.get("index"), int):
+            out.setdefault((src["file"], src["index"]), str(env.payload["game_id"]))
     return out
+
+
+def linked(envelopes: Iterable[Envelope], file_name: str) -> dict[int, str]:
+    """The games the stream follows from `file_name`: the game's index in the file → its id."""
+    name = file_name[:500]
+    return {i: gid for (f, i), gid in sources(envelopes).items() if f == name}
 
 
 def _norm(name: str) -> str:

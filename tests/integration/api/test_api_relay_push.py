@@ -107,3 +107,20 @@ def test_a_push_s_refusals(api) -> None:
     assert r.status_code == 404 and r.json()["error"]["rule"] == "relay.unknown_tournament"
     r = _push(client, t["admin"], "no games here")
     assert r.status_code == 422 and r.json()["error"]["rule"] == "relay.no_games"
+
+
+def test_boards_pushed_one_at_a_time_are_known_by_their_players(api) -> None:
+    """As lichess's push is used: each board in a request of its own (every game the first
+    of its body); a board pushed again goes on from its moves, the other is not touched."""
+    client, t, log = api
+    assert _push(client, t["arbiter"], _pgn("Ann", "Bob", "1. e4 *")).status_code == 200
+    r = _push(client, t["arbiter"], _pgn("Cid", "Dan", "1. d4 d5 *"))
+    assert r.json()["games"][0]["game_id"] == "g2"
+    r = _push(client, t["arbiter"], _pgn("Ann", "Bob", "1. e4 e5 2. Nf3 *"))
+    (game,) = r.json()["games"]
+    assert (game["game_id"], game["moves"], game["appended"], game["retracted"]) == ("g1", 3, 2, 0)
+    started = [e.payload for e in log.read(T) if e.type == "GameStarted"]
+    assert [(p["game_id"], p["source"]["file"]) for p in started] == [
+        ("g1", "push: round 1, Ann - Bob"),
+        ("g2", "push: round 1, Cid - Dan"),
+    ]
