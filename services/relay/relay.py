@@ -240,9 +240,9 @@ class Relay:
         self._read_to = self.log.last_seq(self.tid)
         out: dict[int, str] = {}
         for g in games:
-            gid = self._links.get((self.source_of(g), 1 if self.by_tags else g.index))
-            if gid is not None:
-                out[g.index] = gid
+            found = self._links.get((self.source_of(g), 1 if self.by_tags else g.index))
+            if found is not None:
+                out[g.index] = found
         return out
 
     def source_of(self, game: PgnGame) -> str:
