@@ -194,7 +194,9 @@ def disagreement(
             reasons.append(f"no result recorded; the source says {source.result}")
         elif result != source.result:
             reasons.append(f"result {result}; the source says {source.result}")
-    elif result is not None:
+    elif result is not None and source.result != "*":
+        # (a source read while its game was in progress, `*`, says nothing of its result:
+        # the relay or an arbiter recorded the ending later)
         reasons.append(f"result {result}; the source has none ({source.result or 'no Result'})")
     ended = result is not None
     if ended and source_plies is not None and plies != source_plies:

@@ -35,6 +35,7 @@ from services.api.http import (
 )
 from services.api.openapi import command_openapi, document
 from services.api.pairing import pairing_router
+from services.api.relay import relay_router
 from services.api.results import results_router
 from services.commands.auth import TokenStore
 from services.commands.service import CommandRejected, CommandService
@@ -165,6 +166,7 @@ def create_app(
     app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
     app.include_router(results_router(app))  # results by board, arbiter round over HTTP
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
+    app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay
     return app
 
 

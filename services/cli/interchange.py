@@ -7,7 +7,11 @@ out to one, through the shared import pipeline (services/interchange/).
   record the file (services/interchange/pgn/) as a new tournament; every game whose recorded
   ending disagrees with the file's (another result, another ply, another rule) is printed on
   stderr and listed in the JSON. A malformed file is refused with its line, appending nothing;
-  importing the same file again appends nothing.
+  importing the same file again appends nothing. A game without a final result in its
+  movetext is in progress (listed as such, no ending recorded). `--tournament` naming a
+  tournament that exists adds the file's games to it (matched to its pairings by the
+  players' names, or created in a round it has not scheduled; a game in progress continued:
+  services/interchange/pgn/match.py, sync.py).
 - `import sgf FILE… [--tournament ID] [--adjudicate] [--format F] [--json]`: record the Go
   games of the files (services/interchange/sgf/; one game or a collection each) as a new
   tournament, with the same contract: a progress bar on many files, a malformed file refused
@@ -140,7 +144,12 @@ def import_pgn_cmd(
         str | None, typer.Option("--rules", help="rules preset, e.g. tcec-league")
     ] = None,
     tournament: Annotated[
-        str | None, typer.Option("--tournament", help="tournament id (default: file name)")
+        str | None,
+        typer.Option(
+            "--tournament",
+            help="tournament id (default: file name); one that exists gets the file's games "
+            "(matched to its pairings, or in rounds it has not scheduled)",
+        ),
     ] = None,
     adjudicate: Annotated[
         bool,
@@ -160,7 +169,8 @@ def import_pgn_cmd(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament."""
+    """Record a PGN file (TCEC, cutechess/fastchess, lichess) as a new tournament, or add its
+    games to one that exists (--tournament)."""
     from services.interchange.pgn import PgnError, import_pgn
 
     _check_format(fmt, "pgn")
@@ -198,6 +208,11 @@ def import_pgn_cmd(
     _print_appended(tid, report, f"{games} games, {report.players} players, {report.rounds} rounds")
     how = f"by the rules of {rules or 'the FIDE Laws'}" if adjudicate else "as the file says"
     out.print(f"endings {how}: {matched} of {games} agree with the file")
+    if report.in_progress:
+        out.print(
+            f"in progress (no final result in the movetext, no ending recorded): "
+            f"{', '.join(g.game_id for g in report.in_progress)}"
+        )
 
 
 def import_sgf_cmd(

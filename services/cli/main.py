@@ -27,6 +27,7 @@ from services.cli import (
     playoffs,
     prizes,
     processors,
+    relay,
     results,
     schema_export,
     seasons,
@@ -56,6 +57,7 @@ COMMANDS = (
     seasons,  # season
     games,  # games
     results,  # round, result, results
+    relay,  # relay
 )
 
 app = typer.Typer(

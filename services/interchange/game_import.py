@@ -17,6 +17,7 @@ from services.interchange.pipeline import (
     DryRun,
     ImportRefused,
     Progress,
+    Runner,
     Step,
     chunks,
     ended_payload,
@@ -191,7 +192,7 @@ def decide_games(
 
 
 def play_moves(
-    dry: DryRun, steps: Sequence[Step], game_id: str, after_end: frozenset[str]
+    dry: Runner, steps: Sequence[Step], game_id: str, after_end: frozenset[str]
 ) -> tuple[list[Step], dict[str, Any] | None, bool]:
     """Decide a game's moves in batches with room for the `GameEnded` the rules may add: the
     steps recorded, the payload of the `GameEnded` when the decider ended the game, and

@@ -24,14 +24,15 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
 from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.limits import Limits
+from projections.tournament.state import TournamentState
 from services.commands.service import CommandRejected, CommandService
-from services.eventlog.base import EventLog
+from services.eventlog.base import EventLog, NewEvent
 from services.eventlog.sqlite import SQLiteEventLog
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -95,20 +96,42 @@ class AppendReport:
     batches: int = 0
 
 
+class Runner(Protocol):
+    """What decides a game's commands: the import's dry run (`DryRun`, all or nothing) or the
+    relay's live run (services/relay/, appended game by game)."""
+
+    limits: Limits
+
+    def command(self, key: str, event: ev.Event, where: str) -> Step: ...
+
+    def run(self, steps: Sequence[Step]) -> list[Envelope]: ...
+
+    def state(self) -> TournamentState: ...
+
+
 class DryRun:
     """Decides every command against an in-memory log, batch by batch, keeping the steps that
-    were accepted: the plan of the real append."""
+    were accepted: the plan of the real append. An import into an existing tournament starts
+    from a copy of its stream (`seed`)."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, seed: bool = False) -> None:
         self.tid = target.tournament_id
         self.namespace = target.namespace
         self.id_namespace = target.id_namespace
         self.limits = limits = target.log.limits
         self.actor = target.actor
         self.scratch = SQLiteEventLog(":memory:")
+        if seed:  # (stored already: appended again under the default limits)
+            copy = [_new_event(env) for env in target.log.read(self.tid)]
+            for chunk in range(0, len(copy), 500):
+                self.scratch.append(self.tid, copy[chunk : chunk + 500])
         self.scratch.limits = limits
         self.service = CommandService(self.scratch, limits=limits)
         self.steps: list[Step] = []
+
+    def state(self) -> TournamentState:
+        """The tournament as decided so far (the stream, then the accepted steps)."""
+        return self.service.state(self.tid)
 
     def close(self) -> None:
         self.scratch.close()
@@ -128,23 +151,46 @@ class DryRun:
 
     def run(self, steps: Sequence[Step]) -> list[Envelope]:
         """Decide `steps` as one batch; refused: `ImportRefused` naming the step."""
-        try:
-            result = self.service.handle(
-                self.tid, CommandBatch(commands=[s.command for s in steps]), self.actor
-            )
-        except CommandRejected as exc:
-            m = re.match(r"^commands\[(\d+)\]\.?(.*)$", exc.field)
-            if m is None:
-                raise ImportRefused(exc.rule, exc.field, exc.message) from None
-            i = int(m.group(1))
-            what = f"{m.group(2)}: " if m.group(2) else ""
-            raise ImportRefused(exc.rule, steps[i].where, f"{what}{exc.message}", i) from None
+        envelopes = handle_steps(self.service, self.tid, steps, self.actor)
         ids = {s.command.event_id: s for s in steps}
-        for env in result.envelopes:
+        for env in envelopes:
             if env.event_id not in ids and env.causation_id in ids:
                 ids[env.causation_id].events += 1
         self.steps.extend(steps)
-        return list(result.envelopes)
+        return envelopes
+
+
+def handle_steps(
+    service: CommandService, tournament_id: str, steps: Sequence[Step], actor: Actor
+) -> list[Envelope]:
+    """`steps` as one batch through `service`; refused: `ImportRefused` naming the step (its
+    place in its file) and its index in the batch."""
+    try:
+        result = service.handle(
+            tournament_id, CommandBatch(commands=[s.command for s in steps]), actor
+        )
+    except CommandRejected as exc:
+        m = re.match(r"^commands\[(\d+)\]\.?(.*)$", exc.field)
+        if m is None:
+            raise ImportRefused(exc.rule, exc.field, exc.message) from None
+        i = int(m.group(1))
+        what = f"{m.group(2)}: " if m.group(2) else ""
+        raise ImportRefused(exc.rule, steps[i].where, f"{what}{exc.message}", i) from None
+    return list(result.envelopes)
+
+
+def _new_event(env: Envelope) -> NewEvent:
+    """A stored event appended again as it was (a seed of the dry run's scratch log)."""
+    return NewEvent(
+        event_id=env.event_id,
+        type=env.type,
+        schema_version=env.schema_version,
+        occurred_at=env.occurred_at,
+        actor=env.actor,
+        payload=env.payload,
+        causation_id=env.causation_id,
+        correlation_id=env.correlation_id,
+    )
 
 
 def event_id(id_namespace: uuid.UUID, namespace: str | None, key: str) -> uuid.UUID:
@@ -204,11 +250,12 @@ def decide_then_append(
     report: AppendReport,
     decide: Callable[[DryRun], None],
     progress: Progress | None,
+    seed: bool = False,
 ) -> None:
     """Decide every command of an import in a dry run (`decide` records them; a refusal
-    raises before anything is stored), then append them all to the target's log
-    (`append_steps`)."""
-    dry = DryRun(target)
+    raises before anything is stored; `seed`: starting from the tournament's stream), then
+    append them all to the target's log (`append_steps`)."""
+    dry = DryRun(target, seed)
     try:
         decide(dry)
         steps = dry.steps

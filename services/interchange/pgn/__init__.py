@@ -5,7 +5,9 @@ pipeline (`importer`), reported (`report`).
 Read (`read_pgn`): python-chess's `read_game` with a visitor that keeps the main line only
 (variations are skipped), the line of every header and move, and refuses the whole file on the
 first problem with its line and reason (`PgnError`: an illegal or ambiguous move, a bad FEN, an
-unsupported variant, a bad `Result`, a player against themself, no games). Variant tags
+unsupported variant, a bad `Result`, a `Result` tag that contradicts the movetext's final
+token, a tag given twice, a move after the final token, a player against themself, no games);
+a file cut inside a move or its comment is the game up to its last complete move. Variant tags
 Chess960, Chess 960, Fischerandom, FRC, DFRC, Freestyle read as Chess960 boards (the start from
 the `FEN` header); Standard / From Position as standard chess. Move comments by dialect
 (`projections.endings.pgn_comments.parse_comment`): TCEC `{d=…, mt=…, tl=…, wv=…}`,
@@ -50,7 +52,13 @@ The mapping, PGN → events (in this order):
   result and the headers as basis (the decider adds its `GameEnded`, termination
   "adjudication"). Without --adjudicate the same, except that mate, stalemate, repetition,
   fifty moves and dead positions are `GameEnded` with their termination (rule "arena:
-  <words>"): nothing is decided by rule. A `*` result records no ending.
+  <words>"): nothing is decided by rule. A game ends only where its moves say it does: its result is
+  the movetext's final token (`1-0`, `0-1`, `1/2-1/2`), and a game without one (or with `*`,
+  a live file's or a file cut in mid-game, whatever its `Result` tag says) is in progress: no
+  ending is recorded, the report lists it, and a tag that named a result is reported as a
+  disagreement. A result the ending it names cannot give (a 1-0 whose final position is
+  stalemate, a draw by "White mates": refused by the decider, rules/consistency.py) is
+  recorded with termination "other" and reported as a disagreement.
 
 Disagreements (`projections.games.disagreement`: another result, another ply, another
 termination, or an ending the rules decide from the moves that they did not reach) are in the

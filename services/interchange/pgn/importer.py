@@ -1,24 +1,33 @@
 """A PGN import (`import_pgn`): the file parsed in full (`parse`), planned (`plan`), every
 command decided in a dry run on the shared pipeline (`services/interchange/game_import.py`;
 the rules may end a game before the file does), then appended; and the file's own ending
-recorded where the rules did not end the game (`record_source_ending`)."""
+recorded where the rules did not end the game (`sync.record_source_ending`).
+
+Into a tournament that exists (`--tournament T`, T created otherwise: `arbiter create`, an
+earlier import of another file), the file's games are placed in it (`match.place`: a game it
+follows from this file, a pairing of its players, or a round it has not scheduled yet; else
+refused naming the line) and each is brought up to date (`sync.sync_game`: a game in
+progress continued from its last move in force; a file that does not continue it refused).
+The dry run then starts from a copy of the tournament's stream. Its rules are its own
+(`--rules`, `--format`, `--adjudicate` other than its own are refused)."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import Any
 
 from events_schema import Actor
-from events_schema import events as ev
-from projections.endings.interruptions import crash_ending
 from projections.endings.rules import Ruleset, ruleset_for
-from projections.games import BY_MOVES, disagreement
+from projections.games import disagreement
+from projections.tournament.state import TournamentState
+from services.commands.service import CommandService
 from services.eventlog.base import EventLog
-from services.interchange.game_import import decide_games, play_moves, round_scheduled
-from services.interchange.pgn.parse import decode, read_pgn
+from services.interchange.game_import import decide_games, round_scheduled
+from services.interchange.pgn.match import linked, place
+from services.interchange.pgn.parse import PgnGame, decode, read_pgn
 from services.interchange.pgn.plan import Plan, PlannedGame, plan
 from services.interchange.pgn.report import GameReport, ImportReport
+from services.interchange.pgn.sync import sync_game
 from services.interchange.pipeline import (
     DryRun,
     ImportRefused,
@@ -26,15 +35,10 @@ from services.interchange.pipeline import (
     Step,
     Target,
     decide_then_append,
-    ended_payload,
+    event_id,
 )
 
 _NAMESPACE = uuid.UUID("0d6a4c1e-5b7f-4f1a-8f3c-2e9b7a6d4c53")
-_AFTER_END = frozenset({"move.after_end"})  # the decider's refusal of a move after the end
-# Endings declared by an event under every preset (never an adjudication).
-_DECLARED: frozenset[str] = frozenset({"resignation", "agreement", "time_forfeit", "forfeit"})
-# Endings that are adjudications by the arena.
-_ADJUDICATIONS: frozenset[str] = frozenset({"adjudication", "tablebase", "tcec_draw_rule"})
 
 
 def import_pgn(
@@ -58,9 +62,15 @@ def import_pgn(
         except KeyError as exc:
             raise ImportRefused("pgn.unknown_rules", "--rules", str(exc.args[0])) from None
     games = read_pgn(decode(data), progress)
-    the_plan = plan(games, file_name=file_name, rules=rules, adjudicate=adjudicate, fmt=fmt)
     digest = hashlib.sha256(data).hexdigest()
     namespace = f"pgn:{tournament_id}:{digest}:{rules or ''}:{'rules' if adjudicate else 'manual'}"
+    if log.last_seq(tournament_id) > 0 and (
+        log.find(event_id(_NAMESPACE, namespace, "created"), tournament_id) is None
+    ):  # a tournament that exists, not made by this same import (run again: a no-op)
+        return _into_existing(
+            log, games, file_name, tournament_id, actor, rules, adjudicate, fmt, digest, progress
+        )
+    the_plan = plan(games, file_name=file_name, rules=rules, adjudicate=adjudicate, fmt=fmt)
     report = ImportReport(
         tournament_id,
         file_name,
@@ -78,6 +88,89 @@ def import_pgn(
         progress,
     )
     return report
+
+
+def _into_existing(
+    log: EventLog,
+    games: list[PgnGame],
+    file_name: str,
+    tid: str,
+    actor: Actor,
+    rules: str | None,
+    adjudicate: bool,
+    fmt: str | None,
+    digest: str,
+    progress: Progress | None,
+) -> ImportReport:
+    """The file's games added to the existing tournament `tid` (the module docstring)."""
+    state = CommandService(log).state(tid)
+    created = state.created
+    if created is None:
+        raise ImportRefused("pgn.not_a_tournament", "--tournament", f"{tid} is not a tournament")
+    _same_rules(state, rules, adjudicate, fmt)
+    own_rules = created.rules_preset
+    by_rules = created.adjudication == "rules"
+    the_plan = plan(
+        games, file_name=file_name, rules=own_rules, adjudicate=by_rules, fmt=created.format
+    )
+    placement = place(state, the_plan, linked(log.read(tid), file_name))
+    if placement.held:
+        h = placement.held[0]
+        raise ImportRefused(h.rule, f"{file_name}:{h.line}", h.why)
+    report = ImportReport(
+        tid,
+        file_name,
+        digest,
+        own_rules,
+        by_rules,
+        len(placement.registered),
+        len(placement.rounds),
+    )
+    ruleset = ruleset_for(own_rules) if by_rules else None
+
+    def decide(dry: DryRun) -> None:
+        head = [
+            dry.command(f"player:{pl.player_id}", pl, f"{file_name}:1")
+            for pl in placement.registered
+        ]
+        dry.run_all(head)
+        for rnd, in_round in sorted(placement.rounds.items()):
+            rs = round_scheduled(rnd, in_round, _time_control)
+            dry.run([dry.command(f"round:{rnd}", rs, f"{file_name}:{in_round[0].game.line}")])
+        for n, g in enumerate(placement.games, 1):
+            report.games.append(_decide_game(dry, g, ruleset, file_name))
+            if progress is not None:
+                progress("decide", n, len(placement.games))
+
+    namespace = f"pgn:{tid}:{digest}:into"
+    target = Target(log, tid, actor, _NAMESPACE, namespace)
+    decide_then_append(target, report, decide, progress, seed=True)
+    return report
+
+
+def _same_rules(
+    state: TournamentState, rules: str | None, adjudicate: bool, fmt: str | None
+) -> None:
+    """An import into a tournament takes its rules: other options are refused."""
+    created = state.created
+    assert created is not None
+    if rules is not None and rules != created.rules_preset:
+        raise ImportRefused(
+            "pgn.tournament_exists",
+            "--rules",
+            f"{state.stream_id} plays under {created.rules_preset or 'the FIDE Laws'}: its "
+            "games are imported under its own rules",
+        )
+    if adjudicate and created.adjudication != "rules":
+        raise ImportRefused(
+            "pgn.tournament_exists",
+            "--adjudicate",
+            f"{state.stream_id} does not end games by rule (adjudication {created.adjudication!r})",
+        )
+    if fmt is not None and fmt != created.format:
+        raise ImportRefused(
+            "pgn.tournament_exists", "--format", f"{state.stream_id} is a {created.format}"
+        )
 
 
 def _decide_all(
@@ -110,7 +203,6 @@ def _decide_game(
     dry: DryRun, g: PlannedGame, ruleset: Ruleset | None, file_name: str
 ) -> GameReport:
     pgn = g.game
-    where = f"{file_name}:{pgn.line}"
     rep = GameReport(
         index=pgn.index,
         line=pgn.line,
@@ -122,35 +214,21 @@ def _decide_game(
         source=g.source,
         source_plies=len(pgn.moves),
     )
-    start = ev.GameStarted(game_id=g.game_id, fen=pgn.start_fen, source=g.source)
-    dry.run([dry.command(f"game:{pgn.index}:start", start, where)])
-    moves = [
-        dry.command(
-            f"game:{pgn.index}:move:{m.ply}",
-            ev.MovePlayed(
-                game_id=g.game_id,
-                ply=m.ply,
-                colour=m.colour,
-                uci=m.uci,
-                clock_ms=f.clock_ms,
-                move_time_ms=f.move_time_ms,
-                eval_cp=f.eval_cp,
-                mate_in=f.mate_in,
-                depth=f.depth,
-                nodes=f.nodes,
-            ),
-            f"{file_name}:{m.line}",
-        )
-        for m, f in zip(pgn.moves, g.facts, strict=True)
-    ]
-    # the rules may end the game before the PGN does: its later moves are not played
-    played, ended, _ = play_moves(dry, moves, g.game_id, _AFTER_END)
-    rep.plies = len(played)
-    if ended is None:
-        ended = _record_source_ending(dry, g, ruleset, file_name, rep.plies)
+    synced = sync_game(dry, g, ruleset, file_name, prefix=f"game:{pgn.index}")
+    rep.plies = synced.plies
+    rep.in_progress = pgn.in_progress and synced.ended is None
+    notes = synced.notes
+    ended = synced.ended
     if ended is not None:
         rep.ended(ended)
-    rep.why = disagreement(
+    tag = pgn.header("Result")
+    if pgn.in_progress and tag in ("1-0", "0-1", "1/2-1/2"):
+        notes.append(
+            f"the Result tag says {tag} but the movetext has no final result"
+            f"{' (the file is cut inside a move)' if pgn.cut else ''}: in progress after "
+            f"ply {len(pgn.moves)}, no ending recorded"
+        )
+    why = disagreement(
         result=rep.result,
         termination=rep.termination,
         rule=rep.rule,
@@ -159,90 +237,5 @@ def _decide_game(
         source_plies=len(pgn.moves),
         ruleset=ruleset,
     )
+    rep.why = "; ".join([*([why] if why else []), *notes]) or None
     return rep
-
-
-def _final_termination(g: PlannedGame) -> ev.Termination:
-    """What a source ending without words ("Normal", none) was, from the final position."""
-    final = g.game.final
-    decisive = g.ending.result in ("1-0", "0-1")
-    if final is not None and (
-        not decisive or final in ("checkmate", "stalemate", "insufficient_material")
-    ):
-        return final
-    lower = g.source.termination.lower()
-    if lower == "normal":
-        return "resignation" if decisive else "agreement"
-    return "other"
-
-
-def _claim(ruleset: Ruleset, termination: ev.Termination) -> bool:
-    """An ending the preset leaves to a claim (FIDE 9.2, 9.3: three-fold, fifty moves)."""
-    for name in BY_MOVES.get(termination, ()):
-        rule = ruleset.rule(name)
-        if rule is not None and not rule.automatic:
-            return True
-    return False
-
-
-def _record_source_ending(
-    dry: DryRun, g: PlannedGame, ruleset: Ruleset | None, file_name: str, plies: int
-) -> dict[str, Any] | None:
-    """The PGN's own ending, when the rules did not end the game: the envelope payload of the
-    `GameEnded` recorded, or None for an unfinished game (`*`)."""
-    src = g.ending
-    if src.result not in ("1-0", "0-1", "1/2-1/2"):
-        return None
-    pgn = g.game
-    result: ev.Result = src.result  # type: ignore[assignment]
-    words = src.words or f"result {src.result}"
-    rule = f"arena: {words}"[:200]
-    line = pgn.header_lines.get("Result", pgn.line)
-    where = f"{file_name}:{line}"
-    basis = (
-        f"{file_name} game {pgn.index}: Result {src.result}, Termination "
-        f"{g.source.termination or '-'!r}, TerminationDetails {g.source.details or '-'!r}, "
-        f"after ply {plies}"
-    )[:2000]
-    key = f"game:{pgn.index}:end"
-    termination = src.termination
-    if termination == "engine_crash" and src.crashed is not None:
-        pid = g.white if src.crashed == "white" else g.black
-        crash = ev.EngineCrashed(game_id=g.game_id, player_id=pid, ply=plies, detail=words)
-        envs = dry.run([dry.command(f"game:{pgn.index}:crash", crash, where)])
-        found = ended_payload(envs, g.game_id)
-        if found is not None:
-            return found
-        ending = crash_ending(crash, ruleset, src.crashed) if ruleset is not None else None
-        if ending is not None:
-            ended = ev.GameEnded(
-                game_id=g.game_id,
-                result=ending.result,
-                termination="engine_crash",
-                detail=f"{ending.detail}; {basis}"[:2000],
-                rule=ending.rule,
-            )
-        else:
-            ended = ev.GameEnded(
-                game_id=g.game_id,
-                result=result,
-                termination="engine_crash",
-                detail=basis,
-                rule=rule,
-            )
-        return ended_payload(dry.run([dry.command(key, ended, where)]), g.game_id)
-    if termination is None:
-        termination = _final_termination(g)
-    adjudication = termination in _ADJUDICATIONS or (
-        ruleset is not None
-        and termination not in _DECLARED
-        and termination != "engine_crash"
-        and not _claim(ruleset, termination)
-    )
-    if adjudication:
-        issued = ev.AdjudicationIssued(game_id=g.game_id, rule=rule, outcome=result, basis=basis)
-        return ended_payload(dry.run([dry.command(key, issued, where)]), g.game_id)
-    ended = ev.GameEnded(
-        game_id=g.game_id, result=result, termination=termination, detail=basis, rule=rule
-    )
-    return ended_payload(dry.run([dry.command(key, ended, where)]), g.game_id)

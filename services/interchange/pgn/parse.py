@@ -3,7 +3,17 @@ main line only (variations are skipped), the line of every header and move, and 
 whole file on the first problem with its line and reason (`PgnError`: an illegal or ambiguous
 move, a bad FEN, an unsupported variant, a bad `Result`, a player against themself, no games).
 Variant tags Chess960, Chess 960, Fischerandom, FRC, DFRC, Freestyle read as Chess960 boards
-(the start from the `FEN` header); Standard / From Position as standard chess."""
+(the start from the `FEN` header); Standard / From Position as standard chess.
+
+A game ends only where its moves say it does (issue 25): the movetext's final token
+(`1-0`, `0-1`, `1/2-1/2`) is its result, and a game without one (or with `*`) is in progress
+(`PgnGame.in_progress`), whatever its `Result` tag says — a live file keeps `[Result "*"]`
+while the game runs, a file cut in mid-game keeps the tag of the finished game. A `Result`
+tag that names another result than the final token is refused naming its line (the file says
+two things and either could be the slip: nothing is guessed); a tag given twice is refused
+naming the second (the first used to be replaced silently). A file cut inside a move or a
+move's comment is the game up to its last complete move (`PgnGame.cut`): a partial move is
+not a move, and a move whose comment was cut has facts (clock, time) not yet known."""
 
 from __future__ import annotations
 
@@ -25,6 +35,7 @@ _CHESS960 = frozenset(
 )
 _STANDARD = frozenset({"", "standard", "chess", "normal", "from position", "fromposition"})
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+_FINAL = ("1-0", "0-1", "1/2-1/2")
 
 
 class PgnError(ValueError):
@@ -34,6 +45,7 @@ class PgnError(ValueError):
         super().__init__(f"line {line}: {reason}")
         self.line = line
         self.reason = reason
+        self.headers: dict[str, str] = {}  # the tags of the game refused (`read_games`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +66,18 @@ class PgnGame:
     start_fen: str | None  # the FEN to record (None: the standard start)
     moves: list[PgnMove]
     final: ev.Termination | None  # what the position after the last move says, if anything
+    token: str | None = None  # the movetext's final token (None: the movetext has none)
+    token_line: int | None = None
+    cut: bool = False  # the text ended inside a move or its comment (dropped)
+
+    @property
+    def result(self) -> str:
+        """The result the moves say: the final token, `*` while the game is in progress."""
+        return self.token if self.token in _FINAL else "*"
+
+    @property
+    def in_progress(self) -> bool:
+        return self.result == "*"
 
     def header(self, name: str) -> str:
         value = self.headers.get(name, "").strip()
@@ -65,10 +89,13 @@ class _Lines(io.StringIO):
 
     line = 0
 
+    last = ""  # the last line read ("" at the end of the text)
+
     def readline(self, size: int = -1, /) -> str:  # type: ignore[override]
         text = super().readline(size)
         if text:
             self.line += 1
+        self.last = text
         return text
 
 
@@ -82,6 +109,9 @@ class _Raw:
     start: chess.Board | None = None
     board: chess.Board | None = None
     error: tuple[int, str] | None = None
+    token: str | None = None  # the movetext's result token
+    token_line: int | None = None
+    cut: bool = False  # the text ends inside a move or its comment
 
 
 class _Visitor(chess.pgn.BaseVisitor[_Raw]):
@@ -90,6 +120,7 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
     def __init__(self, reader: _Lines) -> None:
         self.reader = reader
         self.raw = _Raw(line=reader.line)
+        self.san: str | None = None  # the SAN token being parsed
 
     def _error(self, line: int, reason: str) -> None:
         if self.raw.error is None:
@@ -103,7 +134,10 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         line = self.reader.line
-        self.raw.header_lines.setdefault(tagname, line)
+        first = self.raw.header_lines.setdefault(tagname, line)
+        if first != line:
+            self._error(line, f"tag {tagname} given twice (first at line {first})")
+            return
         if tagname == "Variant":
             variant = tagvalue.strip().lower()
             if variant in _CHESS960:
@@ -123,8 +157,21 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
             self.raw.start = board.copy(stack=False)
         self.raw.board = board
 
+    def begin_parse_san(self, board: chess.Board, san: str) -> None:
+        self.san = san
+
+    def visit_result(self, result: str) -> None:
+        if self.raw.token is None:
+            self.raw.token, self.raw.token_line = result, self.reader.line
+
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        self.san = None
         line = self.reader.line
+        if self.raw.token is not None:
+            self._error(
+                line, f"a move after the result {self.raw.token} (line {self.raw.token_line})"
+            )
+            return
         if not move:
             self._error(line, "a null move (--) is not a move")
             return
@@ -134,6 +181,12 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
         self.raw.comments.append([])
 
     def visit_comment(self, comment: str) -> None:
+        if self.reader.last == "":  # the text ended before the comment's "}"
+            self.raw.cut = True
+            if self.raw.comments:  # the move it comments is not complete yet
+                self.raw.moves.pop()
+                self.raw.comments.pop()
+            return
         if self.raw.comments:
             self.raw.comments[-1].append(comment)
 
@@ -142,7 +195,19 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
             line = self.raw.header_lines.get("FEN", self.raw.line)
         else:
             line = self.reader.line
+            san, self.san = self.san, None
+            if san is not None and self._last_token(san):
+                self.raw.cut = True  # a move cut short at the end of the text: not a move
+                return
         self._error(line, str(error))
+
+    def _last_token(self, san: str) -> bool:
+        """Whether `san` is the last thing in the text (a file cut inside a move)."""
+        rest = self.reader.getvalue()[self.reader.tell() :]
+        tail = self.reader.last.rstrip()
+        at = tail.rfind(san)
+        # the token, then at most its cut-off rest ("a8=" of "a8=Q"), ends the text
+        return not rest.strip() and at >= 0 and len(tail[at:].split()) == 1
 
     def result(self) -> _Raw:
         return self.raw
@@ -158,16 +223,32 @@ def decode(data: bytes) -> str:
 
 def read_pgn(text: str, progress: Progress | None = None) -> list[PgnGame]:
     """Every game of a PGN text, or `PgnError` for the first problem."""
+    games: list[PgnGame] = []
+    for game in read_games(text, progress):
+        if isinstance(game, PgnError):
+            raise game
+        games.append(game)
+    return games
+
+
+def read_games(text: str, progress: Progress | None = None) -> list[PgnGame | PgnError]:
+    """Every game of a PGN text, each read or refused on its own (`PgnError` in its place: a
+    live source's game with an illegal move is held while the others go on); no games at
+    all is `PgnError`."""
     reader = _Lines(text)
     total = len(text)
-    games: list[PgnGame] = []
+    games: list[PgnGame | PgnError] = []
     while True:
         raw = chess.pgn.read_game(reader, Visitor=lambda: _Visitor(reader))
         if raw is None:
             break
-        if raw.error is not None:
-            raise PgnError(*raw.error)
-        games.append(_game(raw, len(games) + 1))
+        try:
+            if raw.error is not None:
+                raise PgnError(*raw.error)
+            games.append(_game(raw, len(games) + 1))
+        except PgnError as exc:
+            exc.headers = dict(raw.headers.items())
+            games.append(exc)
         if progress is not None:
             progress("read", reader.tell(), total)
     if not games:
@@ -183,6 +264,12 @@ def _game(raw: _Raw, index: int) -> PgnGame:
     result = headers.get("Result", "*").strip()
     if result not in _RESULTS:
         raise PgnError(lines.get("Result", raw.line), f"Result {result!r} is not a PGN result")
+    if result in _FINAL and raw.token in _FINAL and raw.token != result:
+        raise PgnError(
+            lines.get("Result", raw.line),
+            f"Result {result!r} contradicts the movetext's final {raw.token!r} "
+            f"(line {raw.token_line}): correct the one that is wrong",
+        )
     for side in ("White", "Black"):
         name = headers.get(side, "").strip()
         if len(name) > 200:
@@ -205,7 +292,10 @@ def _game(raw: _Raw, index: int) -> PgnGame:
         PgnMove(m.ply, m.colour, m.uci, m.line, " ".join(c.strip() for c in comments).strip())
         for m, comments in zip(raw.moves, raw.comments, strict=True)
     ]
-    return PgnGame(index, raw.line, headers, dict(lines), fen, moves, _final(raw.board))
+    final = _final(raw.board) if not raw.cut else None
+    return PgnGame(
+        index, raw.line, headers, dict(lines), fen, moves, final, raw.token, raw.token_line, raw.cut
+    )
 
 
 def _final(board: chess.Board | None) -> ev.Termination | None:

@@ -163,8 +163,10 @@ def plan(
     rules: str | None,
     adjudicate: bool,
     fmt: str | None = None,
+    memo: dict[int, tuple[PgnGame, list[MoveFacts], MoveComment]] | None = None,
 ) -> Plan:
-    """The tournament, players, rounds and games a parsed file records."""
+    """The tournament, players, rounds and games a parsed file records. `memo` keeps each
+    game's move facts between plans of the same game objects (the relay's polls)."""
     players: dict[str, ev.PlayerRegistered] = {}
     planned: list[PlannedGame] = []
     tcs: dict[str, ev.TimeControl] = {}
@@ -185,17 +187,24 @@ def plan(
         tc = time_control_of(g.header("TimeControl"))
         if tc is not None:
             tcs.setdefault(tc.name, tc)
-        facts, last = move_facts(g, tc)
+        kept = memo.get(id(g)) if memo is not None else None
+        if kept is not None and kept[0] is g:
+            facts, last = kept[1], kept[2]
+        else:
+            facts, last = move_facts(g, tc)
+            if memo is not None:
+                memo[id(g)] = (g, facts, last)
         details = g.header("TerminationDetails")
         if not details and last.notes and not last.fields:
             details = "; ".join(last.notes)
         source = ev.GameSource(
             file=file_name[:500],
             index=g.index,
-            result=g.header("Result")[:16] or "*",
+            result=g.result,  # the movetext's final token: `*` while in progress
             termination=g.header("Termination")[:200],
             details=details[:2000],
-            plies=len(g.moves),
+            # (a game read in progress: where it ends is not known yet, so not its plies)
+            plies=None if g.in_progress else len(g.moves),
         )
         ending = read_source(source.result, source.termination, source.details, last.notes)
         planned.append(

@@ -17,9 +17,11 @@ class GameReport(GameRow):
     round_header: str
     white: str
     black: str
+    in_progress: bool = False  # no final result in the movetext: no ending recorded
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "in_progress": self.in_progress,
             "index": self.index,
             "line": self.line,
             "round_header": self.round_header,
@@ -42,6 +44,11 @@ class ImportReport(GamesReport[GameReport]):
     players: int
     rounds: int
 
+    @property
+    def in_progress(self) -> list[GameReport]:
+        """The games whose movetext has no final result yet (the relay continues them)."""
+        return [g for g in self.games if g.in_progress]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "tournament_id": self.tournament_id,
@@ -57,5 +64,6 @@ class ImportReport(GamesReport[GameReport]):
                     for g in self.disagreements
                 ]
             ),
+            "in_progress": [g.game_id for g in self.in_progress],
             "game_rows": [g.as_dict() for g in self.games],
         }

@@ -209,10 +209,15 @@ def test_reimport_appends_nothing_even_in_small_batches(db: Path, monkeypatch: p
     assert res.exit_code == 0, res.output
     assert "already imported: nothing appended" in res.stdout
     assert len(_events(db, "s28")) == n
-    # the same file with other options is another import: refused, the tournament exists
+    # the same file into the tournament (issue 25: --tournament adds to one that exists): it
+    # follows every game of it already; under other rules it is refused (its rules are its own)
     res = runner.invoke(app, ["import", "pgn", str(path), "--db", str(db), "--tournament", "s28"])
+    assert res.exit_code == 0, res.output
+    assert "already imported: nothing appended" in res.stdout
+    other = ["--rules", "tcec-cup", "--tournament", "s28"]
+    res = runner.invoke(app, ["import", "pgn", str(path), "--db", str(db), *other])
     assert res.exit_code == 1
-    assert "stream.already_created" in res.stderr
+    assert "pgn.tournament_exists (--rules)" in res.stderr
     assert len(_events(db, "s28")) == n
 
 

@@ -77,8 +77,10 @@ def test_disagreements():
     assert disagreement(**rep_arena, source=rep, ruleset=ruleset_for(None)) is None
     assert disagreement(**rep_arena, source=rep, ruleset=league) is not None
     # no result on one side
-    unfinished = read_source("*")
-    assert disagreement(**agree, source=unfinished) == "result 1-0; the source has none (*)"
+    unfinished = read_source("")
+    assert disagreement(**agree, source=unfinished) == "result 1-0; the source has none (no Result)"
+    # a source read in progress (`*`: an import of a live file, the relay) says nothing
+    assert disagreement(**agree, source=read_source("*")) is None
     assert disagreement(result=None, termination=None, rule=None, plies=3, source=mate) == (
         "no result recorded; the source says 1-0"
     )
