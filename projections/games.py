@@ -106,14 +106,31 @@ def label(termination: str) -> str:
     return _LABELS.get(termination, termination.replace("_", " "))
 
 
-def rule_text(termination: str | None, rule: str | None) -> str:
+#: How a result entered without its ending reads (services/commands/notation.py stores it as
+#: termination "other" with this detail).
+ENTERED = "result entered by the arbiter"
+
+
+def ending_label(termination: str | None, detail: str = "", plies: int = 0) -> str:
+    """The ending as an organiser or spectator reads it: "loss on time", "forfeit", and for
+    termination "other" its recorded detail, else "result entered by the arbiter" when no move
+    was recorded (a result typed off a score sheet), else "other ending"."""
+    if termination is None:
+        return ""
+    if termination == "other":
+        return detail or (ENTERED if plies == 0 else "other ending")
+    return label(termination)
+
+
+def rule_text(termination: str | None, rule: str | None, detail: str = "", plies: int = 0) -> str:
     """The rule column: "TCEC draw rule (tcec-rules Leagues 10.2)"; a source's own ending as
-    its rule ("arena: TCEC win rule"); the termination alone for an ending entered by hand."""
+    its rule ("arena: TCEC win rule"); the ending alone for an ending entered by hand
+    ("resignation", "result entered by the arbiter": `ending_label`)."""
     if rule and rule.startswith(ARENA):
         return rule
     if termination is None:
         return rule or ""
-    return f"{label(termination)} ({rule})" if rule else label(termination)
+    return f"{label(termination)} ({rule})" if rule else ending_label(termination, detail, plies)
 
 
 # --- a source's ending -------------------------------------------------------------------------
@@ -348,7 +365,7 @@ def _row(
         black_id=game.black,
         result=result,
         termination=termination,
-        rule=rule_text(termination, citation),
+        rule=rule_text(termination, citation, detail, len(game.moves)),
         citation=citation,
         detail=detail,
         plies=len(game.moves),
