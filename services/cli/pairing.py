@@ -143,22 +143,16 @@ def schedule(
     """The rounds scheduled so far and, for a round robin, the rounds to come; for a cup,
     the bracket so far."""
     from projections.pairing.base import PairingRefused
-    from projections.pairing.systems import planned
-    from services.cli import prescribed, tables
+    from services.cli import tables
+    from services.commands.schedule import schedule_of
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, None, "schedule")
-        # The lots to draw next, from the one source `arbiter lot --next` draws from.
-        wanted = prescribed.lots_wanted(tables.playoff_for(log, tournament, state), state, stage)
+        view = tables.playoff_for(log, tournament, state)
     try:
-        body = planned(state, stage)
+        body = schedule_of(tournament, state, view, stage)
     except PairingRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    body["next_lots"] = [
-        {**w.as_dict(), "run": prescribed.lot_hint(tournament, wanted, w)} for w in wanted
-    ]
-    # The system's own "draw the lot … first" notes are said by next_lots, with the command.
-    body["notes"] = [n for n in body.get("notes", []) if not n.startswith("draw the lot ")]
     if as_json:
         print(json.dumps(body, ensure_ascii=False, indent=2))
         return
