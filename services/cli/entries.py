@@ -172,8 +172,12 @@ def register_players(
 
     CSV example (UTF-8; a semicolon works as well as a comma):
 
+    \b
       name,rating,title,federation,fide_id,club
-      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill"""
+      "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill
+
+    Example: arbiter register open-2026 --file entries.csv; one player: arbiter register
+    open-2026 "Carlsen, Magnus" --rating 2830 --title GM --federation NOR"""
     from services.commands.entries import register_entries
     from services.commands.service import CommandService
     from services.interchange.entries import EntriesError, make_entry, parse_entries
@@ -236,7 +240,9 @@ def players(
     db: Db = None,
 ) -> None:
     """The entry list: start numbers (those of the pairing and the TRF export, in force now),
-    rating, title, federation, club, status, requested byes."""
+    rating, title, federation, club, status, requested byes.
+
+    Example: arbiter players open-2026 (--json for the same list as data)"""
     from rich.table import Table
 
     from services.commands.entries import entry_list, fold_tournament
@@ -292,7 +298,9 @@ def withdraw(
     db: Db = None,
 ) -> None:
     """Withdraw a player (a PlayerWithdrew): not paired from --from-round on (FIDE C.06 5.4: a
-    withdrawal announced for a later round plays the rounds before it)."""
+    withdrawal announced for a later round plays the rounds before it).
+
+    Example: arbiter withdraw open-2026 Carlsen --from-round 5 --reason ill"""
     from services.commands.entries import withdraw_player
     from services.commands.service import CommandService
 
@@ -328,7 +336,9 @@ def bye(
 ) -> None:
     """Request a bye for a round not yet paired (FIDE C.04.2 requested byes, TRF26 record
     240): the player is not paired in it and scores the points given (½ or 0). Appends the
-    round's byes ruling (every bye of the round, this one merged in)."""
+    round's byes ruling (every bye of the round, this one merged in).
+
+    Example: arbiter bye open-2026 12 --round 4 --points ½"""
     from services.commands.entries import request_bye
     from services.commands.service import CommandService
 

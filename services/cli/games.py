@@ -17,7 +17,10 @@ def games(
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """One row per game: players, result, the rule that ended it, plies, its source."""
+    """One row per game: board, players, result, how it ended (in words, with the rule that
+    ended it), clocks, plies, and for an imported game its source.
+
+    Example: arbiter games open-2026"""
     from rich.table import Table
 
     from projections.games import game_rows

@@ -72,7 +72,10 @@ def pair(
     """Pair the next round: append the lots it needs and the RoundScheduled, print it.
 
     With --replace, re-pair the latest round: its retraction, the lots and the new round go in
-    one batch (all or nothing), refused while any game of it has started or ended."""
+    one batch (all or nothing), refused while any game of it has started or ended.
+
+    Example: arbiter pair open-2026; re-pair: arbiter pair open-2026 --replace --reason
+    'a late entry missed'"""
     from services.commands.pairing import pair_next, paired_json
     from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
     from services.commands.service import CommandService
@@ -141,7 +144,9 @@ def schedule(
     db: Db = None,
 ) -> None:
     """The rounds scheduled so far and, for a round robin, the rounds to come; for a cup,
-    the bracket so far."""
+    the bracket so far; then the lots to draw next and the command that draws each.
+
+    Example: arbiter schedule open-2026 (--json: as GET /tournaments/open-2026/schedule)"""
     from projections.pairing.base import PairingRefused
     from services.cli import tables
     from services.commands.schedule import schedule_of
