@@ -37,6 +37,7 @@ from uuid import UUID
 from events_schema import events as ev
 from events_schema.registry import Recorded
 from projections.endings.rules import RuleName, Ruleset, ruleset_for
+from projections.live import latest_clocks
 from projections.standings.state import GameRecord, StandingsState, fold
 
 Colour = Literal["white", "black"]
@@ -258,6 +259,9 @@ class GameRow:
     source: ev.GameSource | None
     disagrees: bool
     why: str
+    board: int | None = None  # the pairing's board number
+    white_ms: int | None = None  # each side's latest clock reading (projections/live.py)
+    black_ms: int | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -277,6 +281,8 @@ class GameRow:
             "source": None if self.source is None else self.source.model_dump(),
             "disagrees": self.disagrees,
             "why": self.why,
+            "board": self.board,
+            "clocks": {"white_ms": self.white_ms, "black_ms": self.black_ms},
         }
 
 
@@ -340,6 +346,7 @@ def _row(
         elif isinstance(ending, ev.ResultCorrected):
             detail = f"corrected: {ending.reason}"
     source = sources.get(game.game_id)
+    clocks = latest_clocks(game)
     why: str | None = None
     if source is not None:
         why = disagreement(
@@ -372,6 +379,9 @@ def _row(
         source=source,
         disagrees=why is not None,
         why=why or "",
+        board=game.board,
+        white_ms=clocks["white_ms"],
+        black_ms=clocks["black_ms"],
     )
 
 

@@ -192,3 +192,24 @@ def test_correct_by_game_id_still_works(db: Path) -> None:
     assert "main-r1-b1 0-1 -> 1-0" in out
     assert _events(db)[-1]["payload"]["termination"] == "forfeit"  # kept, as before
     _run("correct", T, "main-r1-b1", "--reason", "x", code=1)  # no result given
+
+
+def test_games_reads_as_the_organiser_entered_them(db: Path) -> None:
+    """`arbiter games` after results typed by board: the board, names, the result as typed
+    (½-½, +-), the ending in words ("result entered by the arbiter", not "other"), the
+    clocks when read; no empty source columns for games nobody imported."""
+    state = standings_fold([Recorded.of(e) for e in SQLiteEventLog(db).read(T, 1)])
+    g1 = next(g for g in state.games.values() if g.board == 1)
+    clocks = ev.ClockReported(game_id=g1.game_id, white_ms=3_909_000, black_ms=247_000)
+    append_events(db, T, clocks)  # read off the board's clock before the result
+    _run("results", T, "--round", "1", "1-0 ½ +-")
+    out = runner.invoke(app, ["games", T], terminal_width=200).output
+    rows = [" ".join(line.replace("│", " ").split()) for line in out.splitlines() if "│" in line]
+    white, black = state.players[g1.white].name, state.players[g1.black].name
+    assert (
+        rows[0]
+        == f"1 1 {white} 1-0 {black} result entered by the arbiter 1:05:09 – 4:07 0 {g1.game_id}"
+    )
+    assert " ½-½ " in rows[1] and " agreement " in rows[1]
+    assert " +- " in rows[2] and " forfeit " in rows[2]
+    assert "other" not in out and "source" not in out and "agrees" not in out
