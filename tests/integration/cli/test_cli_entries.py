@@ -189,3 +189,22 @@ def test_an_entry_list_longer_than_one_batch_is_refused_by_its_limit_and_appends
     assert res.exit_code == 1, res.output
     assert "limits.batch_events" in res.output
     assert [e["type"] for e in _envelopes("big")] == ["TournamentCreated"]
+
+
+def test_the_club_of_the_entry_list_is_in_the_standings_and_the_crosstable(
+    db: Path, tmp_path: Path
+):
+    """`club` (PlayerRegistered v5) reaches the published standings rows (documents v6), the
+    crosstable's rows and both tables in the terminal."""
+    _run("create", "open", "--name", "Club Open", "--format", "swiss", "--rounds", "5")
+    entries = tmp_path / "entries.csv"
+    entries.write_text(CSV, encoding="utf-8")
+    _run("register", "open", "--file", str(entries))
+    rows = _json("standings", "open")["rows"]
+    clubs = {r["player_id"]: r["club"] for r in rows}
+    assert clubs["carlsen-magnus"] == "Offerspill"
+    grid_rows = _json("crosstable", "open")["rows"]
+    assert {r["player_id"]: r["club"] for r in grid_rows} == clubs
+    for command in ("standings", "crosstable"):
+        out = runner.invoke(app, [command, "open"], terminal_width=200).output
+        assert " club " in out and "Offerspill" in out, command
