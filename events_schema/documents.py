@@ -261,6 +261,11 @@ class Requirement(_Strict):
     kind: Literal["lot", "schedule", "results", "ruling"]
     stage: str
     text: str
+    template: str | None = Field(
+        default=None,
+        description="the text with each player named as {player_id}, to render by name "
+        "(present when the text names a player; documents v6)",
+    )
     round: int | None = None
     lot: dict[str, Any] | None = None
     games: list[PlayoffGame] | None = None
@@ -283,6 +288,11 @@ class PlayoffData(BaseModel):
     required_next: list[Requirement] | None = None
     final_order: list[list[str]] | None = None
     notes: list[str] | None = None
+    note_templates: list[str] | None = Field(
+        default=None,
+        description="the notes with each player named as {player_id} (when any note names "
+        "one; documents v6)",
+    )
 
 
 Money = Field(pattern=MONEY_PATTERN)

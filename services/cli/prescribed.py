@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from projections.playoffs.base import PlayoffView, Requirement
+from projections.playoffs.base import PlayoffView, Requirement, said
 from projections.standings import StandingsState
 from services.cli.common import Refusal
 from services.commands.playoff import schedule_requirements
@@ -118,7 +118,7 @@ def next_lot(
                 "lot.recorded_does_not_fit",
                 "--next",
                 f"a {spec.purpose} lot for {spec.subject!r} is recorded ({found}) but does "
-                f"not fit ({chosen.req.text}): retract it first with `arbiter append {tid} "
+                f"not fit ({said(chosen.req.text)}): retract it first with `arbiter append {tid} "
                 f'--type EventRetracted --payload \'{{"retracted_event_id": "{found}", '
                 f'"reason": "..."}}\'`, then run `arbiter lot {tid} --next` again',
             )

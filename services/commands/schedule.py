@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from projections.playoffs.base import PlayoffView, Requirement
+from projections.playoffs.base import PlayoffView, Requirement, said
 from projections.standings import StandingsState
 
 
@@ -111,7 +111,7 @@ def lots_wanted(
                 LotSpec(spec["purpose"], spec["subject"], tuple(spec["candidates"]), spec["pick"]),
                 PLAYOFF,
                 req.stage,
-                req.text,
+                said(req.text, {p: i.name for p, i in state.players.items()}),
                 req,
             )
         )
