@@ -230,7 +230,7 @@ def _read(token: str, how: str | None, where: str) -> Entered:
     try:
         return read_result(token, how)
     except NotationError as exc:
-        raise CommandRejected(exc.rule, where, exc.message) from None
+        raise CommandRejected(exc.rule, exc.field or where, exc.message) from None
 
 
 def _same(board: Board, entered: Entered, how_given: bool) -> bool:

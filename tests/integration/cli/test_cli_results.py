@@ -170,6 +170,21 @@ def test_correct_by_board_after_the_next_round_is_paired_is_flagged(db: Path) ->
     # The same again changes nothing: refused by the decider.
     out = _run("correct", T, "--round", "1", "1", "1/2", "--reason", "again", code=1)
     assert "refused correction.no_change" in out
+    assert "already 1/2-1/2 (agreement)" in out
+
+
+def test_an_unknown_how_names_its_field_and_appends_nothing(db: Path) -> None:
+    before = len(_events(db))
+    out = _run("result", T, "--round", "1", "1", "1-0", "--how", "banana", code=1)
+    assert "refused result.unknown_how (how): 'banana' names no ending" in out
+    assert len(_events(db)) == before
+
+
+def test_an_entered_result_corrected_to_itself_is_refused_in_words(db: Path) -> None:
+    _run("result", T, "--round", "1", "1", "1-0")
+    out = _run("correct", T, "--round", "1", "1", "1-0", "--reason", "same", code=1)
+    assert "already 1-0 (entered without its ending, termination 'other')" in out
+    assert "by other" not in out
 
 
 def test_a_correction_from_a_win_by_resignation_to_a_draw_picks_a_draw_ending(db: Path) -> None:
