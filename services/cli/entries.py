@@ -354,7 +354,10 @@ def bye(
         f"{escape(done.player.label())}: {what} in round {rnd} (by {escape(env.actor.id)})",
         soft_wrap=True,
     )
-    byes = ", ".join(f"{pid} {_BYE_WORDS.get(k, k)}" for pid, k in done.byes.items())
+    byes = "; ".join(
+        f"{escape(done.labels.get(pid, pid))} {_BYE_WORDS.get(k, k)}"
+        for pid, k in done.byes.items()
+    )
     out.print(f"  round {rnd} byes now: {byes or 'none'}", soft_wrap=True)
 
 

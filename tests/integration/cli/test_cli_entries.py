@@ -91,6 +91,7 @@ def test_a_swiss_from_a_csv_entry_list_with_a_bye_a_withdrawal_and_a_late_entry(
     assert "player.ambiguous" in _run("bye", "open", "smith", "--round", "2", code=1)
     text = _run("bye", "open", "smith, a", "--round", "2", "--points", "1/2")
     assert "6 Smith, Anna: ½-point bye in round 2" in text
+    assert "round 2 byes now: 6 Smith, Anna ½" in text  # named back, not by id
     assert "bye.full_point_not_offered" in _run(
         "bye", "open", "dvorak", "--round", "2", "--points", "1", code=1
     )
