@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from services.cli.common import ActToken, As, AsJson, Backend, Db, fail, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    fail,
+    fail_all,
+    local_actor,
+    local_log,
+)
 from services.cli.render import escape, out, print_json
 
 if TYPE_CHECKING:
@@ -205,7 +215,7 @@ def register_players(
         else:
             fail("cli.usage", "NAME/--file", 'give a name ("Surname, First") or --file')
     except EntriesError as exc:
-        fail("entries.invalid", exc.where, exc.message)
+        fail_all(exc.problems())
     actor = local_actor(as_, token, tournament)
     with local_log(backend, db) as log:
         done = register_entries(CommandService(log), tournament, entries, actor)

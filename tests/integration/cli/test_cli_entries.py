@@ -131,6 +131,18 @@ def test_a_bad_row_refuses_the_whole_file_with_its_line_and_column(db: Path, tmp
     assert len(_envelopes("open")) == 1  # nothing of either file appended
 
 
+def test_every_bad_row_of_a_csv_is_reported_together(db: Path, tmp_path: Path):
+    _run("create", "open", "--name", "Open", "--rounds", "3")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,rating\nA,15x0\nB,1600\n,1700\nD,16OO,extra\n", encoding="utf-8")
+    text = _run("register", "open", "--file", str(bad), code=1)
+    assert "refused: 3 problems, nothing was appended" in text
+    assert "refused entries.invalid (line 2, column rating): '15x0'" in text
+    assert "refused entries.invalid (line 4, column name): every entry needs a name" in text
+    assert "refused entries.invalid (line 5): 3 cells for 2 columns" in text
+    assert len(_envelopes("open")) == 1
+
+
 def test_as_and_arbiter_actor_name_the_actor_and_replay_and_diff_show_it(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ):
