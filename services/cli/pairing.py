@@ -24,7 +24,7 @@ from services.cli.common import (
     local_actor,
     local_log,
 )
-from services.cli.render import out, print_bracket
+from services.cli.render import escape, out, print_bracket
 
 Stage = Annotated[str, typer.Option("--stage", help="stage to pair (default: main)")]
 
@@ -136,6 +136,15 @@ def pair(
         out.print(f"  [dim]{note}[/dim]")
 
 
+#: A bye's kind (`Bye.kind`) as `arbiter schedule` says it.
+BYE_WORDS = {
+    "pairing_allocated": "bye (a win, allocated by the pairing)",
+    "half": "½-point bye (requested)",
+    "zero": "0-point bye (requested)",
+    "advance": "advances without a game",
+}
+
+
 def schedule(
     tournament: str,
     stage: Stage = "main",
@@ -167,10 +176,12 @@ def schedule(
         status = rnd["status"]
         out.print(f"round {rnd['round']} ({status})")
         for p in rnd["pairings"]:
-            w, b = names.get(p["white"], p["white"]), names.get(p["black"], p["black"])
+            w = escape(names.get(p["white"], p["white"]))
+            b = escape(names.get(p["black"], p["black"]))
             out.print(f"  {p['board']:>3}  {w} – {b}  {p.get('result') or ''}")
         for bye in rnd["byes"]:
-            out.print(f"       {names.get(bye['player_id'], bye['player_id'])}: bye")
+            kind = BYE_WORDS.get(bye.get("kind") or "pairing_allocated", "bye")
+            out.print(f"       {escape(names.get(bye['player_id'], bye['player_id']))}: {kind}")
     if "bracket" in body:
         print_bracket(body["bracket"], names)
     for note in body.get("notes", []):

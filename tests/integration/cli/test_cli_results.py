@@ -228,3 +228,9 @@ def test_games_reads_as_the_organiser_entered_them(db: Path) -> None:
     assert " ½-½ " in rows[1] and " agreement " in rows[1]
     assert " +- " in rows[2] and " forfeit " in rows[2]
     assert "other" not in out and "source" not in out and "agrees" not in out
+
+
+def test_schedule_says_what_kind_of_bye(db: Path) -> None:
+    """7 players: the pairing allocates a bye, said in words (not a bare "bye")."""
+    out = _run("schedule", T)
+    assert ": bye (a win, allocated by the pairing)" in out
