@@ -109,7 +109,9 @@ async def _run(fn: Callable[[], T]) -> T:
     try:
         return await run_in_threadpool(fn)
     except CommandRejected as exc:
-        raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+        # The CLI's argument names ("TOURNAMENT") as this API's ("tournament_id").
+        field = {"TOURNAMENT": "tournament_id"}.get(exc.field, exc.field)
+        raise ApiError(exc.status, exc.rule, field, exc.message) from None
     except (AppendConflict, EventIdConflict) as exc:
         raise ApiError(409, exc.rule, exc.field, str(exc)) from None
     except EventLogUnavailable:

@@ -95,11 +95,12 @@ def test_rounds_and_a_rounds_boards(api) -> None:
         404,
         "result.no_such_round",
     )
-    _error(
+    unknown = _error(
         client.get("/tournaments/nope/rounds/1", headers=H(t["admin"])),
         404,
         "result.unknown_tournament",
     )
+    assert unknown["field"] == "tournament_id"  # this API's name, not the CLI's TOURNAMENT
     _error(client.get(f"/tournaments/{T}/rounds/1"), 401, "auth.missing_token")
 
 
