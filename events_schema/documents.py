@@ -24,7 +24,7 @@ One convention for numbers, in every document:
   stated (``remainder``); tour points exact (``"11.5"``, or ``"31/3"``).
 
 Rows name the registered player: ``player_id``, ``name``, ``kind``, ``rating``,
-``federation``, ``title``, ``fide_id`` (null when unknown).
+``federation``, ``title``, ``fide_id``, ``club`` (null when unknown; ``club`` since v6).
 
 Live games (``games``, `projections/live.py`): clocks are integer milliseconds, engine
 evaluations integer centipawns or a mate distance (White's point of view, as `MovePlayed`
@@ -52,7 +52,7 @@ from events_schema.numbers import (  # noqa: F401
 
 #: The version of every published document (`projections.documents.PROJECTION_VERSION` is
 #: this value); the exported schemas are named after it.
-DOCUMENT_VERSION = 5
+DOCUMENT_VERSION = 6
 
 
 MONEY_PATTERN = r"^-?[0-9]+\.[0-9]{2}$"
@@ -101,6 +101,7 @@ class Identity(_Strict):
     federation: str | None
     title: str | None
     fide_id: int | None
+    club: str | None = Field(description="the player's club (PlayerRegistered v5; documents v6)")
 
 
 class StandingsRow(Identity):
@@ -260,6 +261,11 @@ class Requirement(_Strict):
     kind: Literal["lot", "schedule", "results", "ruling"]
     stage: str
     text: str
+    template: str | None = Field(
+        default=None,
+        description="the text with each player named as {player_id}, to render by name "
+        "(present when the text names a player; documents v6)",
+    )
     round: int | None = None
     lot: dict[str, Any] | None = None
     games: list[PlayoffGame] | None = None
@@ -282,6 +288,11 @@ class PlayoffData(BaseModel):
     required_next: list[Requirement] | None = None
     final_order: list[list[str]] | None = None
     notes: list[str] | None = None
+    note_templates: list[str] | None = Field(
+        default=None,
+        description="the notes with each player named as {player_id} (when any note names "
+        "one; documents v6)",
+    )
 
 
 Money = Field(pattern=MONEY_PATTERN)
@@ -422,7 +433,7 @@ class GamesData(_Strict):
 
 class _Document(_Strict):
     tournament_id: str
-    version: Literal[5]
+    version: Literal[6]
     as_of_seq: int = Field(ge=0)
 
 
@@ -513,7 +524,7 @@ class PatchData(_Strict):
 
     projection: ProjectionName
     tournament_id: str
-    version: Literal[5]
+    version: Literal[6]
     base_seq: int = Field(ge=0, description="as_of_seq of the message the ops apply to")
     as_of_seq: int = Field(ge=0)
     ops: list[PatchOperation]

@@ -37,6 +37,7 @@ from uuid import UUID
 from events_schema import events as ev
 from events_schema.registry import Recorded
 from projections.endings.rules import RuleName, Ruleset, ruleset_for
+from projections.live import latest_clocks
 from projections.standings.state import GameRecord, StandingsState, fold
 
 Colour = Literal["white", "black"]
@@ -106,14 +107,31 @@ def label(termination: str) -> str:
     return _LABELS.get(termination, termination.replace("_", " "))
 
 
-def rule_text(termination: str | None, rule: str | None) -> str:
+#: How a result entered without its ending reads (services/commands/notation.py stores it as
+#: termination "other" with this detail).
+ENTERED = "result entered by the arbiter"
+
+
+def ending_label(termination: str | None, detail: str = "", plies: int = 0) -> str:
+    """The ending as an organiser or spectator reads it: "loss on time", "forfeit", and for
+    termination "other" its recorded detail, else "result entered by the arbiter" when no move
+    was recorded (a result typed off a score sheet), else "other ending"."""
+    if termination is None:
+        return ""
+    if termination == "other":
+        return detail or (ENTERED if plies == 0 else "other ending")
+    return label(termination)
+
+
+def rule_text(termination: str | None, rule: str | None, detail: str = "", plies: int = 0) -> str:
     """The rule column: "TCEC draw rule (tcec-rules Leagues 10.2)"; a source's own ending as
-    its rule ("arena: TCEC win rule"); the termination alone for an ending entered by hand."""
+    its rule ("arena: TCEC win rule"); the ending alone for an ending entered by hand
+    ("resignation", "result entered by the arbiter": `ending_label`)."""
     if rule and rule.startswith(ARENA):
         return rule
     if termination is None:
         return rule or ""
-    return f"{label(termination)} ({rule})" if rule else label(termination)
+    return f"{label(termination)} ({rule})" if rule else ending_label(termination, detail, plies)
 
 
 # --- a source's ending -------------------------------------------------------------------------
@@ -243,6 +261,9 @@ class GameRow:
     source: ev.GameSource | None
     disagrees: bool
     why: str
+    board: int | None = None  # the pairing's board number
+    white_ms: int | None = None  # each side's latest clock reading (projections/live.py)
+    black_ms: int | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -262,6 +283,8 @@ class GameRow:
             "source": None if self.source is None else self.source.model_dump(),
             "disagrees": self.disagrees,
             "why": self.why,
+            "board": self.board,
+            "clocks": {"white_ms": self.white_ms, "black_ms": self.black_ms},
         }
 
 
@@ -325,6 +348,7 @@ def _row(
         elif isinstance(ending, ev.ResultCorrected):
             detail = f"corrected: {ending.reason}"
     source = sources.get(game.game_id)
+    clocks = latest_clocks(game)
     why: str | None = None
     if source is not None:
         why = disagreement(
@@ -350,13 +374,16 @@ def _row(
         black_id=game.black,
         result=result,
         termination=termination,
-        rule=rule_text(termination, citation),
+        rule=rule_text(termination, citation, detail, len(game.moves)),
         citation=citation,
         detail=detail,
         plies=len(game.moves),
         source=source,
         disagrees=why is not None,
         why=why or "",
+        board=game.board,
+        white_ms=clocks["white_ms"],
+        black_ms=clocks["black_ms"],
     )
 
 

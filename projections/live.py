@@ -290,7 +290,7 @@ def _player(state: StandingsState, pid: str) -> dict[str, Any]:
     }
 
 
-def _clocks(game: GameRecord) -> dict[str, int | None]:
+def latest_clocks(game: GameRecord) -> dict[str, int | None]:
     """Each side's latest clock reading, in move order (module docstring)."""
     out: dict[str, int | None] = {"white_ms": None, "black_ms": None}
     found: dict[str, int] = {}  # colour -> index of the move that carried it
@@ -401,7 +401,7 @@ def _build_game(
         "fen": pos.fen,
         "stones": pos.stones,
         "prisoners": pos.prisoners,
-        "clocks": _clocks(game),
+        "clocks": latest_clocks(game),
         "evaluation": _evaluation(game),
     }
     if kind == "go":

@@ -12,7 +12,8 @@ stray games, asking for a schedule or results, the status.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -63,20 +64,46 @@ class PairedGame(PlannedGame):
         return {**super().as_dict(), "pair_id": self.pair_id, "opening": self.opening}
 
 
+# --- players named in a text -------------------------------------------------------------------
+
+#: A player named in a note or a requirement's text: `{player id}` (a player id never holds a
+#: brace: events_schema/ids.py). The machines write templates; the document publishes the text
+#: with the ids as before (`said(t)`) and the template beside it, and the edge (the CLI)
+#: renders it with names (`said(t, names)`): the projection stays pure, the document stable.
+MENTION = re.compile(r"\{([A-Za-z0-9][A-Za-z0-9._-]{0,63})\}")
+
+
+def who(*players: str) -> str:
+    """The players, as a template names them: `who("a", "b")` -> "{a}, {b}"."""
+    return ", ".join("{" + p + "}" for p in players)
+
+
+def said(template: str, names: Mapping[str, str] | None = None) -> str:
+    """A template's text: each `{id}` as the player's name in `names`, else the id."""
+    return MENTION.sub(lambda m: (names or {}).get(m[1], m[1]), template)
+
+
+def templated(template: str) -> bool:
+    """Whether `template` names a player (then the document carries it beside the text)."""
+    return MENTION.search(template) is not None
+
+
 @dataclass(frozen=True)
 class Requirement:
     """What must happen next for the playoff to go on."""
 
     kind: Literal["lot", "schedule", "results", "ruling"]
     stage: str
-    text: str
+    text: str  # a template: players as `{id}` (`who`, `said`)
     # kind == "lot": the LotDrawn to append (purpose, subject, candidates; how many to pick)
     lot: dict[str, Any] | None = None
     # kind == "schedule": the games to schedule (one RoundScheduled per round)
     games: tuple[PlannedGame, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "stage": self.stage, "text": self.text}
+        out: dict[str, Any] = {"kind": self.kind, "stage": self.stage, "text": said(self.text)}
+        if templated(self.text):
+            out["template"] = self.text
         if self.lot is not None:
             out["lot"] = self.lot
         if self.games:
@@ -155,7 +182,7 @@ class PlayoffView:
     required_next: tuple[Requirement, ...] = ()
     # Decided order of the players in the playoff, best first; a block shares its place.
     final_order: tuple[tuple[str, ...], ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)  # templates (`who`, `said`)
 
     @property
     def winner(self) -> str | None:
@@ -193,7 +220,12 @@ class PlayoffView:
             "stages": [s.as_dict() for s in self.stages],
             "required_next": [r.as_dict() for r in self.required_next],
             "final_order": [list(b) for b in self.final_order],
-            "notes": list(self.notes),
+            "notes": [said(n) for n in self.notes],
+            **(
+                {"note_templates": list(self.notes)}
+                if any(templated(n) for n in self.notes)
+                else {}
+            ),
         }
 
 

@@ -72,6 +72,7 @@ from projections.playoffs.base import (
     main_stage_complete,
     result_of,
     scored_stage,
+    who,
 )
 from projections.standings.state import StandingsState
 from projections.standings.table import Table, standings
@@ -225,7 +226,8 @@ class _Machine(Machine):
             if not (same_pair and colours_chosen):
                 what = "colours" if same_pair else "players"
                 self.notes.append(
-                    f"{game_id}: scheduled {rec.white}–{rec.black}, prescribed {white}–{black} "
+                    f"{game_id}: scheduled {who(rec.white)}–{who(rec.black)}, prescribed "
+                    f"{who(white)}–{who(black)} "
                     f"(other {what}); the scheduled game is used"
                 )
         return PlannedGame(
@@ -382,7 +384,7 @@ class _Machine(Machine):
                 stage,
                 [a, c],
                 1,
-                f"toss a coin for the colours of {gid}, {a} v {c}: the winner chooses "
+                f"toss a coin for the colours of {gid}, {who(a)} v {who(c)}: the winner chooses "
                 f"({sec.art('5.3')})",
             )
             if toss is None:
@@ -408,9 +410,7 @@ class _Machine(Machine):
             # RoundScheduled of the stage already gave them.
             given = self.byes_given(stage)
             to_give = tuple(p for p in byes if p not in given)
-            bye_text = (
-                f"; with the byes (kind {BYE_KIND!r}) of {', '.join(to_give)}" if to_give else ""
-            )
+            bye_text = f"; with the byes (kind {BYE_KIND!r}) of {who(*to_give)}" if to_give else ""
             self.required.append(
                 ScheduleWithByes(
                     "schedule",
@@ -479,7 +479,7 @@ class _Machine(Machine):
             return self.status(), tuple(self.tied), None
         if len(remaining) > 1:
             self.notes.append(
-                f"still tied after the round robin: {', '.join(remaining)} play Armageddon games "
+                f"still tied after the round robin: {who(*remaining)} play Armageddon games "
                 f"on a knockout basis ({self.sec.art('4')})"
             )
         k = 1
@@ -525,16 +525,16 @@ def view(state: StandingsState, table: Table | None = None) -> PlayoffView:
             "not_needed",
             rule,
             final_order=tuple(blocks),
-            notes=(*notes, f"{tied[0]} is clear first: no playoff ({n}.1)"),
+            notes=(*notes, f"{who(tied[0])} is clear first: no playoff ({n}.1)"),
         )
     machine = _Machine(state, sec, tied)
-    notes.append(f"tie for first between {', '.join(tied)}: playoff ({n}.1)")
+    notes.append(f"tie for first between {who(*tied)}: playoff ({n}.1)")
     status, still_in, winner = machine.run()
     eliminated = tuple(p for block in [*machine.rr_out[::-1], *machine.ko_out] for p in block)
     final_order: tuple[tuple[str, ...], ...] = ()
     if winner is not None:
         final_order = ((winner,), *machine.ko_out[::-1], *machine.rr_out)
-        machine.notes.append(f"{winner} wins the playoff and the event ({n}.6)")
+        machine.notes.append(f"{who(winner)} wins the playoff and the event ({n}.6)")
     return PlayoffView(
         KIND,
         status,

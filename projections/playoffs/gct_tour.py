@@ -61,6 +61,7 @@ from projections.playoffs.base import (
     Status,
     berger_round_robin,
     result_of,
+    who,
 )
 from projections.standings.state import StandingsState
 
@@ -107,7 +108,7 @@ def _places(first: int, last: int) -> str:
 
 
 def _names(players: Sequence[str]) -> str:
-    return ", ".join(players)
+    return who(*players)
 
 
 def _stage(label: Label, rr: int) -> str:
@@ -518,7 +519,7 @@ def _check_stream(run: _Run, tied: tuple[str, ...]) -> None:
     if state is None:
         run.notes.append(
             "the playoff tournament does not exist yet: create it with TournamentCreated("
-            f"format='playoff', rules_preset={PRESET!r}) and register {_names(tied)}"
+            f"format='playoff', rules_preset={PRESET!r}) and register {', '.join(tied)} (ids)"
         )
         return
     created = state.created

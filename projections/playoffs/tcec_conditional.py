@@ -55,6 +55,7 @@ from projections.playoffs.base import (
     recorded_points,
     result_of,
     scored_stage,
+    who,
 )
 from projections.standings.state import StandingsState
 from projections.standings.table import Row, Table, standings
@@ -209,13 +210,12 @@ def conditional_tiebreak(state: StandingsState, table: Table | None = None) -> P
         decided.append((top[0],))
         run.notes.append(
             f"Leagues 6.1.1: {top[0]} is clear first and takes one Superfinal spot; "
-            f"{', '.join(entrants)} are tied for second and play for the other"
+            f"{who(*entrants)} are tied for second and play for the other"
         )
     else:
         entrants, spots = top, 2
         run.notes.append(
-            f"Leagues 6.1.2: {', '.join(entrants)} are tied for first and play for both "
-            "Superfinal spots"
+            f"Leagues 6.1.2: {who(*entrants)} are tied for first and play for both Superfinal spots"
         )
     still_in = list(entrants)
     eliminated: list[str] = []

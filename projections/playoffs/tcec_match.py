@@ -75,6 +75,7 @@ from projections.playoffs.base import (
     Status,
     recorded_points,
     result_of,
+    who,
 )
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import Table
@@ -243,8 +244,8 @@ def _seeded(state: StandingsState, engines: list[str]) -> tuple[str, str, str]:
         a,
         b,
         (
-            f"seeding by registration order (no seeds in the standings fold): {a} is the higher "
-            f"seed, {b} the lower"
+            "seeding by registration order (no seeds in the standings fold): "
+            f"{who(a)} is the higher seed, {who(b)} the lower"
         ),
     )
 
@@ -275,7 +276,7 @@ class _Match:
 
     def score(self, points: dict[str, int]) -> str:
         high, low = self.high, self.low
-        return f"{high} {half_points(points[high])}–{half_points(points[low])} {low}"
+        return f"{who(high)} {half_points(points[high])}–{half_points(points[low])} {who(low)}"
 
 
 @dataclass(frozen=True)
@@ -555,15 +556,15 @@ def _decided_text(m: _Match, spec: _StageSpec, winner: str | None, points: dict[
     score = m.score(points)
     if spec.name == "main":
         if winner is not None:
-            return f"{winner} wins the match {score}"
+            return f"{who(winner)} wins the match {score}"
         return f"level after {spec.n_games} games ({score})"
     if spec.name == TIEBREAK_MATCH:
         if winner is not None:
-            return f"{winner} wins the tiebreak match {score}"
+            return f"{who(winner)} wins the tiebreak match {score}"
         return f"the tiebreak match is level ({score})"
     n = spec.extra_pair
     if winner is not None:
-        return f"{winner} wins extra pair {n} {score}: the decisive pair ({m.rules.pairs_art})"
+        return f"{who(winner)} wins extra pair {n} {score}: the decisive pair ({m.rules.pairs_art})"
     return f"extra pair {n} is drawn ({score})"
 
 

@@ -79,6 +79,7 @@ class GridRow:
     half_points: int
     cells: tuple[GridCell, ...]
     tiebreaks: tuple[tuple[str, str], ...]  # (column key, shown value), in chain order
+    club: str | None = None  # PlayerRegistered v5
 
     @property
     def score(self) -> str:
@@ -94,6 +95,7 @@ class GridRow:
             "rating": self.rating,
             "title": self.title,
             "federation": self.federation,
+            "club": self.club,
             "withdrawn": self.withdrawn,
             "rounds": [c.as_dict() for c in self.cells],
             "score": score_dict(self.half_points),
@@ -237,6 +239,7 @@ def crosstable_grid(
                 rating=r.rating,
                 title=r.title,
                 federation=r.federation,
+                club=r.club,
                 go_rank=info.go_rank if ct.go is not None else None,
                 withdrawn=r.withdrawn,
                 half_points=r.points,

@@ -98,6 +98,7 @@ class Row(EntryStats):
     federation: str | None = None
     title: str | None = None
     fide_id: int | None = None
+    club: str | None = None  # PlayerRegistered v5; documents v6
     # (column key, the value with its criterion id, unit and exact value) in chain order
     cells: tuple[tuple[str, Cell], ...] = ()
 
@@ -117,6 +118,7 @@ class Row(EntryStats):
             "federation": self.federation,
             "title": self.title,
             "fide_id": self.fide_id,
+            "club": self.club,
             "score": score_dict(self.points),
             "half_points": self.points,
             "played": self.played,
@@ -293,6 +295,7 @@ def make_row(
         federation=info.federation,
         title=info.title,
         fide_id=info.fide_id,
+        club=info.club,
         decided_by=decided_by,
     )
 

@@ -123,7 +123,13 @@ def _entry(value: Any, where: str) -> Entry:
     try:
         return make_entry(value, columns={f: f"{where}.{f}" for f in FIELDS})
     except EntriesError as exc:
-        raise ApiError(422, "entries.invalid", exc.where, exc.message) from None
+        raise _invalid(exc) from None
+
+
+def _invalid(exc: EntriesError) -> ApiError:
+    """A bad entry list: the first problem as `error`, every bad row as `errors`."""
+    found = [{"rule": r, "field": f, "message": m} for r, f, m in exc.problems()]
+    return ApiError(422, "entries.invalid", exc.where, exc.message, found)
 
 
 def _entries(raw: bytes, content_type: str) -> list[Entry]:
@@ -132,7 +138,7 @@ def _entries(raw: bytes, content_type: str) -> list[Entry]:
         try:
             return parse_entries_csv(raw)
         except EntriesError as exc:
-            raise ApiError(422, "entries.invalid", exc.where, exc.message) from None
+            raise _invalid(exc) from None
     data = _json(raw)
     if isinstance(data, dict) and "entries" in data:
         if set(data) != {"entries"} or not isinstance(data["entries"], list):

@@ -31,12 +31,13 @@ from starlette.concurrency import run_in_threadpool
 
 from events_schema import Actor, Recorded
 from projections.pairing.base import PairingRefused
-from projections.pairing.systems import planned
+from projections.playoffs import playoff_view
 from projections.standings import fold as standings_fold
 from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.pairing import pair_next, paired_json
 from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
+from services.commands.schedule import schedule_of
 from services.commands.service import CommandRejected, CommandService
 
 MAX_PAIR_BODY = 4096
@@ -105,7 +106,9 @@ def pairing_router(app: FastAPI) -> APIRouter:
             if state.created is None:
                 raise ApiError(404, "pairing.unknown_tournament", "tournament_id", f"no {tid}")
             try:
-                return planned(state, stage)
+                # The same document as `arbiter schedule --json`, next lots included (the
+                # playoff view of the event; a tour playoff's needs its series, CLI only).
+                return schedule_of(tid, state, playoff_view(state), stage)
             except PairingRefused as exc:
                 raise ApiError(422, exc.rule, exc.field, exc.message) from None
 

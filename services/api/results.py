@@ -5,7 +5,8 @@
   "rounds": [n, ...]}`, the rounds of the stage ("main") scheduled and in force.
 - `GET /tournaments/{id}/rounds/{n}?stage=` (any reader): `{"tournament_id", "round", "stage",
   "boards": [{"board", "game_id", "white": {"player_id", "name", "start_no"}, "black": {…},
-  "result", "termination", "corrected"}], "byes": [{"player_id", "name", "kind"}]}`.
+  "result", "termination", "ending" (the ending in words: "resignation", "result entered by
+  the arbiter"), "corrected"}], "byes": [{"player_id", "name", "kind"}]}`.
 - `POST /tournaments/{id}/rounds/{n}/boards/{board}/result` (arbiter or admin): body
   `{"result", "how"?, "stage"?}`, the result in any organiser notation
   (services/commands/notation.py).
@@ -108,7 +109,9 @@ async def _run(fn: Callable[[], T]) -> T:
     try:
         return await run_in_threadpool(fn)
     except CommandRejected as exc:
-        raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+        # The CLI's argument names ("TOURNAMENT") as this API's ("tournament_id").
+        field = {"TOURNAMENT": "tournament_id"}.get(exc.field, exc.field)
+        raise ApiError(exc.status, exc.rule, field, exc.message) from None
     except (AppendConflict, EventIdConflict) as exc:
         raise ApiError(409, exc.rule, exc.field, str(exc)) from None
     except EventLogUnavailable:

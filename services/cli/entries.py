@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from services.cli.common import ActToken, As, AsJson, Backend, Db, fail, local_actor, local_log
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    Backend,
+    Db,
+    fail,
+    fail_all,
+    local_actor,
+    local_log,
+)
 from services.cli.render import escape, out, print_json
 
 if TYPE_CHECKING:
@@ -187,7 +197,10 @@ def register_players(
     \b
       name,rating,title,federation,fide_id,club
       "Carlsen, Magnus",2830,GM,NOR,1503014,Offerspill
-      "Ó Súilleabháin, Seán",,,IRL,,Galway"""
+      "Ó Súilleabháin, Seán",,,IRL,,Galway
+
+    Example: arbiter register open-2026 --file entries.csv; one player: arbiter register
+    open-2026 "Carlsen, Magnus" --rating 2830 --title GM --federation NOR"""
     from services.commands.entries import register_entries
     from services.commands.service import CommandService
     from services.interchange.entries import EntriesError, make_entry, parse_entries
@@ -215,7 +228,7 @@ def register_players(
         else:
             fail("cli.usage", "NAME/--file", 'give a name ("Surname, First") or --file')
     except EntriesError as exc:
-        fail("entries.invalid", exc.where, exc.message)
+        fail_all(exc.problems())
     actor = local_actor(as_, token, tournament)
     with local_log(backend, db) as log:
         done = register_entries(CommandService(log), tournament, entries, actor)
@@ -250,7 +263,9 @@ def players(
     db: Db = None,
 ) -> None:
     """The entry list: start numbers (those of the pairing and the TRF export, in force now),
-    rating, title, federation, club, status, requested byes."""
+    rating, title, federation, club, status, requested byes.
+
+    Example: arbiter players open-2026 (--json for the same list as data)"""
     from rich.table import Table
 
     from services.commands.entries import entry_list, fold_tournament
@@ -306,7 +321,9 @@ def withdraw(
     db: Db = None,
 ) -> None:
     """Withdraw a player (a PlayerWithdrew): not paired from --from-round on (FIDE C.06 5.4: a
-    withdrawal announced for a later round plays the rounds before it)."""
+    withdrawal announced for a later round plays the rounds before it).
+
+    Example: arbiter withdraw open-2026 Carlsen --from-round 5 --reason ill"""
     from services.commands.entries import withdraw_player
     from services.commands.service import CommandService
 
@@ -342,7 +359,9 @@ def bye(
 ) -> None:
     """Request a bye for a round not yet paired (FIDE C.04.2 requested byes, TRF26 record
     240): the player is not paired in it and scores the points given (½ or 0). Appends the
-    round's byes ruling (every bye of the round, this one merged in)."""
+    round's byes ruling (every bye of the round, this one merged in).
+
+    Example: arbiter bye open-2026 12 --round 4 --points ½"""
     from services.commands.entries import request_bye
     from services.commands.service import CommandService
 
@@ -358,7 +377,10 @@ def bye(
         f"{escape(done.player.label())}: {what} in round {rnd} (by {escape(env.actor.id)})",
         soft_wrap=True,
     )
-    byes = ", ".join(f"{pid} {_BYE_WORDS.get(k, k)}" for pid, k in done.byes.items())
+    byes = "; ".join(
+        f"{escape(done.labels.get(pid, pid))} {_BYE_WORDS.get(k, k)}"
+        for pid, k in done.byes.items()
+    )
     out.print(f"  round {rnd} byes now: {byes or 'none'}", soft_wrap=True)
 
 

@@ -68,6 +68,41 @@ app = typer.Typer(
 for _module in COMMANDS:
     _module.register(app)
 
+#: The organiser's day, listed first by `arbiter --help` in the order it is lived (a new user
+#: reads create, register, pair, results, standings before the audit and the processors); the
+#: other commands follow in `COMMANDS` order.
+ORGANISER_FIRST = (
+    "create",
+    "register",
+    "players",
+    "pair",
+    "round",
+    "result",
+    "results",
+    "bye",
+    "withdraw",
+    "correct",
+    "standings",
+    "crosstable",
+    "schedule",
+    "games",
+)
+
+
+def organiser_first(commands: list[typer.models.CommandInfo]) -> None:
+    """Sort `commands` in place: those of `ORGANISER_FIRST` in its order, then the rest as
+    registered (a stable sort)."""
+    from typer.main import get_command_name
+
+    def key(info: typer.models.CommandInfo) -> int:
+        name = info.name or get_command_name(info.callback.__name__ if info.callback else "")
+        return ORGANISER_FIRST.index(name) if name in ORGANISER_FIRST else len(ORGANISER_FIRST)
+
+    commands.sort(key=key)
+
+
+organiser_first(app.registered_commands)
+
 
 def main() -> None:
     """The `arbiter` console script. Typer converts every command's signature when it builds

@@ -24,7 +24,7 @@ from services.cli.common import (
     local_actor,
     local_log,
 )
-from services.cli.render import out, print_bracket
+from services.cli.render import escape, out, print_bracket
 
 Stage = Annotated[str, typer.Option("--stage", help="stage to pair (default: main)")]
 
@@ -72,7 +72,10 @@ def pair(
     """Pair the next round: append the lots it needs and the RoundScheduled, print it.
 
     With --replace, re-pair the latest round: its retraction, the lots and the new round go in
-    one batch (all or nothing), refused while any game of it has started or ended."""
+    one batch (all or nothing), refused while any game of it has started or ended.
+
+    Example: arbiter pair open-2026; re-pair: arbiter pair open-2026 --replace --reason
+    'a late entry missed'"""
     from services.commands.pairing import pair_next, paired_json
     from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
     from services.commands.service import CommandService
@@ -139,6 +142,15 @@ def pair(
         out.print(f"  [dim]{note}[/dim]")
 
 
+#: A bye's kind (`Bye.kind`) as `arbiter schedule` says it.
+BYE_WORDS = {
+    "pairing_allocated": "bye (a win, allocated by the pairing)",
+    "half": "½-point bye (requested)",
+    "zero": "0-point bye (requested)",
+    "advance": "advances without a game",
+}
+
+
 def schedule(
     tournament: str,
     stage: Stage = "main",
@@ -147,24 +159,20 @@ def schedule(
     db: Db = None,
 ) -> None:
     """The rounds scheduled so far and, for a round robin, the rounds to come; for a cup,
-    the bracket so far."""
+    the bracket so far; then the lots to draw next and the command that draws each.
+
+    Example: arbiter schedule open-2026 (--json: as GET /tournaments/open-2026/schedule)"""
     from projections.pairing.base import PairingRefused
-    from projections.pairing.systems import planned
-    from services.cli import prescribed, tables
+    from services.cli import tables
+    from services.commands.schedule import schedule_of
 
     with local_log(backend, db) as log:
         state = fold_known(log, tournament, None, "schedule")
-        # The lots to draw next, from the one source `arbiter lot --next` draws from.
-        wanted = prescribed.lots_wanted(tables.playoff_for(log, tournament, state), state, stage)
+        view = tables.playoff_for(log, tournament, state)
     try:
-        body = planned(state, stage)
+        body = schedule_of(tournament, state, view, stage)
     except PairingRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    body["next_lots"] = [
-        {**w.as_dict(), "run": prescribed.lot_hint(tournament, wanted, w)} for w in wanted
-    ]
-    # The system's own "draw the lot … first" notes are said by next_lots, with the command.
-    body["notes"] = [n for n in body.get("notes", []) if not n.startswith("draw the lot ")]
     if as_json:
         print(json.dumps(body, ensure_ascii=False, indent=2))
         return
@@ -174,10 +182,12 @@ def schedule(
         status = rnd["status"]
         out.print(f"round {rnd['round']} ({status})")
         for p in rnd["pairings"]:
-            w, b = names.get(p["white"], p["white"]), names.get(p["black"], p["black"])
+            w = escape(names.get(p["white"], p["white"]))
+            b = escape(names.get(p["black"], p["black"]))
             out.print(f"  {p['board']:>3}  {w} – {b}  {p.get('result') or ''}")
         for bye in rnd["byes"]:
-            out.print(f"       {names.get(bye['player_id'], bye['player_id'])}: bye")
+            kind = BYE_WORDS.get(bye.get("kind") or "pairing_allocated", "bye")
+            out.print(f"       {escape(names.get(bye['player_id'], bye['player_id']))}: {kind}")
     if "bracket" in body:
         print_bracket(body["bracket"], names)
     for note in body.get("notes", []):

@@ -276,6 +276,7 @@ def print_playoff(tid: str, view: PlayoffView, names: Mapping[str, str] | None =
     players by name (`names`: id -> name; an id without one is shown as it is)."""
     from rich.table import Table
 
+    from projections.playoffs.base import said
     from services.cli import prescribed
 
     names = names or {}
@@ -314,7 +315,7 @@ def print_playoff(tid: str, view: PlayoffView, names: Mapping[str, str] | None =
     for req in view.required_next:
         h = prescribed.hint(tid, view, req)
         out.print(
-            f"[yellow]next[/yellow] {req.kind} ({req.stage}): {req.text}"
+            f"[yellow]next[/yellow] {req.kind} ({req.stage}): {escape(said(req.text, names))}"
             + (f"\n  run: {h}" if h else "")
         )
     if view.final_order:
@@ -325,7 +326,7 @@ def print_playoff(tid: str, view: PlayoffView, names: Mapping[str, str] | None =
     if view.winner is not None:
         out.print(f"[bold]winner[/bold]: {escape(name_of(names, view.winner))}")
     for note in view.notes:
-        out.print(f"[dim]note: {note}[/dim]")
+        out.print(f"[dim]note: {escape(said(note, names))}[/dim]")
 
 
 def register(app: typer.Typer) -> None:

@@ -96,16 +96,26 @@ def names_of(state: Any) -> dict[str, str]:
 
 
 def identity_columns(rows: Sequence[Any], go: bool = False) -> list[str]:
-    """The identity columns a table shows: title, federation and rating when any player has
-    one, and, for Go, the rank (`go_rank`)."""
-    cols = [c for c in ("title", "federation", "rating") if any(getattr(r, c) for r in rows)]
+    """The identity columns a table shows: title, federation, club and rating when any player
+    has one, and, for Go, the rank (`go_rank`)."""
+    cols = [
+        c
+        for c in ("title", "federation", "club", "rating")
+        if any(getattr(r, c, None) for r in rows)
+    ]
     if go:
         cols.append("go_rank")
     return cols
 
 
 #: How an identity column is headed.
-IDENTITY_HEADS = {"title": "title", "federation": "fed", "rating": "rating", "go_rank": "rank"}
+IDENTITY_HEADS = {
+    "title": "title",
+    "federation": "fed",
+    "club": "club",
+    "rating": "rating",
+    "go_rank": "rank",
+}
 
 
 def identity_column(t: Any, col: str) -> None:
@@ -114,7 +124,7 @@ def identity_column(t: Any, col: str) -> None:
     t.add_column(
         IDENTITY_HEADS[col],
         justify="right" if col == "rating" else "left",
-        min_width={"rating": 4, "go_rank": 3, "federation": 3, "title": 3}[col],
+        min_width={"rating": 4, "go_rank": 3, "federation": 3, "title": 3, "club": 4}[col],
     )
 
 
@@ -194,6 +204,7 @@ def print_standings(
         who = {
             "title": r.title,
             "federation": r.federation,
+            "club": r.club,
             "rating": r.rating,
             "go_rank": info.go_rank if info is not None else None,
         }

@@ -184,7 +184,9 @@ def round_cmd(
     db: Db = None,
 ) -> None:
     """A round's boards: players (start numbers), results in force and byes, as the organiser
-    checks them before entering results."""
+    checks them before entering results.
+
+    Example: arbiter round open-2026 3 (the latest round without N)"""
     from services.commands.results import fold_tournament, rounds_of, view_of
     from services.commands.service import CommandService
 

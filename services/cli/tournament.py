@@ -140,7 +140,9 @@ def standings(
 ) -> None:
     """Print the standings with the players' rating, title and federation (a Go rank),
     tiebreak columns and why each row is below the one above; then the correction flags, the
-    playoff's outcome and, for a Galway tournament, its section winners."""
+    playoff's outcome and, for a Galway tournament, its section winners.
+
+    Example: arbiter standings open-2026 (--at SEQ: as it stood then; --json)"""
     from events_schema.codec import dumps
     from projections.documents import corrections_after_pairing
     from projections.standings import standings as standings_table
@@ -240,7 +242,9 @@ def crosstable(
     """The crosstable: in standings order, each player's place, start number (as the TRF
     export numbers them), name, rating, every round ("12w1": beat start number 12 with White;
     "5b½"; "7w+"/"7b-" a forfeit; "+", "=", "-" a bye worth a win, a half, nothing), points
-    and tie-breaks (projections/standings/grid.py)."""
+    and tie-breaks (projections/standings/grid.py).
+
+    Example: arbiter crosstable open-2026"""
     from events_schema.codec import dumps
     from projections.standings import standings as standings_table
     from projections.standings.grid import crosstable_grid

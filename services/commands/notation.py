@@ -34,12 +34,14 @@ ENTERED = "result entered by the arbiter"
 
 
 class NotationError(ValueError):
-    """A token or a `how` no notation reads: `rule`, and what is accepted."""
+    """A token or a `how` no notation reads: `rule`, and what is accepted; `field` "how" when
+    the `how` is at fault (the token's own field otherwise)."""
 
-    def __init__(self, rule: str, message: str) -> None:
+    def __init__(self, rule: str, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.rule = rule
         self.message = message
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ def termination_of(how: str) -> ev.Termination:
             "result.unknown_how",
             f"{how!r} names no ending; use one of {', '.join(TERMINATIONS)} "
             "(or resign, time, flag, mate, repetition, fifty, draw, no-show, …)",
+            field="how",
         )
     return found
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from events_schema import Actor, Command, CommandBatch
+from projections.games import ending_label
 from services.commands.entries import players as entries_players
 from services.commands.notation import Entered, NotationError, read_result, read_round
 from services.commands.service import CommandRejected, CommandService
@@ -68,6 +69,13 @@ class Board:
     result: str | None  # the stored result in force ("1-0", "1/2-1/2", ...), None: none yet
     termination: str | None
     corrected: bool  # the result in force is a correction
+    plies: int = 0  # moves recorded: none for a result typed off a score sheet
+
+    @property
+    def ending(self) -> str:
+        """The ending in words ("resignation", "loss on time", "result entered by the
+        arbiter"; projections/games.py `ending_label`), "" when there is no result."""
+        return ending_label(self.termination, plies=self.plies) if self.result else ""
 
     @property
     def shown(self) -> str:
@@ -86,6 +94,7 @@ class Board:
             "black": self.black.as_json(),
             "result": self.result,
             "termination": self.termination,
+            "ending": self.ending,
             "corrected": self.corrected,
         }
 
@@ -186,6 +195,7 @@ def _board(game: GameRecord, index: int, side: Callable[[str], Side]) -> Board:
         result=last[2] if last is not None else None,
         termination=last[3] if last is not None else None,
         corrected=len(game.results) > 1,
+        plies=len(game.moves),
     )
 
 
@@ -220,7 +230,7 @@ def _read(token: str, how: str | None, where: str) -> Entered:
     try:
         return read_result(token, how)
     except NotationError as exc:
-        raise CommandRejected(exc.rule, where, exc.message) from None
+        raise CommandRejected(exc.rule, exc.field or where, exc.message) from None
 
 
 def _same(board: Board, entered: Entered, how_given: bool) -> bool:

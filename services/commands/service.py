@@ -275,7 +275,9 @@ class CommandService:
             try:
                 decided = decide(state, event)
             except Rejected as r:
-                raise CommandRejected(r.rule, f"commands[{i}].{r.field}", r.message) from None
+                raise CommandRejected.of(
+                    [Problem(p.rule, f"commands[{i}].{p.field}", p.message) for p in r.errors]
+                ) from None
             for k, out in enumerate(decided):
                 eid = derived_event_id(first_ids[i], k)
                 ne = NewEvent(

@@ -10,6 +10,7 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter, ValidationError
 
 from events_schema import events as ev
+from events_schema.inputs import Problem
 from projections import rulings
 from projections.rejection import Rejected
 from projections.tournament.invalidation import KEY, RULE, invalidated_round
@@ -317,10 +318,13 @@ def _(proposed: ev.RulingIssued, state: TournamentState) -> list[ev.Event]:
             try:
                 adapter.validate_python(proposed.decision[key])
             except ValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(x) for x in err["loc"])
-                where = f"payload.decision.{key}" + (f".{loc}" if loc else "")
-                raise Rejected("ruling.invalid_table", where, err["msg"]) from None
+                # Every mistake of the table at once, as `arbiter prize-table` reports a file.
+                found = []
+                for err in exc.errors():
+                    loc = ".".join(str(x) for x in err["loc"])
+                    where = f"payload.decision.{key}" + (f".{loc}" if loc else "")
+                    found.append(Problem("ruling.invalid_table", where, err["msg"]))
+                raise Rejected.of(found) from None
     order = proposed.decision.get("tiebreak_order")
     if order is not None and (
         not isinstance(order, list) or any(p not in state.players for p in order)

@@ -36,7 +36,7 @@ def _(proposed: ev.ResultCorrected, state: TournamentState) -> list[ev.Event]:
         raise Rejected(
             "correction.no_change",
             "payload.result",
-            f"the result in force is already {current.result} by {current.termination}: "
+            f"the result in force is already {current.result} ({_ending(current.termination)}): "
             "a correction changes the result or its termination",
         )
     check_result(state, game, proposed.result, proposed.termination)
@@ -89,3 +89,10 @@ def _(proposed: ev.EventRetracted, state: TournamentState) -> list[ev.Event]:
                     "retraction.player_paired", field, f"{target.player_id} is in round {key}"
                 )
     return [proposed]
+
+
+def _ending(termination: str) -> str:
+    """A termination in a refusal's words: "other" is a result entered without its ending."""
+    if termination == "other":
+        return "entered without its ending, termination 'other'"
+    return termination.replace("_", " ")

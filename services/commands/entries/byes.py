@@ -27,7 +27,7 @@ Refused, naming the rule and the field:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from events_schema import Actor, Command, CommandBatch
@@ -79,6 +79,8 @@ class ByeRequested:
     round: int
     kind: ByeKind | None  # None: cancelled
     byes: dict[str, str]  # the round's byes now in force
+    # player id -> "12 Carlsen, Magnus" (`EntryRow.label`): how the byes are named back
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def request_bye(
@@ -162,7 +164,8 @@ def request_bye(
             result = service.handle(tournament, batch, actor)
         except AppendConflict:
             continue
-        return ByeRequested(result, row, rnd, kind, merged)
+        labels = {r.player_id: r.label() for r in rows}
+        return ByeRequested(result, row, rnd, kind, merged, labels)
     raise CommandRejected(
         "concurrency.retries_exhausted", "round", f"{tournament} kept changing; try again"
     )

@@ -174,6 +174,19 @@ function renderBoards() {
   }));
   box("whole").hidden = g.pairings.every(p => p.status === "ended");
   fillRounds(r.stage === "main" ? r.round : 0);
+  if (g.pairings.some(p => p.status === "ended")) nameEndings(r);
+}
+
+/* The finished boards' endings in words ("result entered by the arbiter", "loss on time"):
+   the results route's `ending` (services/commands/results.py), not the stored termination. */
+async function nameEndings(r) {
+  const q = r.stage && r.stage !== "main" ? "?stage=" + encodeURIComponent(r.stage) : "";
+  const res = await call("GET", "/rounds/" + r.round + q);
+  if (!res.ok || !res.body || !Array.isArray(res.body.boards)) return;
+  for (const b of res.body.boards) {
+    const how = box("boards").querySelector('.bd[data-board="' + b.board + '"] .how');
+    if (how && b.ending) how.textContent = b.ending + (b.corrected ? " · corrected" : "");
+  }
 }
 
 /* --- standings and flags ------------------------------------------------------------------ */

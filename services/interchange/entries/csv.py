@@ -75,6 +75,7 @@ def parse_entries_csv(data: bytes | str) -> list[Entry]:
     columns: dict[str, str] = {}  # field -> the column's name as written
     index: dict[int, str] = {}  # column position -> field
     entries: list[Entry] = []
+    bad: list[EntriesError] = []  # every bad row, reported together
     for row in reader:
         if not any(cell.strip() for cell in row):
             continue
@@ -99,11 +100,19 @@ def parse_entries_csv(data: bytes | str) -> list[Entry]:
                 raise EntriesError(line, "name", "the header row needs a name column")
             continue
         if len(row) > len(header) and any(c.strip() for c in row[len(header) :]):
-            raise EntriesError(
-                line, "", f"{len(row)} cells for {len(header)} columns (a separator too many?)"
+            bad.append(
+                EntriesError(
+                    line, "", f"{len(row)} cells for {len(header)} columns (a separator too many?)"
+                )
             )
+            continue
         values = {field: row[i] if i < len(row) else "" for i, field in index.items()}
-        entries.append(make_entry(values, line, columns))
+        try:
+            entries.append(make_entry(values, line, columns))
+        except EntriesError as exc:
+            bad.append(exc)
+    if bad:
+        raise EntriesError.of(bad)
     if not entries:
         raise EntriesError(1, "", "no players: the file has a header row and nothing under it")
     return entries

@@ -19,11 +19,24 @@ FIELDS = ("name", "rating", "title", "federation", "fide_id", "club", "go_rank")
 class EntriesError(ValueError):
     """A bad entry: `line` (1-based, 0 for an entry not read from a file), `column` (the
     column's name as written, or the field) and what is wrong. `where` is the refusal's field:
-    `line 7, column rating`."""
+    `line 7, column rating`. `all`: every bad row of the file, this one first (a CSV's rows
+    are all checked before it is refused)."""
 
     def __init__(self, line: int, column: str, message: str) -> None:
         self.line, self.column, self.message = line, column, message
+        self.all: tuple[EntriesError, ...] = (self,)
         super().__init__(f"{self.where}: {message}")
+
+    @classmethod
+    def of(cls, found: list[EntriesError]) -> EntriesError:
+        """One refusal carrying every problem in `found` (at least one)."""
+        first = found[0]
+        first.all = tuple(found)
+        return first
+
+    def problems(self) -> list[tuple[str, str, str]]:
+        """(rule, field, message) of every problem, as the CLI prints them."""
+        return [("entries.invalid", e.where, e.message) for e in self.all]
 
     @property
     def where(self) -> str:

@@ -58,3 +58,38 @@ def test_a_single_mistake_is_answered_as_before(tmp_path: Path) -> None:
     assert res.status_code == 422
     assert set(res.json()) == {"error"}
     assert res.json()["error"]["field"] == "commands[0].payload.format"
+
+
+def test_a_ruling_with_a_bad_prize_table_is_answered_with_every_mistake(tmp_path: Path) -> None:
+    """The decider checks a prize table in a `RulingIssued` whole, as `arbiter prize-table`
+    checks its file: every mistake with its place, nothing appended."""
+    client, auth, log = _client(tmp_path)
+    created = {"name": "Open", "format": "swiss", "rounds": 5}
+    res = client.post(
+        "/tournaments/o/commands",
+        json={"type": "TournamentCreated", "payload": created},
+        headers=auth,
+    )
+    assert res.status_code == 201, res.text
+    table = {"currency": "EUR", "prizes": [{"place": 0, "amount": "-5"}]}
+    ruling = {
+        "ruling_id": "prizes-1",
+        "by": "chief",
+        "subject": "prize_table",
+        "text": "the sponsor's table",
+        "decision": {"prize_table": table},
+    }
+    res = client.post(
+        "/tournaments/o/commands",
+        json={"type": "RulingIssued", "payload": ruling},
+        headers=auth,
+    )
+    assert res.status_code == 422
+    body = res.json()
+    where = "commands[0].payload.decision.prize_table.prizes.0."
+    assert [(e["rule"], e["field"]) for e in body["errors"]] == [
+        ("ruling.invalid_table", where + "place"),
+        ("ruling.invalid_table", where + "amount"),
+    ]
+    assert body["error"] == body["errors"][0]
+    assert [e.type for e in log.read("o", 1)] == ["TournamentCreated"]

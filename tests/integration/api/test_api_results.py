@@ -86,6 +86,7 @@ def test_rounds_and_a_rounds_boards(api) -> None:
         "black": {"player_id": "b", "name": "Caruana, Fabiano", "start_no": 2},
         "result": None,
         "termination": None,
+        "ending": "",
         "corrected": False,
     }
     assert body["byes"] == [{"player_id": "g", "name": "Giri, Anish", "kind": "pairing_allocated"}]
@@ -94,11 +95,12 @@ def test_rounds_and_a_rounds_boards(api) -> None:
         404,
         "result.no_such_round",
     )
-    _error(
+    unknown = _error(
         client.get("/tournaments/nope/rounds/1", headers=H(t["admin"])),
         404,
         "result.unknown_tournament",
     )
+    assert unknown["field"] == "tournament_id"  # this API's name, not the CLI's TOURNAMENT
     _error(client.get(f"/tournaments/{T}/rounds/1"), 401, "auth.missing_token")
 
 
@@ -118,6 +120,8 @@ def test_one_boards_result_then_a_resend_then_another_result(api) -> None:
         "resignation",
     )
     assert event["actor"] == {"id": "ref-1", "role": "arbiter"}
+    boards = client.get(f"/tournaments/{T}/rounds/1", headers=H(t["arbiter"])).json()["boards"]
+    assert (boards[1]["termination"], boards[1]["ending"]) == ("resignation", "resignation")
     r = client.post(url, json={"result": "0-1"}, headers=H(t["arbiter"]))  # a resend
     assert r.status_code == 200
     assert r.json() == {
@@ -264,3 +268,12 @@ def test_a_correction_by_board_is_for_admins(api) -> None:
         "result.termination_mismatch",
     )
     assert "5.2.1" in err["message"]
+
+
+def test_a_result_entered_without_its_ending_reads_in_words(api) -> None:
+    """The stored termination is "other"; the route names it as the console shows it."""
+    client, t, _ = api
+    url = f"/tournaments/{T}/rounds/1/boards/1/result"
+    assert client.post(url, json={"result": "1-0"}, headers=H(t["arbiter"])).status_code == 201
+    (board, *_) = client.get(f"/tournaments/{T}/rounds/1", headers=H(t["arbiter"])).json()["boards"]
+    assert (board["termination"], board["ending"]) == ("other", "result entered by the arbiter")

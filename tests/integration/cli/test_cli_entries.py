@@ -91,6 +91,7 @@ def test_a_swiss_from_a_csv_entry_list_with_a_bye_a_withdrawal_and_a_late_entry(
     assert "player.ambiguous" in _run("bye", "open", "smith", "--round", "2", code=1)
     text = _run("bye", "open", "smith, a", "--round", "2", "--points", "1/2")
     assert "6 Smith, Anna: ½-point bye in round 2" in text
+    assert "round 2 byes now: 6 Smith, Anna ½" in text  # named back, not by id
     assert "bye.full_point_not_offered" in _run(
         "bye", "open", "dvorak", "--round", "2", "--points", "1", code=1
     )
@@ -131,6 +132,18 @@ def test_a_bad_row_refuses_the_whole_file_with_its_line_and_column(db: Path, tmp
         "register", "open", "--file", str(unknown), code=1
     )
     assert len(_envelopes("open")) == 1  # nothing of either file appended
+
+
+def test_every_bad_row_of_a_csv_is_reported_together(db: Path, tmp_path: Path):
+    _run("create", "open", "--name", "Open", "--rounds", "3")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,rating\nA,15x0\nB,1600\n,1700\nD,16OO,extra\n", encoding="utf-8")
+    text = _run("register", "open", "--file", str(bad), code=1)
+    assert "refused: 3 problems, nothing was appended" in text
+    assert "refused entries.invalid (line 2, column rating): '15x0'" in text
+    assert "refused entries.invalid (line 4, column name): every entry needs a name" in text
+    assert "refused entries.invalid (line 5): 3 cells for 2 columns" in text
+    assert len(_envelopes("open")) == 1
 
 
 def test_as_and_arbiter_actor_name_the_actor_and_replay_and_diff_show_it(
@@ -250,3 +263,22 @@ def test_a_swiss_created_without_a_preset_is_told_its_ties_stay_shared(db: Path)
     assert "--preset fide-swiss" in " ".join(
         runner.invoke(app, ["create", "--help"]).output.split()
     )
+
+
+def test_the_club_of_the_entry_list_is_in_the_standings_and_the_crosstable(
+    db: Path, tmp_path: Path
+):
+    """`club` (PlayerRegistered v5) reaches the published standings rows (documents v6), the
+    crosstable's rows and both tables in the terminal."""
+    _run("create", "open", "--name", "Club Open", "--format", "swiss", "--rounds", "5")
+    entries = tmp_path / "entries.csv"
+    entries.write_text(CSV, encoding="utf-8")
+    _run("register", "open", "--file", str(entries))
+    rows = _json("standings", "open")["rows"]
+    clubs = {r["player_id"]: r["club"] for r in rows}
+    assert clubs["carlsen-magnus"] == "Offerspill"
+    grid_rows = _json("crosstable", "open")["rows"]
+    assert {r["player_id"]: r["club"] for r in grid_rows} == clubs
+    for command in ("standings", "crosstable"):
+        out = runner.invoke(app, [command, "open"], terminal_width=200).output
+        assert " club " in out and "Offerspill" in out, command

@@ -256,3 +256,14 @@ def test_lot_next_without_anything_to_draw_says_so(db: Path) -> None:
     out = " ".join(_run("lot", "plain", "--next", code=1).split())
     assert "define no playoff and its pairing system needs no lot now" in out
     assert _json("schedule", "plain")["next_lots"] == []
+
+
+def test_playoff_notes_and_requirements_name_the_players(db: Path) -> None:
+    """The machine's texts carry player ids as fields (`{a}`); `arbiter playoff` renders the
+    names, `--json` keeps the text with ids and gives the template beside it."""
+    _three_way_tie(db)
+    out = _run("playoff", "rb")
+    assert "tie for first between A, B, C: playoff" in " ".join(out.split())
+    body = _json("playoff", "rb")
+    assert "tie for first between a, b, c: playoff (2.1)" in body["notes"]
+    assert "tie for first between {a}, {b}, {c}: playoff (2.1)" in body["note_templates"]

@@ -170,9 +170,24 @@ def test_correct_by_board_after_the_next_round_is_paired_is_flagged(db: Path) ->
     # The same again changes nothing: refused by the decider.
     out = _run("correct", T, "--round", "1", "1", "1/2", "--reason", "again", code=1)
     assert "refused correction.no_change" in out
+    assert "already 1/2-1/2 (agreement)" in out
     # A win typed without its ending, corrected to the other side's: "entered", as typed.
     out = _run("correct", T, "--round", "1", "3", "1-0", "--reason", "colours swapped")
     assert "board 3: Nakamura, Hikaru 1-0 Gukesh, D (entered), was 0-1" in out, out
+
+
+def test_an_unknown_how_names_its_field_and_appends_nothing(db: Path) -> None:
+    before = len(_events(db))
+    out = _run("result", T, "--round", "1", "1", "1-0", "--how", "banana", code=1)
+    assert "refused result.unknown_how (how): 'banana' names no ending" in out
+    assert len(_events(db)) == before
+
+
+def test_an_entered_result_corrected_to_itself_is_refused_in_words(db: Path) -> None:
+    _run("result", T, "--round", "1", "1", "1-0")
+    out = _run("correct", T, "--round", "1", "1", "1-0", "--reason", "same", code=1)
+    assert "already 1-0 (entered without its ending, termination 'other')" in out
+    assert "by other" not in out
 
 
 def test_a_correction_from_a_win_by_resignation_to_a_draw_picks_a_draw_ending(db: Path) -> None:
@@ -195,3 +210,30 @@ def test_correct_by_game_id_still_works(db: Path) -> None:
     assert "main-r1-b1 0-1 -> 1-0" in out
     assert _events(db)[-1]["payload"]["termination"] == "forfeit"  # kept, as before
     _run("correct", T, "main-r1-b1", "--reason", "x", code=1)  # no result given
+
+
+def test_games_reads_as_the_organiser_entered_them(db: Path) -> None:
+    """`arbiter games` after results typed by board: the board, names, the result as typed
+    (½-½, +-), the ending in words ("result entered by the arbiter", not "other"), the
+    clocks when read; no empty source columns for games nobody imported."""
+    state = standings_fold([Recorded.of(e) for e in SQLiteEventLog(db).read(T, 1)])
+    g1 = next(g for g in state.games.values() if g.board == 1)
+    clocks = ev.ClockReported(game_id=g1.game_id, white_ms=3_909_000, black_ms=247_000)
+    append_events(db, T, clocks)  # read off the board's clock before the result
+    _run("results", T, "--round", "1", "1-0 ½ +-")
+    out = runner.invoke(app, ["games", T], terminal_width=200).output
+    rows = [" ".join(line.replace("│", " ").split()) for line in out.splitlines() if "│" in line]
+    white, black = state.players[g1.white].name, state.players[g1.black].name
+    assert (
+        rows[0]
+        == f"1 1 {white} 1-0 {black} result entered by the arbiter 1:05:09 – 4:07 0 {g1.game_id}"
+    )
+    assert " ½-½ " in rows[1] and " agreement " in rows[1]
+    assert " +- " in rows[2] and " forfeit " in rows[2]
+    assert "other" not in out and "source" not in out and "agrees" not in out
+
+
+def test_schedule_says_what_kind_of_bye(db: Path) -> None:
+    """7 players: the pairing allocates a bye, said in words (not a bare "bye")."""
+    out = _run("schedule", T)
+    assert ": bye (a win, allocated by the pairing)" in out

@@ -71,7 +71,7 @@ def _document(db: Path, tid: str = TID) -> dict[str, Any]:
     finally:
         log.close()
     doc = documents(state, tid)["standings"]
-    assert doc["version"] == PROJECTION_VERSION == 5
+    assert doc["version"] == PROJECTION_VERSION == 6
     return dict(doc["data"])
 
 

@@ -444,3 +444,17 @@ def test_an_arbiter_retracts_only_the_round_the_batch_schedules_again(db: Path):
         assert [e.type for e in ok.envelopes] == ["EventRetracted", "RoundScheduled"]
     finally:
         log.close()
+
+
+def test_api_schedule_names_the_next_lots_as_the_cli_does(db: Path, api):
+    """GET /tournaments/{id}/schedule and `arbiter schedule --json` are one use case
+    (services/commands/schedule.py): before round 1, the Swiss's initial-colour lot and the
+    command that draws it."""
+    client, t = api
+    _swiss(db)
+    sched = client.get(f"/tournaments/{TID}/schedule", headers=H(t["broadcaster"]))
+    assert sched.status_code == 200, sched.text
+    (lot,) = sched.json()["next_lots"]
+    assert (lot["purpose"], lot["source"]) == ("colours", "pairing")
+    assert lot["run"].startswith(f"arbiter lot {TID} --next")
+    assert sched.json() == json.loads(_run("schedule", TID, "--json").stdout)

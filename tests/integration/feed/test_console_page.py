@@ -241,6 +241,10 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
                 browser.wait_for(points_js(pid), pts)
             result = "document.querySelector('#boards .bd[data-board=\"2\"] .result').textContent"
             assert browser.evaluate(result) == "½–½"
+            # Each finished board's ending in words, as the results route names it.
+            how = "document.querySelector('#boards .bd[data-board=\"{}\"] .how').textContent"
+            browser.wait_for(how.format(1), "result entered by the arbiter")
+            assert [browser.evaluate(how.format(b)) for b in (2, 3)] == ["agreement", "forfeit"]
 
             # The live page's stream carried the same standings.
             seen = [e for e in stream.drain(quiet=1.0) if e.event == "standings"]

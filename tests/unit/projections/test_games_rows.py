@@ -8,7 +8,7 @@ from builders import created, move, player, recorded, round_
 
 from events_schema import events as ev
 from projections.endings.rules import ruleset_for
-from projections.games import disagreement, game_rows, read_source, rule_text
+from projections.games import disagreement, ending_label, game_rows, read_source, rule_text
 
 
 @pytest.mark.parametrize(
@@ -44,6 +44,18 @@ def test_rule_text():
     assert rule_text("adjudication", "arena: TCEC win rule") == "arena: TCEC win rule"
     assert rule_text("agreement", None) == "agreement"
     assert rule_text(None, None) == ""
+    # A result typed off a score sheet: its words, not the stored termination "other".
+    assert rule_text("other", None, "result entered by the arbiter") == (
+        "result entered by the arbiter"
+    )
+
+
+def test_ending_label_names_an_entered_result_in_words():
+    assert ending_label("other") == "result entered by the arbiter"  # no move recorded
+    assert ending_label("other", plies=40) == "other ending"
+    assert ending_label("other", "rules infraction") == "rules infraction"
+    assert ending_label("time_forfeit") == "loss on time"
+    assert ending_label(None) == ""
 
 
 def test_disagreements():

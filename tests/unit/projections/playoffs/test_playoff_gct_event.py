@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from events_schema import GENESIS_HASH, Event, Recorded
 from events_schema import events as ev
 from projections.playoffs import gct_event
-from projections.playoffs.base import PlannedGame, PlayoffView, berger_round_robin
+from projections.playoffs.base import PlannedGame, PlayoffView, berger_round_robin, said
 from projections.standings import StandingsState, evolve, fold
 
 RB = "gct-rapid-blitz"
@@ -460,7 +460,7 @@ def test_five_tied_walkthrough_with_chosen_lots():
     assert a3.advanced == ("t5",)
     assert v.final_order == (("t5",), ("t4",), ("t1", "t3"), ("t2",))
     assert v.eliminated == ("t2", "t1", "t3", "t4")
-    assert "t5 wins" in v.notes[-1]
+    assert "t5 wins" in said(v.notes[-1])
 
 
 def test_armageddon_schedule_carries_its_byes():
@@ -615,7 +615,8 @@ def test_arbiter_scheduled_other_colours_in_the_round_robin():
     schedule(s, "gct-playoff-rr", [g2], swap=False)
     v = s.view()
     assert any(
-        "gct-rr-r1-b1: scheduled t2–t1, prescribed t1–t2 (other colours)" in n for n in v.notes
+        "gct-rr-r1-b1: scheduled t2–t1, prescribed t1–t2 (other colours)" in n
+        for n in map(said, v.notes)
     )
     games = by_name(v, "gct-playoff-rr").games
     assert [(g.white, g.black, g.scheduled) for g in games] == [
@@ -677,7 +678,7 @@ def test_an_armageddon_game_seating_a_bye_player_is_sent_back():
     assert v.status == "awaiting_ruling"
     [req] = v.required_next
     assert req.kind == "ruling" and "['t1'], who are not in gct-armageddon-1" in req.text
-    assert any("gct-armageddon-1-b1: scheduled t1–t3" in n for n in v.notes)
+    assert any("gct-armageddon-1-b1: scheduled t1–t3" in n for n in map(said, v.notes))
 
 
 def test_a_game_scheduled_before_its_toss_is_noted():
@@ -787,3 +788,24 @@ def test_every_step_of_a_random_playoff_keeps_the_invariants(walk_: tuple[int, s
     recs = recorded("t1", s.events)
     for n in range(len(recs) - 60, len(recs) + 1, 7):
         check_invariants(gct_event.view(fold(recs[: max(n, 1)])))
+
+
+def test_a_note_names_players_as_fields_rendered_by_name_at_the_edge() -> None:
+    """A note or a requirement names its players as `{id}` (`who`): the document publishes the
+    text with the ids (as before) and the template beside it; the CLI renders names."""
+    from projections.playoffs.base import Requirement, who
+
+    note = f"tie for first between {who('a', 'b')}: playoff (2.1)"
+    assert note == "tie for first between {a}, {b}: playoff (2.1)"
+    names = {"a": "Carlsen, Magnus", "b": "Caruana, Fabiano"}
+    assert said(note, names) == (
+        "tie for first between Carlsen, Magnus, Caruana, Fabiano: playoff (2.1)"
+    )
+    assert said(note) == "tie for first between a, b: playoff (2.1)"
+    view = PlayoffView("gct-event", "in_progress", "GCT", notes=(note, "no one named"))
+    doc = view.as_dict()
+    assert doc["notes"] == ["tie for first between a, b: playoff (2.1)", "no one named"]
+    assert doc["note_templates"] == [note, "no one named"]
+    req = Requirement("results", "main", f"{who('a')} to play").as_dict()
+    assert (req["text"], req["template"]) == ("a to play", "{a} to play")
+    assert "template" not in Requirement("results", "main", "the main stage").as_dict()

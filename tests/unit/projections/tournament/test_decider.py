@@ -352,6 +352,11 @@ def test_prize_table_correction_rulings_are_validated():
         "payload.decision.prize_table.prizes.0.place",
     )
     assert "greater than or equal" in err.message
+    # Every mistake of the table at once (as `arbiter prize-table` reports a file), not the first.
+    assert [(p.rule, p.field) for p in err.errors] == [
+        ("ruling.invalid_table", "payload.decision.prize_table.prizes.0.place"),
+        ("ruling.invalid_table", "payload.decision.prize_table.prizes.0.amount"),
+    ]
     then_rejected(
         small_tournament(),
         good.model_copy(update={"subject": "points_table", "decision": {"points_table": ["x"]}}),

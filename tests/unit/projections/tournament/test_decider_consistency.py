@@ -116,7 +116,7 @@ def test_a_correction_that_changes_nothing_is_refused() -> None:
     refused = then_rejected(
         events, correction(events, "1-0", "resignation"), "correction.no_change", "payload.result"
     )
-    assert "1-0 by resignation" in refused.message
+    assert "1-0 (resignation)" in refused.message
     then_accepted(events, correction(events, "1-0", "time_forfeit"))  # the ending changes
 
 

@@ -33,6 +33,7 @@ def test_registering_the_modules_in_order_builds_the_app() -> None:
     app = typer.Typer()
     for module in main.COMMANDS:
         module.register(app)
+    main.organiser_first(app.registered_commands)
 
     def names(group: typer.Typer) -> list[object]:
         return [(c.name, c.callback) for c in group.registered_commands] + [
@@ -40,3 +41,36 @@ def test_registering_the_modules_in_order_builds_the_app() -> None:
         ]
 
     assert names(app) == names(main.app)
+
+
+def test_help_lists_the_organisers_day_first() -> None:
+    """`arbiter --help` starts with the commands an organiser runs, in the order of the day."""
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(main.app, ["--help"], terminal_width=120).stdout
+    listed = [
+        line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.startswith("  ")
+    ]
+    assert listed[:12] == [
+        "create",
+        "register",
+        "players",
+        "pair",
+        "round",
+        "result",
+        "results",
+        "bye",
+        "withdraw",
+        "correct",
+        "standings",
+        "crosstable",
+    ]
+
+
+def test_each_organiser_command_has_a_worked_example_in_its_help() -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    for name in main.ORGANISER_FIRST:
+        out = " ".join(runner.invoke(main.app, [name, "--help"], terminal_width=200).stdout.split())
+        assert f"arbiter {name} " in out.split("Arguments:")[0], name

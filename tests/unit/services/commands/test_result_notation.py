@@ -104,7 +104,7 @@ def test_a_bad_token_is_refused_by_name_listing_the_notations() -> None:
 def test_an_unknown_how_is_refused_listing_the_endings() -> None:
     with pytest.raises(NotationError) as info:
         read_result("1-0", "gave up")
-    assert info.value.rule == "result.unknown_how"
+    assert (info.value.rule, info.value.field) == ("result.unknown_how", "how")
     assert "'gave up'" in info.value.message and "resignation" in info.value.message
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events_schema.codec import dumps, loads
-from events_schema.documents import SseMessages
+from events_schema.documents import DOCUMENT_VERSION, SseMessages
 from services.feed import sse
 from services.feed.hub import FeedHub
 from services.feed.patch import apply, diff, patch_message
@@ -52,7 +52,13 @@ def test_diff_applied_by_an_independent_rfc6902_library_gives_the_new_value(a, b
 @settings(max_examples=300)
 @given(_any_json, _any_json)
 def test_a_patch_is_published_only_when_it_rebuilds_the_message_byte_for_byte(a, b):
-    old = {"as_of_seq": 1, "data": a, "projection": "games", "tournament_id": "t", "version": 5}
+    old = {
+        "as_of_seq": 1,
+        "data": a,
+        "projection": "games",
+        "tournament_id": "t",
+        "version": DOCUMENT_VERSION,
+    }
     new = {**old, "as_of_seq": 2, "data": b}
     parsed, body = patch_message(copy.deepcopy(old), dumps(new))
     assert dumps(parsed) == dumps(new)
@@ -64,7 +70,12 @@ def test_a_patch_is_published_only_when_it_rebuilds_the_message_byte_for_byte(a,
 
 
 def test_a_value_that_turns_from_1_to_true_goes_whole():
-    old = {"as_of_seq": 1, "data": {"x": [1] * 40}, "projection": "games", "version": 5}
+    old = {
+        "as_of_seq": 1,
+        "data": {"x": [1] * 40},
+        "projection": "games",
+        "version": DOCUMENT_VERSION,
+    }
     new = {**old, "as_of_seq": 2, "data": {"x": [True] + [1] * 39}}
     _, body = patch_message(copy.deepcopy(old), dumps(new))
     assert body is None
@@ -90,7 +101,7 @@ def _games(seq: int, boards: list[dict]) -> dict:
         "data": {"pairings": boards, "round": 4, "byes": []},
         "projection": "games",
         "tournament_id": "open",
-        "version": 5,
+        "version": DOCUMENT_VERSION,
     }
 
 
