@@ -70,6 +70,9 @@ class GameState:
     adjudicator: Adjudicator | None = None
     start_fen: str | None = None
     facts: list[MoveFacts] = field(default_factory=list)
+    # ClockReported in force for the adjudicator's clocks: (moves in force then, white ms,
+    # black ms), replayed with the facts when it is rebuilt.
+    clock_reports: list[tuple[int, int, int]] = field(default_factory=list)
     # Go: the board and the record's legality (projections/tournament/go_play.py).
     go: GoGame | None = None
     scheduled_at: datetime | None = None  # the round's start (LGC Timing "Start")
