@@ -568,6 +568,16 @@ def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
 
 
 @_apply.register
+def _(event: ev.BroadcastDelaySet, state: TournamentState, rec: Recorded) -> None:
+    state.broadcast_delay.set(rec.envelope.event_id, event.seconds)
+
+
+@_undoes(ev.BroadcastDelaySet)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.broadcast_delay.retract(tid)
+
+
+@_apply.register
 def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
     state.unreadable[rec.envelope.event_id] = (rec.envelope.seq, event.reason)
 

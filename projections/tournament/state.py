@@ -13,6 +13,7 @@ from uuid import UUID
 import chess
 
 from events_schema.events import Colour, Result, Termination, TournamentCreated
+from projections.broadcast import BroadcastDelay
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.standings.state import StandingsState
 
@@ -133,6 +134,8 @@ class TournamentState:
     invalidations: dict[UUID, UUID] = field(default_factory=dict)
     # Pauses and resumes in force, oldest first; a retraction removes its entry.
     pauses: list[tuple[UUID, bool]] = field(default_factory=list)
+    # The broadcast delay in force (BroadcastDelaySet: projections/broadcast.py).
+    broadcast_delay: BroadcastDelay = field(default_factory=BroadcastDelay)
     # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).
     # The stream is held: only their retraction is accepted.
     unreadable: dict[UUID, tuple[int, str]] = field(default_factory=dict)
