@@ -716,6 +716,19 @@ class TournamentResumed(Event):
     reason: str = Field(default="", max_length=2000)
 
 
+class BroadcastDelaySet(Event):
+    """The broadcast delay (a tournament setting, issue 25): readers with a broadcaster token
+    see the projections as of `seconds` ago (the log replayed up to the last event recorded
+    by then: services/feed/delay.py); arbiters, auditors and admins see them live. 0: live
+    for everyone. Set and changed by this event (the latest in force), undone by its
+    retraction. At most a day (86 400 s)."""
+
+    event_type: ClassVar[str] = "BroadcastDelaySet"
+
+    seconds: int = Field(ge=0, le=86_400)
+    reason: str = Field(default="", max_length=2000)
+
+
 # ---------------------------------------------------------------------------------------------
 # Corrections: history is never rewritten; these reference the event they correct.
 # ---------------------------------------------------------------------------------------------
@@ -773,4 +786,5 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     TournamentResumed,
     ResultCorrected,
     EventRetracted,
+    BroadcastDelaySet,
 )

@@ -36,6 +36,7 @@ from uuid import UUID
 
 from events_schema import events as ev
 from events_schema.registry import Recorded
+from projections.endings.clock import UnknownSpan, unknown_spans
 from projections.endings.rules import RuleName, Ruleset, ruleset_for
 from projections.live import latest_clocks
 from projections.standings.state import GameRecord, StandingsState, fold
@@ -264,6 +265,9 @@ class GameRow:
     board: int | None = None  # the pairing's board number
     white_ms: int | None = None  # each side's latest clock reading (projections/live.py)
     black_ms: int | None = None
+    # Where a side's clock was unknown (a move without timing, until the next reported clock:
+    # projections/endings/clock.py); only for games with time data at all.
+    clock_unknown: tuple[UnknownSpan, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -285,7 +289,19 @@ class GameRow:
             "why": self.why,
             "board": self.board,
             "clocks": {"white_ms": self.white_ms, "black_ms": self.black_ms},
+            "clock_unknown": [
+                {"colour": u.colour, "from_ply": u.from_ply, "to_ply": u.to_ply}
+                for u in self.clock_unknown
+            ],
         }
+
+    def clock_note(self) -> str:
+        """The spans of unknown clocks in words, "" when none."""
+        parts = []
+        for u in self.clock_unknown:
+            until = f"to ply {u.to_ply}" if u.to_ply is not None else "to the end"
+            parts.append(f"{u.colour.capitalize()}'s clock unknown from ply {u.from_ply} {until}")
+        return "; ".join(parts)
 
 
 _GO_MARGIN = re.compile(r"^\s*([BW])\+(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
@@ -384,6 +400,21 @@ def _row(
         board=game.board,
         white_ms=clocks["white_ms"],
         black_ms=clocks["black_ms"],
+        clock_unknown=_clock_unknown(game),
+    )
+
+
+def _clock_unknown(game: GameRecord) -> tuple[UnknownSpan, ...]:
+    """The spans of unknown clocks of a game with time data (a game recorded without any says
+    nothing: it has no clocks to be unknown)."""
+    moves = game.move_events
+    if not any(m.clock_ms is not None or m.move_time_ms is not None for m in moves):
+        return ()
+    return tuple(
+        unknown_spans(
+            [(m.colour, m.move_time_ms, m.clock_ms) for m in moves],
+            [at for _, at, _, _ in game.clock_readings],
+        )
     )
 
 

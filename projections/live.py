@@ -17,12 +17,13 @@ Pure code (imports `events_schema` and `projections` only; no clock, no randomne
 - ``engine_event``: every registered player is an engine (the page then always shows the
   evaluation bar).
 
-Clocks: each side's latest reading, in move order: the mover's `MovePlayed.clock_ms` ("mover's
-clock after the move"), or a `ClockReported` / `ClockSet` (LGC Irregularities "Timing error" /
-"Faulty clock") recorded after it, whichever is later. Integer milliseconds; null when none
-was recorded. The evaluation is the last move's that carries one (`eval_cp` in centipawns or
-`mate_in`, White's point of view as `MovePlayed` states it, with its `depth`), and the ply it
-was given at.
+Clocks: each side's latest reading, in move order: the `MovePlayed.clock_ms` of its last move
+("mover's clock after the move"), or a `ClockReported` / `ClockSet` (LGC Irregularities
+"Timing error" / "Faulty clock") recorded after it, whichever is later. Integer milliseconds;
+null when none was recorded, or when the side's last move reported none (its clock is then
+unknown, `projections/endings/clock.py`: an older reading would be a wrong number). The
+evaluation is the last move's that carries one (`eval_cp` in centipawns or `mate_in`, White's
+point of view as `MovePlayed` states it, with its `depth`), and the ply it was given at.
 
 Positions are computed here, lazily, never on the fold's path: `BoardCache` keeps, per game,
 the board after the moves it has seen (by move id) and advances it by the new moves only, so
@@ -296,7 +297,9 @@ def latest_clocks(game: GameRecord) -> dict[str, int | None]:
     found: dict[str, int] = {}  # colour -> index of the move that carried it
     for i in range(len(game.move_events) - 1, -1, -1):
         m = game.move_events[i]
-        if m.clock_ms is not None and m.colour not in found:
+        if m.colour not in found:
+            # the clock after the side's last move; none reported: unknown (null, "–"), never
+            # an older reading (projections/endings/clock.py)
             found[m.colour] = i
             out[f"{m.colour}_ms"] = m.clock_ms
             if len(found) == 2:

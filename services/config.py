@@ -157,6 +157,10 @@ class FeedSettings:
     # ARBITER_PROJECTION_PREFIX: the processors' output topics' prefix (None: their naming
     # rule for the log's events topic).
     projection_prefix: str | None = None
+    # ARBITER_FEED_DELAY_TICK: the longest the broadcast delay's timer sleeps (seconds;
+    # services/feed/delay.py); it also wakes when an event is due or the live feed publishes.
+    # 0: no timer (the views are released on request only).
+    delay_tick: float = 1.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> FeedSettings:
@@ -169,6 +173,7 @@ class FeedSettings:
             max_backlog=int(env.get("ARBITER_FEED_MAX_BACKLOG", str(default.max_backlog))),
             source=env.get("ARBITER_FEED_SOURCE", ""),
             projection_prefix=env.get("ARBITER_PROJECTION_PREFIX"),
+            delay_tick=float(env.get("ARBITER_FEED_DELAY_TICK", str(default.delay_tick))),
         )
 
 

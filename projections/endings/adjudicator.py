@@ -8,7 +8,8 @@ the draw-rule counter, the clocks), returning the `Ending` when that move ended 
 What is checked, in this order, at each move (the preset's list, `rules.py`, says which apply):
 
 1. the flag (`Adjudicator._clock_after`): a move that overran the mover's time (`clock.py`):
-   the move is not made;
+   the move is not made; a move without timing makes the mover's clock unknown (it still earns
+   its increment) until the next reported clock, and no flag falls on an unknown clock;
 2. the move itself (`Adjudicator._legal`): an illegal move loses where the preset says so (TCEC:
    Swiss 6.d, Leagues 10.4); under the FIDE Laws an illegal move is for the arbiter (7.5) and
    raises `IllegalMoveError` instead;
@@ -242,6 +243,7 @@ class Adjudicator:
 
     __slots__ = (
         "_arm",
+        "_bknown",
         "_bms",
         "_board",
         "_checkers",
@@ -265,6 +267,7 @@ class Adjudicator:
         "_rep_cite",
         "_rep_term",
         "_tb",
+        "_wknown",
         "_wms",
         "draw_rule_count",
         "ending",
@@ -314,6 +317,7 @@ class Adjudicator:
         self._clock = spec
         self._wms = spec.white_base_ms if spec is not None else 0
         self._bms = spec.black_base_ms if spec is not None else 0
+        self._wknown = self._bknown = True  # clock.py: unknown after a move without timing
         self._inc = spec.increment_ms if spec is not None else 0
         self._inc_from = spec.increment_from_move if spec is not None else 1
 
@@ -367,7 +371,17 @@ class Adjudicator:
             white_moves,
             plies - white_moves,
             self._flagged,
+            self._wknown,
+            self._bknown,
         )
+
+    def report_clocks(self, white_ms: int, black_ms: int) -> None:
+        """Both clocks as reported (`ClockReported`): known again (`clock.py`). Nothing changes
+        once the game has ended or without a chess time control."""
+        if self._clock is None or self.ending is not None:
+            return
+        self._wms, self._bms = white_ms, black_ms
+        self._wknown = self._bknown = True
 
     def repetitions(self) -> int:
         """How often the current position has occurred (since the last capture or pawn
@@ -406,12 +420,13 @@ class Adjudicator:
             raise ValueError(f"the game already ended at ply {self.ending.ply}: {uci!r}")
         white = self._board.turn
         left = 0
-        clocked = self._clock is not None and (move_time_ms is not None or clock_ms is not None)
+        known = True
+        clocked = self._clock is not None
         if clocked:
             after = self._clock_after(white, move_time_ms, clock_ms)
             if after is None:
                 return self._flag_fall(white)  # the flag fell before the move was made
-            left = after
+            left, known = after
         legal = self._legal(uci, white)
         if legal is None:
             return self._illegal_move(uci)
@@ -420,29 +435,36 @@ class Adjudicator:
         self.ply += 1
         if clocked:
             if white:
-                self._wms = left
+                self._wms, self._wknown = left, known
             else:
-                self._bms = left
+                self._bms, self._bknown = left, known
         return self._ending_after(move, kind, eval_cp, mate_in)
 
     # --- the clock -----------------------------------------------------------------------------
 
     def _clock_after(
         self, white: bool, move_time_ms: int | None, clock_ms: int | None
-    ) -> int | None:
-        """The mover's clock after this move (`clock.py`: the time spent off, then the increment
-        from its first move on; a clock the move reports overrides), or None when the time
-        spent overran the clock: the flag fell before the move was made."""
+    ) -> tuple[int, bool] | None:
+        """The mover's clock after this move and whether it is known (`clock.py`: the time
+        spent off, then the increment from its first move on, earned even when the time spent
+        is unknown, which makes the clock unknown; a clock the move reports overrides and is
+        known), or None when the time spent overran a known clock: the flag fell before the
+        move was made. No flag falls on an unknown clock."""
         left = self._wms if white else self._bms
-        if move_time_ms is not None:
+        known = self._wknown if white else self._bknown
+        inc = self._inc if self._board.fullmove_number >= self._inc_from else 0
+        if move_time_ms is None:
+            left += inc
+            known = False
+        elif known:
             if move_time_ms > left:
                 return None
-            left -= move_time_ms
-            if self._board.fullmove_number >= self._inc_from:
-                left += self._inc
+            left += inc - move_time_ms
+        else:
+            left = max(left - move_time_ms, 0) + inc
         if clock_ms is not None:
-            left = clock_ms
-        return left
+            return clock_ms, True
+        return left, known
 
     # --- legality ------------------------------------------------------------------------------
 

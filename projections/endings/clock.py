@@ -9,9 +9,19 @@ per colour:
 - otherwise the move time is taken off and, when the mover's move number is at least
   `increment_from_move`, the increment is added on completing the move (as cutechess-cli does,
   and as the TCEC archive's `tl` values show: 1800000 − 60710 + 3000 = 1742290);
-- a move without a move time (a book move in TCEC) leaves the clock as it was;
+- a move without a move time still earns its increment (it was completed), but the time it
+  used is unknown, so the mover's clock is **unknown** from then on until the next reported
+  clock (the mover's `clock_ms` on a later move, or a `ClockReported`): no flag falls on an
+  unknown clock. (Before, such a move left the clock where it was and skipped the increment,
+  so a TCEC Season 29 FRD game with one comment lost was "lost on time" two plies later
+  although the arena's own `tl` never fell and the game went on to mate.) While unknown, the
+  clock kept is an upper bound (the last known clock, the increments earned since, less the
+  move times known since), never a reading to show: `known_ms` is None;
 - a reported clock (`MovePlayed.clock_ms`, the arena's own) replaces the derived one after the
-  move when given: it is the record (e.g. the time compensation of tcec-rules Swiss 7.b.v).
+  move when given: it is the record (e.g. the time compensation of tcec-rules Swiss 7.b.v), and
+  a clock that was unknown is known again. A TCEC book move spends no time and earns no
+  increment (the `tl` of the first engine move shows it): the importer records it with the
+  clock unchanged as its reported clock.
 
 What a fall means is the preset's (`flag_fall_ending`): TCEC always a loss (Swiss 5.b, Cup 5.b,
 Leagues 10.5, FRD 5.b, 4k 1.2); FIDE Laws 6.9 a loss unless the opponent cannot checkmate by
@@ -28,6 +38,7 @@ controls (a chess adjudicator must not read them as sudden death).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -75,9 +86,21 @@ class ClockState:
     white_moves: int = 0
     black_moves: int = 0
     flagged: Colour | None = None
+    # False from a move whose time used is unknown until the next reported clock (module
+    # docstring); the *_ms of an unknown clock is an upper bound, not a reading.
+    white_known: bool = True
+    black_known: bool = True
 
     def remaining(self, colour: Colour) -> int:
+        """The clock, or while it is unknown its upper bound (`known_ms` tells them apart)."""
         return self.white_ms if colour == "white" else self.black_ms
+
+    def known(self, colour: Colour) -> bool:
+        return self.white_known if colour == "white" else self.black_known
+
+    def known_ms(self, colour: Colour) -> int | None:
+        """The clock when known, else None (shown as "–", never a wrong number)."""
+        return self.remaining(colour) if self.known(colour) else None
 
 
 def start(spec: ClockSpec) -> ClockState:
@@ -99,9 +122,9 @@ def apply_move(
     move_number: int | None = None,
     reported_ms: int | None = None,
 ) -> ClockState:
-    """The clocks after `colour` moved in `move_time_ms`. `move_number` is the game's move
-    number (a FEN start may not begin at 1); by default the colour's own count of moves + 1.
-    A state whose flag fell does not change."""
+    """The clocks after `colour` moved in `move_time_ms` (None: unknown). `move_number` is the
+    game's move number (a FEN start may not begin at 1); by default the colour's own count of
+    moves + 1. A state whose flag fell does not change; a flag falls only on a known clock."""
     if state.flagged is not None:
         return state
     white = colour == "white"
@@ -109,18 +132,32 @@ def apply_move(
     if number is None:
         number = (state.white_moves if white else state.black_moves) + 1
     left = state.white_ms if white else state.black_ms
-    if move_time_ms is not None:
-        after = spend(left, move_time_ms, state.spec.increment(number))
+    known = state.white_known if white else state.black_known
+    increment = state.spec.increment(number)
+    if move_time_ms is None:
+        left += increment  # completed, so earned; the time it used is unknown
+        known = False
+    elif known:
+        after = spend(left, move_time_ms, increment)
         if after is None:
             if white:
                 return replace(state, flagged=colour, white_ms=0)
             return replace(state, flagged=colour, black_ms=0)
         left = after
+    else:  # the bound moves as the clock would; no flag falls on an unknown clock
+        left = max(left - move_time_ms, 0) + increment
     if reported_ms is not None:
-        left = reported_ms
+        left, known = reported_ms, True
     if white:
-        return replace(state, white_ms=left, white_moves=state.white_moves + 1)
-    return replace(state, black_ms=left, black_moves=state.black_moves + 1)
+        return replace(state, white_ms=left, white_moves=state.white_moves + 1, white_known=known)
+    return replace(state, black_ms=left, black_moves=state.black_moves + 1, black_known=known)
+
+
+def report(state: ClockState, white_ms: int, black_ms: int) -> ClockState:
+    """Both clocks as reported (`ClockReported`): known again. A fallen flag stays fallen."""
+    if state.flagged is not None:
+        return state
+    return replace(state, white_ms=white_ms, black_ms=black_ms, white_known=True, black_known=True)
 
 
 def flagged(state: ClockState) -> Colour | None:
@@ -158,3 +195,42 @@ def flag_fall_ending(
         f"{name} lost on time ({citation})",
         ply,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownSpan:
+    """A side's clock was unknown from the move at `from_ply` (a move without timing) until
+    `to_ply` (the move that reported it again, or the plies in force when a `ClockReported`
+    came); `to_ply` None: still unknown at the end."""
+
+    colour: Colour
+    from_ply: int
+    to_ply: int | None
+
+
+def unknown_spans(
+    moves: Sequence[tuple[Colour, int | None, int | None]],
+    reports: Sequence[int] = (),
+) -> list[UnknownSpan]:
+    """Where each side's clock was unknown (the rule of `apply_move`), from the moves in force
+    as (colour, move_time_ms, clock_ms) and the plies in force at each `ClockReported`."""
+    out: list[UnknownSpan] = []
+    open_: dict[Colour, int] = {}
+    reported = sorted(reports)
+    r = 0
+    for i, (colour, move_time_ms, clock_ms) in enumerate(moves):
+        while r < len(reported) and reported[r] <= i:
+            for side in sorted(open_):
+                out.append(UnknownSpan(side, open_.pop(side), reported[r]))
+            r += 1
+        ply = i + 1
+        if clock_ms is not None:
+            if colour in open_:
+                out.append(UnknownSpan(colour, open_.pop(colour), ply))
+        elif move_time_ms is None and colour not in open_:
+            open_[colour] = ply
+    if r < len(reported):
+        for side in sorted(open_):
+            out.append(UnknownSpan(side, open_.pop(side), reported[r]))
+    out.extend(UnknownSpan(side, ply, None) for side, ply in open_.items())
+    return sorted(out, key=lambda s: (s.from_ply, s.colour))

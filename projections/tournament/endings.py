@@ -62,9 +62,13 @@ def adjudicator_at_start(
 
 
 def new_adjudicator(
-    state: TournamentState, game: GameState, facts: Sequence[MoveFacts] = ()
+    state: TournamentState,
+    game: GameState,
+    facts: Sequence[MoveFacts] = (),
+    reports: Sequence[tuple[int, int, int]] = (),
 ) -> Adjudicator | None:
-    """The game's adjudicator after `facts`, or None when its endings are entered by hand
+    """The game's adjudicator after `facts` (and the clocks reported among them: `reports`,
+    (moves in force then, white ms, black ms)), or None when its endings are entered by hand
     (adjudication "manual", Go, a preset without endings, a position it cannot follow)."""
     created = state.created
     if created is None or created.adjudication != "rules" or created.game != "chess":
@@ -72,12 +76,17 @@ def new_adjudicator(
     adj = adjudicator_at_start(state, game)
     if adj is None:
         return None
+    pending = sorted(reports, key=lambda r: r[0])
     try:
-        for f in facts:
+        for i, f in enumerate(facts):
+            while pending and pending[0][0] <= i:
+                adj.report_clocks(pending[0][1], pending.pop(0)[2])
             if adj.push_facts(f) is not None:
                 return None
     except (KeyError, ValueError):
         return None
+    for _, white_ms, black_ms in pending:
+        adj.report_clocks(white_ms, black_ms)
     return adj
 
 

@@ -248,6 +248,7 @@ def _start(state: TournamentState, game: GameState, event: ev.GameStarted) -> No
         )
         game.start_fen = event.fen
         game.facts = []
+        game.clock_reports = []
         game.adjudicator = new_adjudicator(state, game)
     else:
         # LGC / Japanese convention: with handicap stones White moves first, else Black.
@@ -296,7 +297,9 @@ def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
             game.board.pop()
         if game.facts:
             game.facts.pop()
-            game.adjudicator = new_adjudicator(state, game, game.facts)
+            n = len(game.facts)
+            game.clock_reports = [r for r in game.clock_reports if r[0] <= n]
+            game.adjudicator = new_adjudicator(state, game, game.facts, game.clock_reports)
         if game.go is not None:
             game.go.rebuild(game.moves)
 
@@ -365,6 +368,18 @@ def _(event: ev.ClockSet, state: TournamentState, rec: Recorded) -> None:
             event.white_periods,
             event.black_periods,
         )
+
+
+@_apply.register
+def _(event: ev.ClockReported, state: TournamentState, rec: Recorded) -> None:
+    """Chess: both clocks as reported, known again for the endings by rule (a move without
+    timing had made its mover's clock unknown: `projections/endings/clock.py`)."""
+    game = state.games.get(event.game_id)
+    if game is None or state.game_kind != "chess" or not game.started:
+        return
+    game.clock_reports.append((len(game.facts), event.white_ms, event.black_ms))
+    if game.adjudicator is not None:
+        game.adjudicator.report_clocks(event.white_ms, event.black_ms)
 
 
 @_apply.register
@@ -550,6 +565,16 @@ def _(event: ev.TournamentResumed, state: TournamentState, rec: Recorded) -> Non
 @_undoes(ev.TournamentPaused, ev.TournamentResumed)
 def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
     state.pauses = [p for p in state.pauses if p[0] != tid]
+
+
+@_apply.register
+def _(event: ev.BroadcastDelaySet, state: TournamentState, rec: Recorded) -> None:
+    state.broadcast_delay.set(rec.envelope.event_id, event.seconds)
+
+
+@_undoes(ev.BroadcastDelaySet)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.broadcast_delay.retract(tid)
 
 
 @_apply.register

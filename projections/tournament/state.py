@@ -13,6 +13,7 @@ from uuid import UUID
 import chess
 
 from events_schema.events import Colour, Result, Termination, TournamentCreated
+from projections.broadcast import BroadcastDelay
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.standings.state import StandingsState
 
@@ -70,6 +71,9 @@ class GameState:
     adjudicator: Adjudicator | None = None
     start_fen: str | None = None
     facts: list[MoveFacts] = field(default_factory=list)
+    # ClockReported in force for the adjudicator's clocks: (moves in force then, white ms,
+    # black ms), replayed with the facts when it is rebuilt.
+    clock_reports: list[tuple[int, int, int]] = field(default_factory=list)
     # Go: the board and the record's legality (projections/tournament/go_play.py).
     go: GoGame | None = None
     scheduled_at: datetime | None = None  # the round's start (LGC Timing "Start")
@@ -130,6 +134,8 @@ class TournamentState:
     invalidations: dict[UUID, UUID] = field(default_factory=dict)
     # Pauses and resumes in force, oldest first; a retraction removes its entry.
     pauses: list[tuple[UUID, bool]] = field(default_factory=list)
+    # The broadcast delay in force (BroadcastDelaySet: projections/broadcast.py).
+    broadcast_delay: BroadcastDelay = field(default_factory=BroadcastDelay)
     # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).
     # The stream is held: only their retraction is accepted.
     unreadable: dict[UUID, tuple[int, str]] = field(default_factory=dict)

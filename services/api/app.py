@@ -10,6 +10,8 @@ unexpected failure is logged and answered with a 500 that names nothing of the s
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
@@ -47,6 +49,7 @@ from services.eventlog.base import (
     EventLog,
     EventLogError,
     EventLogUnavailable,
+    utcnow,
 )
 from services.feed.console import console_router
 from services.feed.routes import feed_router
@@ -65,10 +68,12 @@ def create_app(
     limits: Limits | None = None,
     feed: FeedSettings | None = None,
     settings: Settings | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> FastAPI:
     """The composition root hands in the log, the token store, the feed's settings and the
     process's settings (where the checkpoint key and store are: services/api/main.py,
-    `arbiter serve`; without them, the defaults)."""
+    `arbiter serve`; without them, the defaults), and the clock of the broadcast delay
+    (services/feed/delay.py; tests hand in one they move)."""
     limits = limits if limits is not None else event_log.limits
     app = FastAPI(title="Arbiter", version="0.1.0")
     commands = CommandService(event_log, limits=limits)
@@ -125,6 +130,11 @@ def create_app(
         seq, event id and why) in its place."""
         tid = reader(tokens, request, tournament_id)
         upper = min(to_seq if to_seq is not None else MAX_SEQ, from_seq + limit - 1)
+        if principal(tokens, request).role == "broadcaster":  # the broadcast delay holds here too
+            delayed = app.state.feed.delayed
+            delayed.release(tid)
+            upper = min(upper, delayed.seq(tid))
+            to_seq = min(to_seq if to_seq is not None else MAX_SEQ, upper)
         events = [e.to_json_dict() for e in event_log.read(tid, from_seq, upper)]
         more = upper < (to_seq if to_seq is not None else MAX_SEQ) and len(events) == (
             upper - from_seq + 1
@@ -160,7 +170,7 @@ def create_app(
         return _appended(tid, result)
 
     # live projections: snapshots, SSE, the live page
-    app.include_router(feed_router(app, feed or FeedSettings()))
+    app.include_router(feed_router(app, feed or FeedSettings(), clock))
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye

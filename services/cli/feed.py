@@ -4,6 +4,9 @@
   log (the embedded runner's fold, byte for byte), as JSON lines.
 - `arbiter feed tail TOURNAMENT --api URL --token T [--last-event-id N]`: follow the API's SSE
   stream (`GET /tournaments/{id}/stream`) and print one JSON line per change.
+- `arbiter delay TOURNAMENT SECONDS [--reason TEXT]`: set the broadcast delay (a
+  `BroadcastDelaySet`, services/commands/broadcast.py): broadcaster tokens then see the
+  projections as of SECONDS ago (services/feed/delay.py); 0 is live.
 
 `arbiter serve` runs the feed in-process on the embedded log (services/feed).
 """
@@ -15,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from services.cli.common import add_group, local_log
+from services.cli.common import ActToken, As, Backend, Db, add_group, local_actor, local_log
 
 
 def show(
@@ -66,6 +69,36 @@ def tail(
         pass
 
 
+def delay(
+    tournament: str,
+    seconds: Annotated[
+        int, typer.Argument(min=0, max=86_400, help="broadcasters see the state of this long ago")
+    ],
+    reason: Annotated[str, typer.Option(help="why (recorded with the setting)")] = "",
+    as_: As = None,
+    act_token: ActToken = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """Set the broadcast delay: broadcaster tokens see the projections as of SECONDS ago
+    (snapshots, the stream, the live page); arbiters, auditors and admins see them live."""
+    from services.commands.broadcast import set_broadcast_delay
+    from services.commands.service import CommandService
+
+    with local_log(backend, db) as log:
+        result = set_broadcast_delay(
+            CommandService(log),
+            tournament,
+            seconds,
+            reason,
+            local_actor(as_, act_token, tournament),
+        )
+    env = result.envelopes[0]
+    what = "live" if seconds == 0 else f"{seconds} s behind"
+    typer.echo(f"{tournament}: broadcasters now see the projections {what} (seq {env.seq})")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the `feed` group (`show`, `tail`) to the `arbiter` app."""
+    """Add the `feed` group (`show`, `tail`) and `delay` to the `arbiter` app."""
     add_group(app, "feed", "The live projection feed.", {"show": show, "tail": tail})
+    app.command("delay")(delay)

@@ -1,6 +1,7 @@
 """`arbiter games TOURNAMENT [--json] [--at SEQ]` (projections/games.py): one row per game:
 game, round, players, result, termination, the rule that ended it, plies, and for an imported
-game its source's ending and whether they disagree."""
+game its source's ending and whether they disagree; below the table, where a clock was
+unknown (a move without timing, until the next reported clock)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,9 @@ def games(
             cells += [escape(src), agrees]
         t.add_row(*cells)
     out.print(t)
+    for r in rows:
+        if r.clock_unknown:  # a move without timing: no flag falls until a clock is reported
+            out.print(f"{r.game_id}: {r.clock_note()}")
 
 
 def register(app: typer.Typer) -> None:

@@ -27,10 +27,15 @@ def serve(
     from services.audit.checkpoints import attach_scheduler
     from services.commands.auth import TokenStore
     from services.config import FeedSettings, checkpoint_every, open_log
+    from services.eventlog.base import utcnow
 
     cfg = settings(backend, db)
     api = create_app(
-        open_log(cfg), TokenStore(cfg.tokens_path), feed=FeedSettings.from_env(), settings=cfg
+        open_log(cfg),
+        TokenStore(cfg.tokens_path),
+        feed=FeedSettings.from_env(),
+        settings=cfg,
+        clock=utcnow,  # the broadcast delay's now (services/feed/delay.py)
     )
     # A server process: see services.projection.embedded._freeze_heap.
     api.state.feed.freeze_heap = True

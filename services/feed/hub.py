@@ -14,7 +14,7 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -128,6 +128,14 @@ class FeedHub:
         self._parsed: dict[tuple[str, str], tuple[int, Any]] = {}
         self._patch_lock = threading.Lock()
         self._patch_watchers: dict[str, int] = {}  # tournament -> open `?patches=true` streams
+        # Called (no arguments, from the publishing thread) after a publish that recorded
+        # something: the delayed feed's timer (services/feed/delay.py) wakes on it.
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_publish(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after every publish that recorded a message."""
+        with self._cond:
+            self._listeners.append(listener)
 
     def publish(self, messages: Iterable[Message]) -> int:
         """Record messages; a message older than (or as old as) the latest of its projection is
@@ -151,9 +159,12 @@ class FeedHub:
                 t.history.append(Published(self._number, m))
                 touched.add(m.tournament_id)
             watchers = [w for tid in touched for w in self._watchers.get(tid, ())]
+            listeners = list(self._listeners) if touched else []
             if touched:
                 self._cond.notify_all()
         _notify(watchers)
+        for listener in listeners:
+            listener()
         return recorded
 
     def _patched(self, messages: list[Message]) -> list[Message]:

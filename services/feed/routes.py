@@ -26,6 +26,9 @@
   pairings and results, standings, crosstable, playoff, prizes; its assets are inlined, so it
   is one response under the same auth as the stream), titled with the tournament's name and
   carrying the latest message of each projection, rendered before the stream opens.
+- `POST /tournaments/{id}/delay` `{"seconds": N, "reason": "…"}` (an arbiter of the
+  tournament or an admin): the broadcast delay (`BroadcastDelaySet`,
+  services/commands/broadcast.py); 201 with the event appended.
 - `GET /tournaments/{id}/games/{game_id}.pgn`: one chess game as PGN, a download
   (`services/interchange/pgn/export.py`: the Seven Tag Roster, Elo, `[%clk]`, `[%eval]`);
   `GET /tournaments/{id}/games/{game_id}`: the same game as JSON (each move's SAN, the FEN
@@ -42,6 +45,13 @@ redirects to itself without the token, and its stream then goes with the cookie
 (services/api/http.py `cookie_login`); access logs redact any `token=` (services/api/logs.py).
 Hand pages a broadcaster token. Errors use the API's `{"error": {rule, field, message}}`
 format (401, 403, 404, 422).
+
+Broadcast delay (issue 25): a broadcaster token reads every route above as of the tournament's
+delay ago (`services/feed/delay.py`): the snapshot is the replay of the log up to the last
+event recorded by now − delay (byte for byte `arbiter replay T --until <that time>`, header
+`Arbiter-Delay: N`), the stream and the live page follow the delayed hub, a game's record
+stops at the same seq, and `GET /tournaments/{id}/events` too (services/api/app.py).
+Arbiters, auditors and admins read live.
 """
 
 from __future__ import annotations
@@ -58,13 +68,23 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Scope, Send
 
-from events_schema import Recorded
+from events_schema import Actor, Recorded
 from projections.names import PROJECTIONS
-from services.api.http import ApiError, cookie_login, error_response, reader, request_token
+from services.api.http import (
+    ApiError,
+    cookie_login,
+    error_response,
+    json_response,
+    principal,
+    request_token,
+    stream_id,
+    writer,
+)
 from services.commands.auth import TokenStore
 from services.config import FeedSettings
-from services.eventlog.base import EventLog
+from services.eventlog.base import EventLog, utcnow
 from services.feed import sse
+from services.feed.delay import Clock, DelayedFeed
 from services.feed.hub import FeedHub, Source
 from services.feed.page import live_page
 from services.interchange.pgn.export import ExportRefused, export_pgn, game_record
@@ -79,7 +99,7 @@ class Feed:
     """The hub and its source for one API app; the source starts on first use. Its settings
     come from the process's composition root (`services.config.FeedSettings`)."""
 
-    def __init__(self, event_log: EventLog, settings: FeedSettings) -> None:
+    def __init__(self, event_log: EventLog, settings: FeedSettings, clock: Clock = utcnow) -> None:
         self.event_log = event_log
         self.settings = settings
         self.keepalive = settings.keepalive
@@ -94,6 +114,9 @@ class Feed:
         self.hub = FeedHub()
         self.source: Source | None = None
         self._lock = threading.Lock()
+        # The broadcasters' view (services/feed/delay.py), woken by every live publish.
+        self.delayed = DelayedFeed(event_log, clock, settings.delay_tick)
+        self.hub.on_publish(self.delayed.nudge)
 
     def _make_source(self) -> Source:
         if self.event_log.backend == "kafka" and self.settings.source != "log":
@@ -115,6 +138,7 @@ class Feed:
             if self.source is None:
                 self.source = self._make_source()
                 self.source.start()
+                self.delayed.start()
         return self.hub
 
     async def ready(self) -> FeedHub:
@@ -126,6 +150,13 @@ class Feed:
     def stop(self) -> None:
         if self.source is not None:
             self.source.stop()
+        self.delayed.stop()
+
+    async def delayed_view(self, tid: str) -> DelayedFeed:
+        """The broadcasters' view of `tid`, released up to now (services/feed/delay.py)."""
+        await self.ready()
+        await run_in_threadpool(self.delayed.release, tid)
+        return self.delayed
 
     def admit(self) -> Callable[[], None] | None:
         """A slot for one more stream and its release, or None when all are taken."""
@@ -173,26 +204,35 @@ def _last_event_id(request: Request) -> int:
     return value
 
 
-def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
-    """The feed's routes for `app` (whose state holds the log and the token store)."""
+def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> APIRouter:
+    """The feed's routes for `app` (whose state holds the log and the token store); `clock`:
+    the process's (the broadcast delay's now), from the composition root."""
     event_log: EventLog = app.state.log
     tokens: TokenStore = app.state.tokens
-    feed = Feed(event_log, settings)
+    feed = Feed(event_log, settings, clock)
     app.state.feed = feed
     # Started with the server (uvicorn runs the lifespan: `arbiter serve` folds the embedded log
     # from its start), else on the first feed request.
     router = APIRouter(on_startup=[feed.started], on_shutdown=[feed.stop])
 
-    def readable(request: Request, tournament_id: str) -> str:
-        return reader(tokens, request, tournament_id, query_token=True)
+    def viewer(request: Request, tournament_id: str) -> tuple[str, bool]:
+        """The tournament id of a read (401, 422, 403 as `services.api.http.reader`) and
+        whether the reader sees it delayed (a broadcaster token)."""
+        who = principal(tokens, request, query_token=True)
+        tid = stream_id(tournament_id)
+        if not who.may_read(tid):
+            raise ApiError(403, "auth.forbidden", "tournament_id", f"{who.role} may not read {tid}")
+        return tid, who.role == "broadcaster"
 
     @router.get("/tournaments/{tournament_id}/projections/{name}")
     async def projection(tournament_id: str, name: str, request: Request) -> Response:
-        tid = readable(request, tournament_id)
+        tid, delayed = viewer(request, tournament_id)
         if name not in PROJECTIONS:
             raise ApiError(
                 404, "feed.unknown_projection", "name", f"one of {', '.join(PROJECTIONS)}"
             )
+        if delayed:
+            return await delayed_projection(tid, name)
         hub = await feed.ready()
         msg = hub.latest(tid, name)
         held = hub.held(tid).get(tid)
@@ -207,12 +247,68 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
             headers["Arbiter-Held"] = _held_text(held)
         return Response(msg.body, media_type="application/json", headers=headers)
 
+    async def delayed_projection(tid: str, name: str) -> Response:
+        """A broadcaster's snapshot: the replay of the log up to the delayed view's seq."""
+        view = await feed.delayed_view(tid)
+        docs = await run_in_threadpool(view.snapshot, tid)
+        body = docs.get(name)
+        if body is None:
+            held = view.held(tid)
+            if held is not None:
+                raise ApiError(
+                    409, "feed.held", "tournament_id", f"{tid} is held: {_held_text(held)}"
+                )
+            raise ApiError(
+                404,
+                "feed.not_found",
+                "tournament_id",
+                f"no {name} for {tid} as of {view.delay(tid)} s ago",
+            )
+        headers = {
+            "Cache-Control": "no-cache",
+            "ETag": f'"{view.seq(tid)}"',
+            "Arbiter-Delay": str(view.delay(tid)),
+        }
+        return Response(body, media_type="application/json", headers=headers)
+
+    @router.post("/tournaments/{tournament_id}/delay")
+    async def set_delay(tournament_id: str, request: Request) -> Response:
+        """The broadcast delay: `{"seconds": 0..86400, "reason": "…"}` (an arbiter of the
+        tournament or an admin); broadcasters then see the projections that long ago."""
+        from services.commands.broadcast import set_broadcast_delay
+        from services.commands.service import CommandRejected
+
+        who, tid = writer(tokens, request, tournament_id, "set the broadcast delay of")
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(422, "body.not_json", "body", f"not JSON: {exc}") from None
+        seconds = body.get("seconds") if isinstance(body, dict) else None
+        if not isinstance(seconds, int) or isinstance(seconds, bool):
+            raise ApiError(422, "body.invalid", "seconds", "an integer, 0 to 86400")
+        reason = body.get("reason", "")
+        if not isinstance(reason, str):
+            raise ApiError(422, "body.invalid", "reason", "a text")
+        actor = Actor(id=who.subject, role=who.role)
+        try:
+            result = await run_in_threadpool(
+                set_broadcast_delay, app.state.commands, tid, seconds, reason, actor
+            )
+        except CommandRejected as exc:
+            errors = exc.errors_as_dicts()
+            raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
+        feed.delayed.nudge()
+        env = result.envelopes[0]
+        return json_response(
+            {"tournament_id": tid, "seconds": seconds, "event": env.to_json_dict()}, 201
+        )
+
     @router.get("/tournaments/{tournament_id}/feed-status")
     async def feed_status(tournament_id: str, request: Request) -> Response:
         """Whether the feed publishes this tournament, the version of each projection it
         holds, and, if held, why (the unreadable event's seq and id)."""
-        tid = readable(request, tournament_id)
-        hub = await feed.ready()
+        tid, delayed = viewer(request, tournament_id)
+        hub = (await feed.delayed_view(tid)).hub if delayed else await feed.ready()
         held = hub.held(tid).get(tid)
         versions = {n: m.as_of_seq for n in PROJECTIONS if (m := hub.latest(tid, n)) is not None}
         body = {"tournament_id": tid, "held": held, "projections": versions}
@@ -228,9 +324,9 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
             "`event: patch` (RFC 6902 operations on the message held) when smaller",
         ),
     ) -> Response:
-        tid = readable(request, tournament_id)
+        tid, delayed = viewer(request, tournament_id)
         floor = _last_event_id(request)
-        hub = await feed.ready()
+        hub = (await feed.delayed_view(tid)).hub if delayed else await feed.ready()
         token = request_token(request)
 
         def still_allowed() -> bool:
@@ -262,18 +358,24 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
 
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
-        tid = readable(request, tournament_id)
+        tid, delayed = viewer(request, tournament_id)
         # Opened with ?token=: traded for a cookie and a redirect without it (http.py).
         if (login := cookie_login(request, tid)) is not None:
             return login
-        hub = await feed.ready()
+        hub = (await feed.delayed_view(tid)).hub if delayed else await feed.ready()
         snapshot, _ = hub.snapshot(tid)  # rendered at once; the stream resumes after it
         name = await run_in_threadpool(_tournament_name, event_log, tid)
         page = live_page(tid, name, [m.body for m in snapshot])
         return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
-    def game_records(tid: str) -> list[Recorded]:
-        records = [Recorded.of(e) for e in event_log.read(tid, 1)]
+    async def upto(tid: str, delayed: bool) -> int | None:
+        """The last seq a reader may see: the delayed view's for a broadcaster."""
+        return (await feed.delayed_view(tid)).seq(tid) if delayed else None
+
+    def game_records(tid: str, last: int | None = None) -> list[Recorded]:
+        if last == 0:
+            raise ApiError(404, "pgn.unknown_tournament", "tournament_id", f"no {tid}")
+        records = [Recorded.of(e) for e in event_log.read(tid, 1, last)]
         if not records:
             raise ApiError(404, "pgn.unknown_tournament", "tournament_id", f"no {tid}")
         return records
@@ -287,11 +389,12 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
     @router.get("/tournaments/{tournament_id}/games/{game_id}.pgn")
     async def game_pgn(tournament_id: str, game_id: str, request: Request) -> Response:
         """One chess game as PGN (services/interchange/pgn/export.py), as a download."""
-        tid = readable(request, tournament_id)
+        tid, delayed = viewer(request, tournament_id)
+        last = await upto(tid, delayed)
 
         def build() -> str:
             try:
-                return export_pgn(game_records(tid), game_id)
+                return export_pgn(game_records(tid, last), game_id)
             except ExportRefused as exc:
                 raise refused(exc) from None
 
@@ -304,11 +407,12 @@ def feed_router(app: FastAPI, settings: FeedSettings) -> APIRouter:
     async def game(tournament_id: str, game_id: str, request: Request) -> Response:
         """One chess game's moves in force (SAN, FEN after each, clocks, evaluations), its
         players and result: the live page's move list and large board."""
-        tid = readable(request, tournament_id)
+        tid, delayed = viewer(request, tournament_id)
+        last = await upto(tid, delayed)
 
         def build() -> dict[str, Any]:
             try:
-                return game_record(game_records(tid), game_id)
+                return game_record(game_records(tid, last), game_id)
             except ExportRefused as exc:
                 raise refused(exc) from None
 

@@ -348,6 +348,19 @@ def _(proposed: ev.TournamentPaused, state: TournamentState) -> list[ev.Event]:
     return [proposed]
 
 
+@rule(ev.BroadcastDelaySet)
+def _(proposed: ev.BroadcastDelaySet, state: TournamentState) -> list[ev.Event]:
+    """The broadcast delay (issue 25: broadcaster tokens see the projections as of that many
+    seconds ago): a change, not the delay already in force."""
+    if proposed.seconds == state.broadcast_delay.seconds:
+        raise Rejected(
+            "delay.unchanged",
+            "payload.seconds",
+            f"the broadcast delay is already {proposed.seconds} s",
+        )
+    return [proposed]
+
+
 @rule(ev.TournamentResumed)
 def _(proposed: ev.TournamentResumed, state: TournamentState) -> list[ev.Event]:
     if not state.paused:

@@ -443,7 +443,7 @@ function shownPly(rec) {
 function lastClock(rec, ply, colour) {
   for (let i = ply - 1; i >= 0; i--) {
     const m = rec.moves[i];
-    if (m.colour === colour && m.clock_ms !== null && m.clock_ms !== undefined) return m.clock_ms;
+    if (m.colour === colour) return m.clock_ms ?? null;  // none reported: unknown, "–"
   }
   return null;
 }

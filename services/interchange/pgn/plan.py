@@ -69,6 +69,14 @@ def move_facts(game: PgnGame, tc: ev.TimeControl | None) -> tuple[list[MoveFacts
             before = left[m.colour]
             if before is not None and before >= spent:
                 clock = before - spent + inc
+        elif clock is None and spent is None:
+            # A TCEC book move spends no time and earns no increment (the first engine move's
+            # `tl` shows it): its clock is unchanged. Any other move without timing used an
+            # unknown time, so its mover's clock is unknown until one is reported
+            # (projections/endings/clock.py): nothing is derived from a stale clock.
+            clock = left[m.colour] if c.book else None
+            if not c.book:
+                left[m.colour] = None
         if clock is not None:
             left[m.colour] = clock
         out.append(

@@ -169,9 +169,10 @@ def test_tcec_move_comments_become_clocks_and_evaluations(db: Path):
     first = [m for m in moves if m["game_id"] == "g0001"]
     book = first[0]  # 1. d4 {book, …}
     assert book["uci"] == "d2d4" and book["san"] == "d4"
+    # a book move spends no time and earns no increment: its clock is recorded unchanged
     assert (
         book.get("eval_cp") is None
-        and book.get("clock_ms") is None
+        and book.get("clock_ms") == 1_800_000
         and book.get("move_time_ms") is None
     )
     # 9. d5 {d=14, sd=62, mt=60710, tl=1742290, …, n=9555929, …, wv=1.11, …}

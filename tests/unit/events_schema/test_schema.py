@@ -356,6 +356,7 @@ MINIMAL: dict[type[Event], Event] = {
     ev.RulingIssued: ev.RulingIssued(ruling_id="r1", by="CA", subject="tie", text="lots"),
     ev.TournamentPaused: ev.TournamentPaused(reason="server down"),
     ev.TournamentResumed: ev.TournamentResumed(),
+    ev.BroadcastDelaySet: ev.BroadcastDelaySet(seconds=60),
     ev.ResultCorrected: ev.ResultCorrected(
         corrects_event_id=_U, game_id="g1", result="0-1", termination="agreement", reason="x"
     ),

@@ -129,6 +129,18 @@ def test_a_clock_reading_after_the_moves_supersedes_them_and_is_retractable() ->
     assert g["clocks"] == {"white_ms": 58_500, "black_ms": 39_000}
 
 
+def test_a_move_without_a_clock_shows_it_unknown_not_an_older_reading() -> None:
+    """A side's last move reported no clock: its clock is unknown (null, "–" on the page),
+    never the reading of an earlier move (projections/endings/clock.py); the next reading
+    shows again."""
+    events = [*_opening(), move("r1g1", 4, "b8c6", san="Nc6")]  # 9: no time data
+    (g,) = _doc(events)["pairings"]
+    assert g["clocks"] == {"white_ms": 58_500, "black_ms": None}
+    events.append(ev.ClockReported(game_id="r1g1", white_ms=58_000, black_ms=57_000))  # 10
+    (g,) = _doc(events)["pairings"]
+    assert g["clocks"] == {"white_ms": 58_000, "black_ms": 57_000}
+
+
 def test_a_retracted_last_move_takes_the_board_clock_and_eval_back() -> None:
     cache = BoardCache()
     events = [*_opening(), move("r1g1", 4, "b8c6", clock_ms=57_000, eval_cp=40, depth=22)]  # 9

@@ -45,8 +45,9 @@ def test_fischer_increment_is_added_on_completing_the_move():
     # the TCEC archive: 1800000 − 60710 + 3000 = 1742290 (S28 EL Tiebreak 1, 9. d5)
     state = apply_move(state, "white", 60_710)
     assert state.white_ms == 1_742_290 and state.white_moves == 1
-    state = apply_move(state, "black", None)  # a book move: the clock does not move
-    assert state.black_ms == 1_800_000 and state.black_moves == 1
+    # a TCEC book move: no time spent, no increment; the importer records the clock unchanged
+    state = apply_move(state, "black", None, reported_ms=1_800_000)
+    assert state.black_ms == 1_800_000 and state.black_moves == 1 and state.black_known
 
 
 def test_sudden_death_flag_falls_when_the_move_overruns_the_time_left():
@@ -96,7 +97,7 @@ def test_the_adjudicator_derives_the_clock_and_ends_on_the_overrun():
     assert adjudicate(GameFacts(tuple(moves), time_control=SUDDEN), "tcec-swiss") is None
     adj = Adjudicator("tcec-4k", time_control=TCEC)
     adj.push("e2e4", move_time_ms=10_000)
-    adj.push("e7e5", move_time_ms=None)
+    adj.push("e7e5", move_time_ms=None, clock_ms=1_800_000)  # a book move, clock unchanged
     clock = adj.clock
     assert clock is not None
     assert (clock.white_ms, clock.black_ms, clock.white_moves, clock.black_moves) == (
@@ -105,6 +106,7 @@ def test_the_adjudicator_derives_the_clock_and_ends_on_the_overrun():
         1,
         1,
     )
+    assert clock.known_ms("white") == 1_793_000 and clock.known_ms("black") == 1_800_000
 
 
 def test_armageddon_increment_in_the_adjudicator_counts_the_position_s_move_number():
