@@ -17,6 +17,7 @@ import sys
 import typer
 
 from services.cli import (
+    arena,
     audit,
     demo,
     entries,
@@ -56,6 +57,7 @@ COMMANDS = (
     seasons,  # season
     games,  # games
     results,  # round, result, results
+    arena,  # arena
 )
 
 app = typer.Typer(

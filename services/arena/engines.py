@@ -1,0 +1,249 @@
+"""UCI engines as the arena drives them: how they are named on the command line, started, asked
+for a move within a deadline, and how a failure is described.
+
+One engine process per player per game (`Engine.start` at the game's start, `close` at its
+end), as cutechess-cli does by default: a crash, a hang or a corrupted hash table in one game
+cannot leak into the next, a game resumed after a kill -9 starts its engines exactly as a
+fresh game does, and an engine's start-up (Stockfish: well under 100 ms) is small beside a
+game. python-chess's synchronous `SimpleEngine` runs the UCI protocol on its own thread; the
+arena's threads (one per game, `--concurrency`) each wait on their game's two engines.
+
+A failure is what was seen, never a guess: the process died (its exit code and the last lines
+it wrote on stderr), it did not answer within its time and a grace period (it is killed), it
+answered a move that is not legal (or no move), or it never started (the command is missing or
+it did not complete the UCI handshake). `EngineFailed.detail` is what `EngineCrashed.detail`
+records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import shlex
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import chess
+import chess.engine
+
+STDERR_LINES = 5  # the last lines of stderr an EngineCrashed keeps
+START_TIMEOUT_S = 10.0  # the UCI handshake (`uci` … `uciok`), as python-chess's default
+FailureKind = Literal["terminated", "timeout", "illegal_move", "no_move", "never_started"]
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """`--engine NAME=COMMAND [option.X=Y …] [nodes=N]`: NAME is a registered player's id or
+    name, COMMAND a shell-quoted command line; the options are passed with `engine.configure`
+    (UCI `setoption`) after the handshake, as cutechess-cli passes `option.Threads=1`;
+    `nodes=N` is this engine's own node limit a move (cutechess-cli's per-engine `nodes=`),
+    recorded with the run-level limit."""
+
+    name: str
+    command: tuple[str, ...]
+    options: tuple[tuple[str, str], ...] = ()
+    nodes: int | None = None
+
+    @classmethod
+    def parse(cls, text: str, options: list[str] | tuple[str, ...] = ()) -> EngineSpec:
+        """`NAME=COMMAND` and its `option.X=Y` words. Options may also be written inside the
+        quoted value after the command (`"sf=stockfish option.Hash=16"`). ValueError names
+        what is wrong."""
+        name, sep, rest = text.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"{text!r}: give NAME=COMMAND")
+        words = shlex.split(rest)
+        command = [w for w in words if not w.startswith("option.")]
+        opts = [w for w in words if w.startswith("option.")] + list(options)
+        if not command:
+            raise ValueError(f"{text!r}: no command after {name}=")
+        nodes: int | None = None
+        parsed: list[tuple[str, str]] = []
+        for word in opts:
+            if word.startswith("nodes="):
+                value = word.removeprefix("nodes=")
+                if not value.isdigit() or int(value) < 1:
+                    raise ValueError(f"{word!r}: give nodes=N, N at least 1")
+                nodes = int(value)
+                continue
+            key, eq, value = word.removeprefix("option.").partition("=")
+            if not word.startswith("option.") or not eq or not key:
+                raise ValueError(f"{word!r}: give option.NAME=VALUE")
+            parsed.append((key, value))
+        return cls(name, tuple(command), tuple(parsed), nodes)
+
+
+@dataclass(frozen=True)
+class Played:
+    """An engine's answer: the move (legal in the position), the search's report, and the
+    wall-clock time it took (what the clock is charged)."""
+
+    move: chess.Move
+    elapsed_ms: int
+    eval_cp: int | None = None  # White's view, as MovePlayed.eval_cp
+    mate_in: int | None = None  # White's view: positive, White mates
+    depth: int | None = None
+    nodes: int | None = None
+    pv: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EngineFailed(Exception):
+    """What was seen when an engine failed (`kind`), in words for `EngineCrashed.detail`."""
+
+    kind: FailureKind
+    detail: str
+    elapsed_ms: int = 0
+
+
+class _Watched(chess.engine.UciProtocol):
+    """The UCI protocol, keeping the engine's last lines of stderr (python-chess only logs
+    them) for the EngineCrashed a failure becomes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+
+    def error_line_received(self, line: str) -> None:
+        self.stderr_tail.append(line)
+
+
+@dataclass
+class Engine:
+    spec: EngineSpec
+    simple: chess.engine.SimpleEngine
+    protocol: _Watched = field(repr=False)
+
+    @classmethod
+    def start(cls, spec: EngineSpec, timeout_s: float = START_TIMEOUT_S) -> Engine:
+        """Start the engine and configure its options; EngineFailed("never_started") when the
+        command cannot run, the handshake fails or an option is refused."""
+        try:
+            simple = chess.engine.SimpleEngine.popen(
+                _Watched, list(spec.command), timeout=timeout_s
+            )
+        except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+            raise EngineFailed(
+                "never_started", f"never started: {shlex.join(spec.command)}: {_words(exc)}"
+            ) from None
+        protocol = simple.protocol
+        assert isinstance(protocol, _Watched)
+        engine = cls(spec, simple, protocol)
+        if spec.options:
+            try:
+                simple.configure({k: _option_value(v) for k, v in spec.options})
+            except (chess.engine.EngineError, TimeoutError) as exc:
+                engine.close()
+                raise EngineFailed(
+                    "never_started", f"options refused ({_words(exc)}){engine.stderr()}"
+                ) from None
+        return engine
+
+    def play(self, board: chess.Board, limit: chess.engine.Limit, deadline_s: float) -> Played:
+        """The engine's move in `board` under `limit`, waiting at most `deadline_s` (its time
+        and the grace); EngineFailed otherwise (the engine is then killed)."""
+        info = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
+        coro = asyncio.wait_for(self.protocol.play(board, limit, info=info), deadline_s)
+        started = time.perf_counter()
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, self.protocol.loop)
+            result = future.result()
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            elapsed = _ms(time.perf_counter() - started)
+            self.kill()
+            raise EngineFailed(
+                "timeout",
+                f"no move within {deadline_s:.1f} s (its time and the grace): killed"
+                f"{self.stderr()}",
+                elapsed,
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            elapsed = _ms(time.perf_counter() - started)
+            raise EngineFailed(
+                "terminated", f"the process died ({self.exit_code()}){self.stderr()}", elapsed
+            ) from None
+        except chess.engine.EngineError as exc:
+            elapsed = _ms(time.perf_counter() - started)
+            self.kill()
+            raise EngineFailed(
+                "illegal_move",
+                f"answered a move that is not legal: {exc}{self.stderr()}",
+                elapsed,
+            ) from None
+        except RuntimeError as exc:  # the engine's event loop is gone (it died)
+            elapsed = _ms(time.perf_counter() - started)
+            raise EngineFailed(
+                "terminated", f"the process died ({_words(exc)}){self.stderr()}", elapsed
+            ) from None
+        elapsed = _ms(time.perf_counter() - started)
+        if result.move is None or result.move not in board.legal_moves:
+            self.kill()
+            said = "no move" if result.move is None else f"the move {result.move.uci()}"
+            raise EngineFailed(
+                "no_move" if result.move is None else "illegal_move",
+                f"answered {said} in {board.fen()}{self.stderr()}",
+                elapsed,
+            )
+        return _played(result, elapsed)
+
+    def stderr(self) -> str:
+        tail = list(self.protocol.stderr_tail)
+        return "; stderr: " + " | ".join(tail) if tail else ""
+
+    def exit_code(self) -> str:
+        try:
+            code = self.simple.returncode.result(timeout=2.0)
+        except concurrent.futures.TimeoutError:
+            return "exit code unknown"
+        return f"exit code {code}"
+
+    def close(self) -> None:
+        """Quit politely, then make sure the process is gone (closing the transport kills
+        it)."""
+        with contextlib.suppress(Exception):  # a dead or hung engine: closed below
+            self.simple.quit()
+        self.simple.close()
+
+    def kill(self) -> None:
+        """End a failed engine without waiting for it (closing the transport kills the
+        process)."""
+        self.simple.close()
+
+
+def _played(result: chess.engine.PlayResult, elapsed: int) -> Played:
+    info = result.info
+    score = info.get("score")
+    cp = mate = None
+    if score is not None:
+        white = score.white()
+        cp, mate = white.score(), white.mate()
+    pv = tuple(m.uci() for m in info.get("pv", ())[:PV_MAX])
+    assert result.move is not None
+    return Played(result.move, elapsed, cp, mate, info.get("depth"), info.get("nodes"), pv)
+
+
+PV_MAX = 32  # plies of the principal variation kept (MovePlayed.pv's bound)
+
+
+def _ms(seconds: float) -> int:
+    return max(0, round(seconds * 1000))
+
+
+def _words(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _option_value(text: str) -> str | int | bool:
+    """UCI option values as python-chess's `configure` wants them: spins as int, checks as
+    bool, the rest as strings."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text

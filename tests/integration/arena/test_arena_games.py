@@ -1,0 +1,234 @@
+"""`arbiter arena` (issue 25): real UCI engines play the tournament's schedule on the embedded
+log, every move appended as played, every ending by the preset's rule, every engine failure an
+`EngineCrashed` with what was seen and the crash rule's loss (TCEC Leagues 14.2)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests_support import append_events, cli_db
+from typer.testing import CliRunner
+
+from events_schema import Recorded
+from events_schema import events as ev
+from projections.standings import fold as standings_fold
+from projections.standings import standings
+from services.cli.main import app
+from services.eventlog.sqlite import SQLiteEventLog
+
+STOCKFISH = shutil.which("stockfish") or (
+    "/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None
+)
+ENGINE = Path(__file__).resolve().parents[2] / "engines" / "uci_engine.py"
+T = "arena-rr"
+runner = CliRunner()
+
+
+def test_engine(mode: str, at: int = 1) -> str:
+    return f"{sys.executable} {ENGINE} {mode} {at}"
+
+
+test_engine.__test__ = False  # type: ignore[attr-defined]
+
+
+def _create(db: Path, names: list[str], preset: str = "tcec-league", **extra: Any) -> None:
+    players = [
+        ev.PlayerRegistered(player_id=pid, name=name, kind="engine")
+        for pid, name in names_of(names)
+    ]
+    created = ev.TournamentCreated(
+        name="Arena RR", format="round_robin", rules_preset=preset, **extra
+    )
+    append_events(db, T, created, *players)
+
+
+def names_of(names: list[str]) -> list[tuple[str, str]]:
+    return [(n.lower().replace(" ", "-"), n) for n in names]
+
+
+def _arena(*args: str, code: int = 0) -> str:
+    res = runner.invoke(app, ["arena", T, *args])
+    assert res.exit_code == code, res.output
+    return res.output
+
+
+def _records(db: Path) -> list[Recorded]:
+    log = SQLiteEventLog(db)
+    try:
+        return [Recorded.of(e) for e in log.read(T, 1)]
+    finally:
+        log.close()
+
+
+def _of(records: list[Recorded], kind: type[ev.Event]) -> list[Any]:
+    return [r.event for r in records if isinstance(r.event, kind)]
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
+def test_a_four_engine_round_robin_plays_to_final_standings_each_ending_naming_its_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["Stockfish Strong", "Stockfish Weak", "Random", "Crasher"])
+    out = _arena(
+        "--engine",
+        f"stockfish-strong={STOCKFISH}",
+        "option.Threads=1",
+        "nodes=4000",
+        "--engine",
+        f"Stockfish Weak={STOCKFISH}",  # by name
+        "option.Threads=1",
+        "--engine",
+        f"random={test_engine('random')}",
+        "--engine",
+        f"crasher={test_engine('crash', 3)}",
+        "--nodes",
+        "500",
+    )
+    assert "pairing.round_robin_complete" in out
+    records = _records(db)
+    scheduled = _of(records, ev.RoundScheduled)
+    assert [r.round for r in scheduled] == [1, 2, 3]
+    games = {p.game_id for r in scheduled for p in r.pairings}
+    ended = {e.game_id: e for e in _of(records, ev.GameEnded)}
+    assert set(ended) == games  # every game finished
+    for e in ended.values():
+        assert e.rule and e.rule.startswith("tcec-rules Leagues"), e  # each names its rule
+    crashes = _of(records, ev.EngineCrashed)
+    assert {c.player_id for c in crashes} == {"crasher"} and len(crashes) == 3
+    for c in crashes:
+        assert "exit code 3" in c.detail and "segmentation fault at move 3" in c.detail
+        assert ended[c.game_id].termination == "engine_crash"
+        assert ended[c.game_id].rule == "tcec-rules Leagues 14.2"
+    # the run-level limit and the engine's own node count are recorded
+    (limit,) = [r for r in _of(records, ev.RulingIssued) if r.subject == "arena:limit"]
+    assert limit.decision == {"nodes": 500, "engine_nodes": {"stockfish-strong": 4000}}
+    # every move came from an engine, with its search report, plies contiguous
+    moves = _of(records, ev.MovePlayed)
+    sf_moves = [m for m in moves if m.depth is not None and m.depth > 1]
+    assert sf_moves and all(m.nodes is not None for m in sf_moves)
+    for gid in games:
+        plies = [m.ply for m in moves if m.game_id == gid]
+        assert plies == list(range(1, len(plies) + 1))
+    table = standings(standings_fold(records))
+    assert len(table.rows) == 4
+    crasher = next(r for r in table.rows if r.player_id == "crasher")
+    assert (crasher.points, crasher.losses, table.rows[-1].player_id) == (0, 3, "crasher")
+    assert all(r.played == 3 for r in table.rows)
+    assert sum(r.points for r in table.rows) == 6 * 2  # six games, two half-points each
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("crash", "the process died (exit code 3); stderr: test-crash: segmentation fault"),
+        ("hang", "no move within 1.0 s (its time and the grace): killed; stderr: test-hang"),
+        ("illegal", "answered a move that is not legal: illegal uci: '"),
+        ("never", "never started: /nonexistent/engine"),
+    ],
+)
+def test_each_engine_failure_is_an_engine_crash_with_what_was_seen_and_the_crash_rules_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, expected: str
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["Good", "Bad"])
+    bad = "/nonexistent/engine" if mode == "never" else test_engine(mode, 2)
+    _arena(
+        "--engine",
+        f"good={test_engine('random')}",
+        "--engine",
+        f"bad={bad}",
+        "--nodes",
+        "10",
+        "--grace",
+        "1",
+    )
+    records = _records(db)
+    (crash,) = _of(records, ev.EngineCrashed)
+    assert crash.player_id == "bad"
+    assert expected in crash.detail, crash.detail
+    (ended,) = _of(records, ev.GameEnded)
+    (pairing,) = _of(records, ev.RoundScheduled)[0].pairings
+    bad_white = pairing.white == "bad"
+    assert ended.result == ("0-1" if bad_white else "1-0")
+    assert (ended.termination, ended.rule) == ("engine_crash", "tcec-rules Leagues 14.2")
+    moves = [m for m in _of(records, ev.MovePlayed)]
+    # the failing engine's own moves before its 2nd: one (never: none at all)
+    bad_moves = [m for m in moves if (m.colour == "white") == bad_white]
+    assert len(bad_moves) == (0 if mode == "never" else 1)
+    assert crash.ply == len(moves)
+
+
+def test_a_preset_without_a_crash_rule_leaves_the_game_to_the_arbiter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["Good", "Bad"], preset="fide-round-robin")
+    out = _arena(
+        "--engine",
+        f"good={test_engine('random')}",
+        "--engine",
+        f"bad={test_engine('crash', 1)}",
+        "--nodes",
+        "10",
+    )
+    assert "left to the arbiter: main-r1-b1" in " ".join(out.split())
+    records = _records(db)
+    assert len(_of(records, ev.EngineCrashed)) == 1 and not _of(records, ev.GameEnded)
+
+
+def test_the_clock_runs_under_a_run_level_time_control_and_each_move_carries_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["One", "Two"])
+    _arena(
+        "--engine",
+        f"one={test_engine('random')}",
+        "--engine",
+        f"two={test_engine('random')}",
+        "--time-control",
+        "30+0.5",
+    )
+    records = _records(db)
+    (limit,) = [r for r in _of(records, ev.RulingIssued) if r.subject == "arena:limit"]
+    assert limit.decision == {"base_ms": 30_000, "increment_ms": 500}
+    moves = _of(records, ev.MovePlayed)
+    assert moves and all(m.clock_ms is not None and m.move_time_ms is not None for m in moves)
+    left = {"white": 30_000, "black": 30_000}
+    for m in moves:  # the clock after each move: time off, increment on
+        left[m.colour] = left[m.colour] - m.move_time_ms + 500
+        assert m.clock_ms == left[m.colour]
+    (ended,) = _of(records, ev.GameEnded)
+    assert ended.rule is not None
+
+
+def test_a_flag_fall_under_a_run_level_clock_is_the_presets_loss_on_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["Slow", "Fast"])
+    # the hanging engine overruns its 0.3 s but answers... never: the grace (2 s) is longer
+    # than its clock, so the arena sees the flag fall only if the move comes in time; a
+    # `sleep` engine that answers late is the honest case
+    _arena(
+        "--engine",
+        f"slow={test_engine('slow', 1)}",
+        "--engine",
+        f"fast={test_engine('random')}",
+        "--time-control",
+        "0.3+0",
+        "--grace",
+        "3",
+    )
+    records = _records(db)
+    (ended,) = _of(records, ev.GameEnded)
+    (pairing,) = _of(records, ev.RoundScheduled)[0].pairings
+    assert ended.termination == "time_forfeit"
+    assert ended.result == ("0-1" if pairing.white == "slow" else "1-0")
+    assert ended.rule == "tcec-rules Leagues 10.5"
+    assert not _of(records, ev.EngineCrashed)
