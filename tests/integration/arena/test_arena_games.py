@@ -68,6 +68,7 @@ def _of(records: list[Recorded], kind: type[ev.Event]) -> list[Any]:
     return [r.event for r in records if isinstance(r.event, kind)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
 def test_a_four_engine_round_robin_plays_to_final_standings_each_ending_naming_its_rule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -212,9 +213,9 @@ def test_a_flag_fall_under_a_run_level_clock_is_the_presets_loss_on_time(
 ) -> None:
     db = cli_db(tmp_path, monkeypatch)
     _create(db, ["Slow", "Fast"])
-    # the hanging engine overruns its 0.3 s but answers... never: the grace (2 s) is longer
-    # than its clock, so the arena sees the flag fall only if the move comes in time; a
-    # `sleep` engine that answers late is the honest case
+    # the slow engine answers after a second, within the grace but past its 0.3 s: a flag
+    # fall the decider cannot see (the tournament has no clock), so the arena appends the
+    # preset's loss on time
     _arena(
         "--engine",
         f"slow={test_engine('slow', 1)}",
