@@ -478,6 +478,7 @@ class Arena:
             mate_in=played.mate_in,
             depth=played.depth,
             nodes=played.nodes,
+            pv=list(played.pv) or None,
         )
 
     def _crash(self, gid: str, player_id: str, ply: int, failed: EngineFailed) -> str:

@@ -111,7 +111,8 @@ def test_a_four_engine_round_robin_plays_to_final_standings_each_ending_naming_i
     # every move came from an engine, with its search report, plies contiguous
     moves = _of(records, ev.MovePlayed)
     sf_moves = [m for m in moves if m.depth is not None and m.depth > 1]
-    assert sf_moves and all(m.nodes is not None for m in sf_moves)
+    assert sf_moves and all(m.nodes is not None and m.pv for m in sf_moves)
+    assert all(m.pv[0] == m.uci for m in sf_moves)  # the principal variation starts with it
     for gid in games:
         plies = [m.ply for m in moves if m.game_id == gid]
         assert plies == list(range(1, len(plies) + 1))
