@@ -260,7 +260,7 @@ class Arena:
             text=text,
             decision=wanted,
         )
-        self._send([(ruling, event_id(self.tid, "-", f"limit:{count + 1}"))])
+        self.append([(ruling, event_id(self.tid, "-", f"limit:{count + 1}"))])
 
     # -- one game ---------------------------------------------------------------------------
 
@@ -270,7 +270,9 @@ class Arena:
         notes: list[str] = []
         if game.status == "scheduled":
             self._start(state, game)
-        elif game.status == "started" and not (game.restart_pending and game.restart_at is None):
+        elif game.status == "started" and not game.restart_pending:
+            # cut off by an earlier run (a restart adjudicated and not yet played on is not cut
+            # off again: it is played now)
             notes.append(self._interrupted(state, game))
         state = self.service.state(self.tid)
         game = state.games[game_id]
@@ -312,7 +314,7 @@ class Arena:
                 move = ev.MovePlayed(game_id=game.game_id, ply=ply, colour=colour, uci=uci)
                 events.append((move, event_id(self.tid, game.game_id, f"ply:{ply}")))
                 board.push_uci(uci)
-        self._send(events)
+        self.append(events)
 
     def _opening(self, state: TournamentState, game_id: str) -> Opening | None:
         openings = self.config.openings
@@ -348,7 +350,7 @@ class Arena:
             detail=f"the arena stopped during the game; found in progress at ply {ply} when it "
             "started again",
         )
-        result = self._send([(fact, event_id(self.tid, game.game_id, f"interrupted:{ply}"))])
+        result = self.append([(fact, event_id(self.tid, game.game_id, f"interrupted:{ply}"))])
         said = [e.type for e in result.envelopes[1:]]
         return f"server interruption at ply {ply}: {', '.join(said) or 'the game goes on'}"
 
@@ -405,7 +407,7 @@ class Arena:
                     return [self._crash(gid, players[turn], ply, failed)]
                 clock_ms, flagged = self._spend(spec, left, board, turn, played)
                 move = self._move(gid, ply + 1, board, played, clock_ms, spec, has_tc)
-                result = self._send([(move, event_id(self.tid, gid, f"ply:{ply + 1}"))])
+                result = self.append([(move, event_id(self.tid, gid, f"ply:{ply + 1}"))])
                 ended = _ended(result)
                 if flagged and ended is None:
                     ended = self._flag(gid, board, turn, ply + 1, state)
@@ -485,7 +487,7 @@ class Arena:
         crash = ev.EngineCrashed(
             game_id=gid, player_id=player_id, ply=ply, detail=failed.detail[:2000]
         )
-        result = self._send([(crash, event_id(self.tid, gid, f"crash:{ply}"))])
+        result = self.append([(crash, event_id(self.tid, gid, f"crash:{ply}"))])
         if _ended(result) is None:
             return (
                 f"{player_id}'s engine failed ({failed.kind}); no crash rule: left to the arbiter"
@@ -507,12 +509,14 @@ class Arena:
             detail=f"ply {ply}: {ending.detail} (the arena's run-level clock)",
             rule=ending.rule,
         )
-        self._send([(ended, event_id(self.tid, gid, f"flag:{ply}"))])
+        self.append([(ended, event_id(self.tid, gid, f"flag:{ply}"))])
         return ended.result
 
     # -- the command path ------------------------------------------------------------------
 
-    def _send(self, events: Sequence[tuple[ev.Event, uuid.UUID]]) -> AppendResult:
+    def append(self, events: Sequence[tuple[ev.Event, uuid.UUID]]) -> AppendResult:
+        """Propose `events` (each with its derived id) as one batch through the command path;
+        a resend of a stored batch returns what was stored (`duplicate`)."""
         commands = [
             Command(type=e.event_type, payload=encode_payload(e), event_id=eid) for e, eid in events
         ]

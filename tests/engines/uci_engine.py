@@ -7,7 +7,8 @@ Modes (N: the engine's own move number at which it misbehaves, default 1):
 - `crash N`: at its N-th move, prints a message on stderr and exits with code 3;
 - `hang N`: at its N-th move, stops answering (it reads `go` and never sends `bestmove`);
 - `illegal N`: at its N-th move, answers a move that is not legal in the position;
-- `slow N`: from its N-th move on, thinks for a second before it answers (a flag falls).
+- `slow N`: from its N-th move on, thinks for a second before it answers (a flag falls);
+- `paced N`: as `random`, thinking N milliseconds a move (a game long enough to kill).
 
 An engine that never starts is a command that does not exist (the tests use one).
 """
@@ -50,6 +51,8 @@ def main() -> None:
                 time.sleep(3600)
             if played >= at and mode == "slow":
                 time.sleep(1.0)
+            if mode == "paced":
+                time.sleep(at / 1000)
             moves = list(board.legal_moves)
             if played >= at and mode == "illegal":
                 print(f"bestmove {_illegal(board)}", flush=True)
