@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import chess
 import pytest
 from tests_support import append_events, cli_db
 from typer.testing import CliRunner
@@ -234,3 +235,61 @@ def test_a_flag_fall_under_a_run_level_clock_is_the_presets_loss_on_time(
     assert ended.result == ("0-1" if pairing.white == "slow" else "1-0")
     assert ended.rule == "tcec-rules Leagues 10.5"
     assert not _of(records, ev.EngineCrashed)
+
+
+def test_an_epd_opening_is_the_games_start_position_played_once_with_each_colour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["One", "Two"], cycles=2)
+    book = tmp_path / "book.epd"
+    frc = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge -"
+    book.write_text(
+        f'{frc} id "frc 1";\nrnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n'
+    )
+    _arena(
+        "--engine",
+        f"one={test_engine('random')}",
+        "--engine",
+        f"two={test_engine('random')}",
+        "--nodes",
+        "10",
+        "--openings",
+        str(book),
+    )
+    records = _records(db)
+    rounds = _of(records, ev.RoundScheduled)
+    (g1,), (g2,) = (r.pairings for r in rounds)
+    assert (g1.white, g1.black) == (g2.black, g2.white)  # the pair, colours reversed
+    starts = {s.game_id: s.fen for s in _of(records, ev.GameStarted)}
+    assert starts[g1.game_id] == starts[g2.game_id]  # one opening for the pair
+    expected = chess.Board(f"{frc} 0 1", chess960=True)
+    assert chess.Board(starts[g1.game_id], chess960=True) == expected  # FRC castling kept
+    assert len(_of(records, ev.GameEnded)) == 2
+
+
+def test_a_pgn_opening_is_played_as_its_moves_without_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["One", "Two"], cycles=2)
+    book = tmp_path / "book.pgn"
+    book.write_text('[Opening "Italian"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n')
+    _arena(
+        "--engine",
+        f"one={test_engine('random')}",
+        "--engine",
+        f"two={test_engine('random')}",
+        "--nodes",
+        "10",
+        "--openings",
+        str(book),
+    )
+    records = _records(db)
+    moves = _of(records, ev.MovePlayed)
+    for gid in {m.game_id for m in moves}:
+        mine = [m for m in moves if m.game_id == gid]
+        assert [m.uci for m in mine[:5]] == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]
+        assert all(m.move_time_ms is None and m.eval_cp is None for m in mine[:5])  # book
+        assert all(m.move_time_ms is not None for m in mine[5:])  # the engines' own
+    assert all(s.fen is None for s in _of(records, ev.GameStarted))
