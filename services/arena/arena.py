@@ -48,7 +48,7 @@ from projections.endings.rules import ruleset_for
 from projections.tournament.endings import time_control_of
 from projections.tournament.state import GameState, TournamentState
 from services.arena import limits
-from services.arena.engines import Engine, EngineFailed, EngineSpec, Played
+from services.arena.engines import Engine, EngineFailed, EngineSpec, PendingMove, Played
 from services.arena.limits import RunLimit
 from services.arena.openings import Opening, assign, start_board
 from services.commands.pairing import pair_next
@@ -397,27 +397,48 @@ class Arena:
                     engines[side] = Engine.start(self.engines[players[side]])
                 except EngineFailed as failed:
                     return [self._crash(gid, players[side], ply, failed)]
+            pending = self._think(engines[board.turn], players[board.turn], spec, left, board)
             while True:
                 turn = board.turn
-                own = self.engines[players[turn]].nodes
-                limit, deadline = self._limit(spec, left, board, own)
                 try:
-                    played = engines[turn].play(board, limit, deadline)
+                    played = pending.result()
                 except EngineFailed as failed:
                     return [self._crash(gid, players[turn], ply, failed)]
                 clock_ms, flagged = self._spend(spec, left, board, turn, played)
                 move = self._move(gid, ply + 1, board, played, clock_ms, spec, has_tc)
-                result = self.append([(move, event_id(self.tid, gid, f"ply:{ply + 1}"))])
-                ended = _ended(result)
-                if flagged and ended is None:
-                    ended = self._flag(gid, board, turn, ply + 1, state)
-                if ended is not None:
+                move_id = event_id(self.tid, gid, f"ply:{ply + 1}")
+                if flagged:
+                    if _ended(self.append([(move, move_id)])) is None:
+                        self._flag(gid, board, turn, ply + 1, state)
                     return []
                 board.push(played.move)
                 ply += 1
+                # The opponent's clock starts as the move is made: it thinks while the move
+                # is appended; a move that ends the game stops it unread.
+                following = self._think(engines[board.turn], players[board.turn], spec, left, board)
+                try:
+                    result = self.append([(move, move_id)])
+                except BaseException:
+                    following.cancel()
+                    raise
+                if _ended(result) is not None:
+                    following.cancel()
+                    return []
+                pending = following
         finally:
             for engine in engines.values():
                 engine.close()
+
+    def _think(
+        self,
+        engine: Engine,
+        player_id: str,
+        spec: ClockSpec | None,
+        left: dict[bool, int],
+        board: chess.Board,
+    ) -> PendingMove:
+        limit, deadline = self._limit(spec, left, board, self.engines[player_id].nodes)
+        return engine.start_move(board, limit, deadline)
 
     def _limit(
         self, spec: ClockSpec | None, left: dict[bool, int], board: chess.Board, own: int | None

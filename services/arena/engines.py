@@ -146,49 +146,28 @@ class Engine:
     def play(self, board: chess.Board, limit: chess.engine.Limit, deadline_s: float) -> Played:
         """The engine's move in `board` under `limit`, waiting at most `deadline_s` (its time
         and the grace); EngineFailed otherwise (the engine is then killed)."""
+        return self.start_move(board, limit, deadline_s).result()
+
+    def start_move(
+        self, board: chess.Board, limit: chess.engine.Limit, deadline_s: float
+    ) -> PendingMove:
+        """Start the engine's search in `board` (which must not change until the answer is
+        read) and return at once: the arena appends the previous move while this engine
+        thinks, as a real clock starts when the move is made, not when it is recorded."""
         info = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
-        coro = asyncio.wait_for(self.protocol.play(board, limit, info=info), deadline_s)
+        protocol = self.protocol
+
+        async def timed() -> tuple[chess.engine.PlayResult, float]:
+            found = await asyncio.wait_for(protocol.play(board, limit, info=info), deadline_s)
+            return found, time.perf_counter()
+
         started = time.perf_counter()
         try:
-            future = asyncio.run_coroutine_threadsafe(coro, self.protocol.loop)
-            result = future.result()
-        except (TimeoutError, concurrent.futures.TimeoutError):
-            elapsed = _ms(time.perf_counter() - started)
-            self.kill()
-            raise EngineFailed(
-                "timeout",
-                f"no move within {deadline_s:.1f} s (its time and the grace): killed"
-                f"{self.stderr()}",
-                elapsed,
-            ) from None
-        except chess.engine.EngineTerminatedError:
-            elapsed = _ms(time.perf_counter() - started)
-            raise EngineFailed(
-                "terminated", f"the process died ({self.exit_code()}){self.stderr()}", elapsed
-            ) from None
-        except chess.engine.EngineError as exc:
-            elapsed = _ms(time.perf_counter() - started)
-            self.kill()
-            raise EngineFailed(
-                "illegal_move",
-                f"answered a move that is not legal: {exc}{self.stderr()}",
-                elapsed,
-            ) from None
+            future = asyncio.run_coroutine_threadsafe(timed(), protocol.loop)
         except RuntimeError as exc:  # the engine's event loop is gone (it died)
-            elapsed = _ms(time.perf_counter() - started)
-            raise EngineFailed(
-                "terminated", f"the process died ({_words(exc)}){self.stderr()}", elapsed
-            ) from None
-        elapsed = _ms(time.perf_counter() - started)
-        if result.move is None or result.move not in board.legal_moves:
-            self.kill()
-            said = "no move" if result.move is None else f"the move {result.move.uci()}"
-            raise EngineFailed(
-                "no_move" if result.move is None else "illegal_move",
-                f"answered {said} in {board.fen()}{self.stderr()}",
-                elapsed,
-            )
-        return _played(result, elapsed)
+            future = concurrent.futures.Future()
+            future.set_exception(exc)
+        return PendingMove(self, board, deadline_s, started, future)
 
     def stderr(self) -> str:
         tail = list(self.protocol.stderr_tail)
@@ -212,6 +191,63 @@ class Engine:
         """End a failed engine without waiting for it (closing the transport kills the
         process)."""
         self.simple.close()
+
+
+@dataclass
+class PendingMove:
+    """A search under way (`Engine.start_move`): `result` waits for it, `cancel` stops it."""
+
+    engine: Engine
+    board: chess.Board
+    deadline_s: float
+    started: float
+    future: concurrent.futures.Future[tuple[chess.engine.PlayResult, float]]
+
+    def cancel(self) -> None:
+        self.future.cancel()
+
+    def result(self) -> Played:
+        """The engine's move, legal in the board, or EngineFailed with what was seen."""
+        engine, board = self.engine, self.board
+        try:
+            result, done = self.future.result()
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            elapsed = _ms(time.perf_counter() - self.started)
+            engine.kill()
+            raise EngineFailed(
+                "timeout",
+                f"no move within {self.deadline_s:.1f} s (its time and the grace): killed"
+                f"{engine.stderr()}",
+                elapsed,
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            elapsed = _ms(time.perf_counter() - self.started)
+            raise EngineFailed(
+                "terminated", f"the process died ({engine.exit_code()}){engine.stderr()}", elapsed
+            ) from None
+        except chess.engine.EngineError as exc:
+            elapsed = _ms(time.perf_counter() - self.started)
+            engine.kill()
+            raise EngineFailed(
+                "illegal_move",
+                f"answered a move that is not legal: {exc}{engine.stderr()}",
+                elapsed,
+            ) from None
+        except RuntimeError as exc:  # the engine's event loop is gone (it died)
+            elapsed = _ms(time.perf_counter() - self.started)
+            raise EngineFailed(
+                "terminated", f"the process died ({_words(exc)}){engine.stderr()}", elapsed
+            ) from None
+        elapsed = _ms(done - self.started)
+        if result.move is None or not board.is_legal(result.move):
+            engine.kill()
+            said = "no move" if result.move is None else f"the move {result.move.uci()}"
+            raise EngineFailed(
+                "no_move" if result.move is None else "illegal_move",
+                f"answered {said} in {board.fen()}{engine.stderr()}",
+                elapsed,
+            )
+        return _played(result, elapsed)
 
 
 def _played(result: chess.engine.PlayResult, elapsed: int) -> Played:
