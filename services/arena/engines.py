@@ -21,6 +21,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import re
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from typing import Literal
 
 import chess
 import chess.engine
+
+from events_schema.events import UCI_PATTERN
 
 STDERR_LINES = 5  # the last lines of stderr an EngineCrashed keeps
 START_TIMEOUT_S = 10.0  # the UCI handshake (`uci` … `uciok`), as python-chess's default
@@ -102,14 +105,23 @@ class EngineFailed(Exception):
 
 class _Watched(chess.engine.UciProtocol):
     """The UCI protocol, keeping the engine's last lines of stderr (python-chess only logs
-    them) for the EngineCrashed a failure becomes."""
+    them) for the EngineCrashed a failure becomes, and its last search report (`info … score
+    …`) as the engine wrote it: the arena reads the evaluation, depth, nodes and principal
+    variation from that one line (`_report`) instead of asking python-chess to parse every
+    `info` line of the search (its pv moves are replayed on a board, line after line), so
+    the engine costs the arena what it costs a bare `engine.play` loop."""
 
     def __init__(self) -> None:
         super().__init__()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.last_info = ""
 
     def error_line_received(self, line: str) -> None:
         self.stderr_tail.append(line)
+
+    def line_received(self, line: str) -> None:
+        if line.startswith("info") and " score " in line:
+            self.last_info = line
 
 
 @dataclass
@@ -154,11 +166,11 @@ class Engine:
         """Start the engine's search in `board` (which must not change until the answer is
         read) and return at once: the arena appends the previous move while this engine
         thinks, as a real clock starts when the move is made, not when it is recorded."""
-        info = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
         protocol = self.protocol
+        protocol.last_info = ""
 
         async def timed() -> tuple[chess.engine.PlayResult, float]:
-            found = await asyncio.wait_for(protocol.play(board, limit, info=info), deadline_s)
+            found = await asyncio.wait_for(protocol.play(board, limit), deadline_s)
             return found, time.perf_counter()
 
         started = time.perf_counter()
@@ -247,19 +259,50 @@ class PendingMove:
                 f"answered {said} in {board.fen()}{engine.stderr()}",
                 elapsed,
             )
-        return _played(result, elapsed)
+        return search_report(result.move, elapsed, engine.protocol.last_info, board.turn)
 
 
-def _played(result: chess.engine.PlayResult, elapsed: int) -> Played:
-    info = result.info
-    score = info.get("score")
-    cp = mate = None
-    if score is not None:
-        white = score.white()
-        cp, mate = white.score(), white.mate()
-    pv = tuple(m.uci() for m in info.get("pv", ())[:PV_MAX])
-    assert result.move is not None
-    return Played(result.move, elapsed, cp, mate, info.get("depth"), info.get("nodes"), pv)
+def search_report(move: chess.Move, elapsed: int, line: str, turn: bool) -> Played:
+    """The move with the search's last report, `info depth D … nodes N … score cp X|mate M
+    … pv M1 M2 …`, the score turned to White's view (UCI scores are the side to move's)."""
+    words = line.split()
+    depth = nodes = cp = mate = None
+    pv: tuple[str, ...] = ()
+    sign = 1 if turn == chess.WHITE else -1
+    i = 1
+    while i < len(words):
+        word = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if word == "depth" and _int(nxt) is not None:
+            depth, i = _int(nxt), i + 2
+        elif word == "nodes" and _int(nxt) is not None:
+            nodes, i = _int(nxt), i + 2
+        elif word == "score" and i + 2 < len(words) and _int(words[i + 2]) is not None:
+            value = _int(words[i + 2])
+            assert value is not None
+            if nxt == "cp":
+                cp = sign * value
+            elif nxt == "mate":
+                mate = sign * value
+            i += 3
+        elif word == "pv":
+            pv = tuple(w for w in words[i + 1 : i + 1 + PV_MAX] if _UCI.match(w))
+            break
+        elif word == "string":
+            break
+        else:
+            i += 1
+    return Played(move, elapsed, cp, mate, depth, nodes, pv)
+
+
+_UCI = re.compile(UCI_PATTERN)
+
+
+def _int(word: str) -> int | None:
+    try:
+        return int(word)
+    except ValueError:
+        return None
 
 
 PV_MAX = 32  # plies of the principal variation kept (MovePlayed.pv's bound)

@@ -16,7 +16,8 @@ if __name__ == "__main__":
     # `python -m tests.bench [--quick] [--all] [--skip-kafka] [--events N] [--only a,b]`: the
     # event logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
     # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
-    # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out) and the CLI start-up,
+    # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the engine arena
+    # (beside a bare python-chess engine.play loop) and the CLI start-up,
     # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
     # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
     # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped) and the Kafka
@@ -65,6 +66,10 @@ if __name__ == "__main__":
         from . import feed
 
         doc["feed"] = feed.run(quick)
+    if wanted("arena"):
+        from . import arena
+
+        doc["arena"] = arena.run(quick)
     if wanted("cli"):
         from . import cli
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import chess
 import pytest
 
-from services.arena.engines import EngineSpec
+from services.arena.engines import EngineSpec, search_report
 from services.arena.limits import RunLimit
 from services.arena.openings import OpeningsError, assign, read_openings, start_board
 
@@ -88,3 +89,14 @@ def test_a_bad_openings_file_names_its_line(tmp_path: Path) -> None:
     empty.write_text("")
     with pytest.raises(OpeningsError, match="no openings"):
         read_openings(empty)
+
+
+def test_the_search_report_is_read_from_the_engines_last_info_line_in_whites_view() -> None:
+    move = chess.Move.from_uci("e7e5")
+    line = "info depth 12 seldepth 15 multipv 1 score cp 35 nodes 2000 nps 1 pv e7e5 g1f3 b8c6"
+    played = search_report(move, 7, line, chess.BLACK)
+    assert (played.eval_cp, played.mate_in, played.depth, played.nodes) == (-35, None, 12, 2000)
+    assert played.pv == ("e7e5", "g1f3", "b8c6") and played.elapsed_ms == 7
+    mate = search_report(move, 1, "info depth 3 score mate -2 upperbound nodes 9 pv e7e5", True)
+    assert (mate.eval_cp, mate.mate_in, mate.nodes) == (None, -2, 9)
+    assert search_report(move, 1, "", True).pv == ()  # an engine that reports nothing
