@@ -293,3 +293,49 @@ def test_a_pgn_opening_is_played_as_its_moves_without_times(
         assert all(m.move_time_ms is None and m.eval_cp is None for m in mine[:5])  # book
         assert all(m.move_time_ms is not None for m in mine[5:])  # the engines' own
     assert all(s.fen is None for s in _of(records, ev.GameStarted))
+
+
+def test_under_the_tournaments_time_control_the_decider_itself_rules_the_flag_fall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    blitz = ev.TimeControl(name="1+0", base_seconds=1)
+    _create(db, ["Slow", "Fast"], time_controls=[blitz])
+    _arena(
+        "--engine", f"slow={test_engine('slow', 2)}", "--engine", f"fast={test_engine('random')}"
+    )
+    records = _records(db)
+    assert not [r for r in _of(records, ev.RulingIssued) if r.subject == "arena:limit"]
+    moves = _of(records, ev.MovePlayed)
+    (ended,) = _of(records, ev.GameEnded)
+    (pairing,) = _of(records, ev.RoundScheduled)[0].pairings
+    assert ended.termination == "time_forfeit" and ended.rule == "tcec-rules Leagues 10.5"
+    assert ended.result == ("0-1" if pairing.white == "slow" else "1-0")
+    assert "run-level" not in ended.detail  # the decider's own ending, with the move
+    last = moves[-1]
+    assert last.move_time_ms is not None and last.move_time_ms >= 1000 and last.clock_ms is None
+    seqs = [r.envelope.seq for r in records if isinstance(r.event, ev.MovePlayed | ev.GameEnded)]
+    assert seqs[-1] == seqs[-2] + 1  # the move and its ending, one batch
+
+
+@pytest.mark.slow
+def test_a_swiss_is_paired_round_by_round_as_arbiter_pair_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    players = [
+        ev.PlayerRegistered(player_id=f"e{i}", name=f"E{i}", kind="engine") for i in range(4)
+    ]
+    created = ev.TournamentCreated(
+        name="Swiss", format="swiss", rounds=2, rules_preset="fide-swiss"
+    )
+    append_events(db, T, created, *players)
+    engines = [w for i in range(4) for w in ("--engine", f"e{i}={test_engine('random')}")]
+    out = _arena(*engines, "--nodes", "10", "--rounds", "1")
+    assert "1 round(s) played (--rounds)" in " ".join(out.split())
+    assert [r.round for r in _of(_records(db), ev.RoundScheduled)] == [1]
+    out = _arena(*engines, "--nodes", "10")  # round 2 is paired from round 1's results
+    records = _records(db)
+    assert [r.round for r in _of(records, ev.RoundScheduled)] == [1, 2]
+    assert len(_of(records, ev.GameEnded)) == 4
+    assert "no round to pair" in out
