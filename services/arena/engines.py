@@ -134,13 +134,25 @@ class Engine:
     def start(cls, spec: EngineSpec, timeout_s: float = START_TIMEOUT_S) -> Engine:
         """Start the engine and configure its options; EngineFailed("never_started") when the
         command cannot run, the handshake fails or an option is refused."""
+        seen: list[_Watched] = []
+
+        class _Seen(_Watched):  # keeps hold of the protocol, for stderr if the start fails
+            def __init__(self) -> None:
+                super().__init__()
+                seen.append(self)
+
         try:
-            simple = chess.engine.SimpleEngine.popen(
-                _Watched, list(spec.command), timeout=timeout_s
-            )
+            simple = chess.engine.SimpleEngine.popen(_Seen, list(spec.command), timeout=timeout_s)
         except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+            said = (
+                f"no answer to the UCI handshake within {timeout_s:g} s"
+                if isinstance(exc, TimeoutError)
+                else _words(exc)
+            )
+            tail = list(seen[0].stderr_tail) if seen else []
+            stderr = "; stderr: " + " | ".join(tail) if tail else ""
             raise EngineFailed(
-                "never_started", f"never started: {shlex.join(spec.command)}: {_words(exc)}"
+                "never_started", f"never started: {shlex.join(spec.command)}: {said}{stderr}"
             ) from None
         protocol = simple.protocol
         assert isinstance(protocol, _Watched)

@@ -132,6 +132,7 @@ def test_a_four_engine_round_robin_plays_to_final_standings_each_ending_naming_i
         ("hang", "no move within 1.0 s (its time and the grace): killed; stderr: test-hang"),
         ("illegal", "answered a move that is not legal: illegal uci: '"),
         ("never", "never started: /nonexistent/engine"),
+        ("dies", "engine process died unexpectedly (exit code: 7); stderr: no licence"),
     ],
 )
 def test_each_engine_failure_is_an_engine_crash_with_what_was_seen_and_the_crash_rules_loss(
@@ -139,7 +140,10 @@ def test_each_engine_failure_is_an_engine_crash_with_what_was_seen_and_the_crash
 ) -> None:
     db = cli_db(tmp_path, monkeypatch)
     _create(db, ["Good", "Bad"])
-    bad = "/nonexistent/engine" if mode == "never" else test_engine(mode, 2)
+    bad = {
+        "never": "/nonexistent/engine",
+        "dies": "sh -c 'echo no licence >&2; exit 7'",  # exits before the UCI handshake
+    }.get(mode) or test_engine(mode, 2)
     _arena(
         "--engine",
         f"good={test_engine('random')}",
@@ -162,7 +166,7 @@ def test_each_engine_failure_is_an_engine_crash_with_what_was_seen_and_the_crash
     moves = [m for m in _of(records, ev.MovePlayed)]
     # the failing engine's own moves before its 2nd: one (never: none at all)
     bad_moves = [m for m in moves if (m.colour == "white") == bad_white]
-    assert len(bad_moves) == (0 if mode == "never" else 1)
+    assert len(bad_moves) == (0 if mode in ("never", "dies") else 1)
     assert crash.ply == len(moves)
 
 
