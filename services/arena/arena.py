@@ -51,6 +51,7 @@ from services.arena import limits
 from services.arena.engines import Engine, EngineFailed, EngineSpec, PendingMove, Played
 from services.arena.limits import RunLimit
 from services.arena.openings import Opening, assign, start_board
+from services.commands.lots import draw
 from services.commands.pairing import pair_next
 from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import AppendResult
@@ -58,6 +59,8 @@ from services.eventlog.base import AppendResult
 #: Event ids of the arena's events: uuid5(ARENA_IDS, "tournament/game/what"), so the same
 #: event proposed again (after a crash between append and answer) is recognised.
 ARENA_IDS = uuid.UUID("0c5b3f3e-25a0-4d0b-9a36-3a5f0e1a2b25")
+OPENINGS_ORDER = "arena:openings-order"  # the lot of the openings' order (TCEC FRD 4)
+FRD_PRESETS = ("tcec-frd", "tcec-frd-final")
 GRACE_S = 5.0  # how long past its time an engine may take before it is declared hung
 MATE_CP = 100_000  # a mate score, read as beyond any centipawn evaluation (Swiss 7.b.ii)
 
@@ -148,6 +151,7 @@ class Arena:
         self.config = config
         self.progress = progress or (lambda _line: None)
         self.engines: dict[str, EngineSpec] = {}
+        self.order: list[int] = list(range(len(config.openings)))
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -164,6 +168,7 @@ class Arena:
             )
         self.engines = resolve(state, self.config.engines)
         self._record_limit(state)
+        self.order = self._openings_order(state)
         played_rounds = 0
         while True:
             state = self.service.state(self.tid)
@@ -325,7 +330,39 @@ class Arena:
             for key in sorted(k for k in state.rounds if k[0] == self.config.stage)
             for gid in state.rounds[key]
         ]
-        return openings[assign(order, len(openings))[game_id]]
+        return openings[self.order[assign(order, len(openings))[game_id]]]
+
+    def _openings_order(self, state: TournamentState) -> list[int]:
+        """The order the openings are played in: the file's, or, where the preset says the
+        positions are "randomized in their order" (TCEC FRD 4.a/4.b: FRC and DFRC start
+        positions picked by a bookmaker), a lot (`LotDrawn`, subject "arena:openings-order",
+        candidates the openings' numbers in the file), drawn once and read back by every later
+        run. FRD games need those positions: an FRD tournament without --openings is
+        refused."""
+        created = state.created
+        assert created is not None
+        count = len(self.config.openings)
+        if created.rules_preset not in FRD_PRESETS:
+            return list(range(count))
+        if count == 0:
+            raise CommandRejected(
+                "arena.frd_openings",
+                "--openings",
+                "TCEC FRD 4: games start from FRC/DFRC positions picked by a bookmaker: give "
+                "--openings FILE (EPD)",
+            )
+        numbers = [f"{i + 1:04d}" for i in range(count)]
+        for env in self.service.log.read(self.tid, 1):
+            lot = Recorded.of(env).event
+            if (
+                isinstance(lot, ev.LotDrawn)
+                and lot.subject == OPENINGS_ORDER
+                and lot.candidates == numbers
+            ):
+                return [int(n) - 1 for n in lot.outcome]
+        lot = draw("other", OPENINGS_ORDER, numbers)
+        self.append([(lot, event_id(self.tid, "-", f"openings-order:{count}:{lot.seed}"))])
+        return [int(n) - 1 for n in lot.outcome]
 
     def _interrupted(self, state: TournamentState, game: GameState) -> str:
         """A game found in progress: the arena's end cut it off (TCEC Swiss 7.b)."""

@@ -343,3 +343,34 @@ def test_a_swiss_is_paired_round_by_round_as_arbiter_pair_does(
     assert [r.round for r in _of(records, ev.RoundScheduled)] == [1, 2]
     assert len(_of(records, ev.GameEnded)) == 4
     assert "no round to pair" in out
+
+
+def test_an_frd_event_plays_bookmaker_positions_in_an_order_drawn_by_lot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = cli_db(tmp_path, monkeypatch)
+    _create(db, ["One", "Two"], preset="tcec-frd", cycles=2)
+    engines = [
+        "--engine",
+        f"one={test_engine('random')}",
+        "--engine",
+        f"two={test_engine('random')}",
+    ]
+    out = _arena(*engines, "--nodes", "10", code=1)
+    assert "arena.frd_openings" in out  # FRD 4: FRC/DFRC positions, from the bookmaker's file
+    positions = [
+        "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge -",
+        "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w CAca -",
+        "nrbkqrnb/pppppppp/8/8/8/8/PPPPPPPP/NRBKQRNB w FBfb -",
+    ]
+    book = tmp_path / "frc.epd"
+    book.write_text("".join(f"{p}\n" for p in positions))
+    _arena(*engines, "--nodes", "10", "--openings", str(book))
+    _arena(*engines, "--nodes", "10", "--openings", str(book))  # complete: nothing more
+    records = _records(db)
+    (lot,) = [lot for lot in _of(records, ev.LotDrawn) if lot.subject == "arena:openings-order"]
+    assert sorted(lot.outcome) == ["0001", "0002", "0003"]
+    first = positions[int(lot.outcome[0]) - 1]
+    fens = [s.fen for s in _of(records, ev.GameStarted)]
+    assert len(fens) == 2 and fens[0] == fens[1]  # the pair plays the lot's first position
+    assert chess.Board(fens[0], chess960=True) == chess.Board(f"{first} 0 1", chess960=True)
