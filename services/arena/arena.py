@@ -167,6 +167,26 @@ class Arena:
                 "arena.wrong_game", "TOURNAMENT", "the arena plays chess (UCI engines)"
             )
         self.engines = resolve(state, self.config.engines)
+        missing = [
+            f"{pid} ({p.name})"
+            for pid, p in state.players.items()
+            if not p.withdrawn and pid not in self.engines
+        ]
+        if missing:  # before anything is paired or started
+            raise CommandRejected(
+                "arena.no_engine",
+                "--engine",
+                f"no engine for {', '.join(missing)}: give --engine PLAYER=COMMAND for each",
+            )
+        if self.config.limit is None and not any(
+            ClockSpec.of(tc) for tc in state.created.time_controls
+        ):
+            raise CommandRejected(
+                "arena.no_time_control",
+                "--time-control",
+                "the tournament has no chess time control: give --nodes N or "
+                "--time-control BASE+INC",
+            )
         self._record_limit(state)
         self.order = self._openings_order(state)
         played_rounds = 0
@@ -273,6 +293,7 @@ class Arena:
         state = self.service.state(self.tid)
         game = state.games[game_id]
         notes: list[str] = []
+        self._clock(state, game)  # refused before the game starts when it has no clock
         if game.status == "scheduled":
             self._start(state, game)
         elif game.status == "started" and not game.restart_pending:

@@ -38,8 +38,8 @@ def _engines(args: list[str]) -> list[tuple[str, list[str]]]:
             fail(
                 "cli.usage",
                 word,
-                "unexpected word: options are --engine NAME=COMMAND "
-                "[option.X=Y …], --concurrency, --openings, --nodes, --time-control, --rounds",
+                "unexpected word: give --engine NAME=COMMAND, then its option.X=Y and nodes=N "
+                "words; see arbiter arena --help",
             )
         i += 1
     return found
@@ -89,7 +89,8 @@ def arena(
     db: Db = None,
 ) -> None:
     """Play the tournament's schedule with UCI engines: --engine NAME=COMMAND [option.X=Y …]
-    for every player (NAME: the player's id or name), e.g.
+    [nodes=N] for every player (NAME: the player's id or name; option.X=Y: a UCI option;
+    nodes=N: that engine's own node limit), e.g.
 
       arbiter arena tcec-s1 --engine sf=/usr/games/stockfish option.Threads=1
       --engine "lc0=/opt/lc0 --backend=blas" --nodes 1000
