@@ -7,13 +7,15 @@ to date by the upcasters in `events_schema.upcasters` when an event is decoded.
 
 from datetime import date
 from decimal import Decimal
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from events_schema.go import RANK_PATTERN, GoSettings
 from events_schema.ids import GameId, PlayerId, StreamId
+
+UCI_PATTERN = r"^[a-h][1-8][a-h][1-8][qrbn]?$"  # a chess move in UCI notation
 
 Game = Literal["chess", "go"]
 Colour = Literal["white", "black"]
@@ -341,14 +343,17 @@ class GameStarted(Event):
 
 class MovePlayed(Event):
     """One move. Chess: `uci` (and `san`, checked against the position). Go: `point` as a GTP
-    vertex such as "D4", or "pass" (LGC Game protocol: a move is a stone or a pass)."""
+    vertex such as "D4", or "pass" (LGC Game protocol: a move is a stone or a pass). v2 adds
+    `pv`: the engine's principal variation after its move, from the move itself (UCI, at most
+    32 plies), as the TCEC PGNs keep it (`arbiter arena`)."""
 
     event_type: ClassVar[str] = "MovePlayed"
+    schema_version: ClassVar[int] = 2
 
     game_id: GameId
     ply: int = Field(ge=1, description="1-based half-move number, for order and turn checks")
     colour: Colour
-    uci: str | None = Field(default=None, pattern=r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+    uci: str | None = Field(default=None, pattern=UCI_PATTERN)
     san: str | None = Field(default=None, max_length=16)
     point: str | None = Field(default=None, max_length=8)
     clock_ms: int | None = Field(default=None, ge=0, description="mover's clock after the move")
@@ -357,6 +362,9 @@ class MovePlayed(Event):
     mate_in: int | None = None
     depth: int | None = Field(default=None, ge=0)
     nodes: int | None = Field(default=None, ge=0)
+    pv: list[Annotated[str, Field(pattern=UCI_PATTERN)]] | None = Field(
+        default=None, max_length=32, description="engine's principal variation, UCI"
+    )
 
 
 class ClockReported(Event):

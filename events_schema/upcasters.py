@@ -105,6 +105,11 @@ def upcast_v1_v2_server_interrupted(payload: Payload) -> Payload:
 
 
 #: (type, from_version) -> upcaster to from_version + 1
+def upcast_v1_v2_move_played(payload: Payload) -> Payload:
+    """MovePlayed v2 adds `pv`; a v1 move kept no principal variation."""
+    return {**payload, "pv": None}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("PlayerRegistered", 1): upcast_v1_v2_player_registered,
     ("TournamentCreated", 1): upcast_v1_v2_tournament_created,
@@ -120,6 +125,7 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("SanctionIssued", 1): upcast_v1_v2_sanction_issued,
     ("ServerInterrupted", 1): upcast_v1_v2_server_interrupted,
     ("AppealDecided", 1): upcast_v1_v2_appeal_decided,
+    ("MovePlayed", 1): upcast_v1_v2_move_played,
 }
 
 

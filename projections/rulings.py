@@ -111,6 +111,13 @@ SUBJECTS: tuple[Subject, ...] = (
         "TCEC Swiss 7.c: whether a game is restarted now or at the end of the round",
     ),
     Subject(
+        "arena:limit",
+        r"arena:limit",
+        ("nodes", "base_ms", "increment_ms", "tournament_time_control", "engine_nodes"),
+        "services/arena/limits.py (the run-level limit of `arbiter arena`)",
+        "issue 25: a run-level limit (--nodes, --time-control) overriding the tournament's",
+    ),
+    Subject(
         "monrad-groups",
         r"monrad-groups",
         ("groups",),

@@ -17,6 +17,7 @@ import sys
 import typer
 
 from services.cli import (
+    arena,
     audit,
     demo,
     entries,
@@ -58,6 +59,7 @@ COMMANDS = (
     games,  # games
     results,  # round, result, results
     relay,  # relay
+    arena,  # arena
 )
 
 app = typer.Typer(

@@ -17,8 +17,8 @@ if __name__ == "__main__":
     # event logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
     # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the relay (CPU per
-    # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling)
-    # and the CLI start-up,
+    # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling),
+    # the engine arena (beside a bare python-chess engine.play loop) and the CLI start-up,
     # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
     # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
     # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped) and the Kafka
@@ -71,6 +71,10 @@ if __name__ == "__main__":
         from . import relay
 
         doc["relay"] = relay.run(quick)
+    if wanted("arena"):
+        from . import arena
+
+        doc["arena"] = arena.run(quick)
     if wanted("cli"):
         from . import cli
 
