@@ -49,6 +49,7 @@ from projections.tournament.endings import time_control_of
 from projections.tournament.state import GameState, TournamentState
 from services.arena import limits
 from services.arena.engines import Engine, EngineFailed, EngineSpec, PendingMove, Played
+from services.arena.go_game import GoGamePlayer
 from services.arena.limits import RunLimit
 from services.arena.openings import Opening, assign, start_board
 from services.commands.lots import draw
@@ -162,9 +163,10 @@ class Arena:
             raise CommandRejected(
                 "arena.unknown_tournament", "TOURNAMENT", f"{self.tid!r} is not a tournament"
             )
-        if state.created.game != "chess":
+        go = state.created.game == "go"  # Go: GTP engines (go_game.py)
+        if state.created.game not in ("chess", "go"):
             raise CommandRejected(
-                "arena.wrong_game", "TOURNAMENT", "the arena plays chess (UCI engines)"
+                "arena.wrong_game", "TOURNAMENT", "the arena plays chess (UCI) and Go (GTP)"
             )
         self.engines = resolve(state, self.config.engines)
         missing = [
@@ -178,8 +180,10 @@ class Arena:
                 "--engine",
                 f"no engine for {', '.join(missing)}: give --engine PLAYER=COMMAND for each",
             )
-        if self.config.limit is None and not any(
-            ClockSpec.of(tc) for tc in state.created.time_controls
+        if (
+            not go
+            and self.config.limit is None
+            and not any(ClockSpec.of(tc) for tc in state.created.time_controls)
         ):
             raise CommandRejected(
                 "arena.no_time_control",
@@ -188,7 +192,7 @@ class Arena:
                 "--time-control BASE+INC",
             )
         self._record_limit(state)
-        self.order = self._openings_order(state)
+        self.order = self._openings_order(state) if not go else []
         played_rounds = 0
         while True:
             state = self.service.state(self.tid)
@@ -291,6 +295,8 @@ class Arena:
 
     def play_game(self, game_id: str) -> GameReport:
         state = self.service.state(self.tid)
+        if state.created is not None and state.created.game == "go":
+            return self._report(game_id, self._go_player().play(game_id))
         game = state.games[game_id]
         notes: list[str] = []
         self._clock(state, game)  # refused before the game starts when it has no clock
@@ -590,6 +596,16 @@ class Arena:
         )
         self.append([(ended, event_id(self.tid, gid, f"flag:{ply}"))])
         return ended.result
+
+    def _go_player(self) -> GoGamePlayer:
+        return GoGamePlayer(
+            lambda: self.service.state(self.tid),
+            self.append,
+            lambda game_id, what: event_id(self.tid, game_id, what),
+            self.engines,
+            self.config.limit,
+            self.config.grace_s,
+        )
 
     # -- the command path ------------------------------------------------------------------
 
