@@ -49,7 +49,7 @@ from projections.tournament.endings import time_control_of
 from projections.tournament.state import GameState, TournamentState
 from services.arena import limits
 from services.arena.engines import Engine, EngineFailed, EngineSpec, PendingMove, Played
-from services.arena.go_game import GoGamePlayer
+from services.arena.go_game import GoGamePlayer, check_limit
 from services.arena.limits import RunLimit
 from services.arena.openings import Opening, assign, start_board
 from services.commands.lots import draw
@@ -180,6 +180,8 @@ class Arena:
                 "--engine",
                 f"no engine for {', '.join(missing)}: give --engine PLAYER=COMMAND for each",
             )
+        if go:
+            check_limit(self.config.limit)
         if (
             not go
             and self.config.limit is None

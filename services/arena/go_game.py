@@ -71,6 +71,16 @@ Append = Callable[[Sequence[tuple[ev.Event, uuid.UUID]]], AppendResult]
 EventId = Callable[[str, str], uuid.UUID]
 
 
+def check_limit(limit: RunLimit | None) -> None:
+    """A run-level limit a Go game can use: a clock (GTP engines have no node limit)."""
+    if limit is not None and limit.base_ms is None:
+        raise CommandRejected(
+            "arena.no_time_control",
+            "--nodes",
+            "GTP engines have no node limit: give --time-control BASE+INC for a Go tournament",
+        )
+
+
 def clock_spec(
     state: TournamentState, game: GameState, limit: RunLimit | None
 ) -> go_clock.ClockSpec:
