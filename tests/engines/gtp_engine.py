@@ -12,7 +12,8 @@ it misbehaves, default 1):
 - `illegal N`: at its N-th `genmove`, answers an occupied point (or, on an empty board, a
   vertex off the board);
 - `disagree`: `final_status_list dead` names a stone on the board that is alive;
-- `resign N`: at its N-th `genmove`, answers `resign`.
+- `resign N`: at its N-th `genmove`, answers `resign`;
+- `paced N`: as `random`, thinking N milliseconds a move (a game long enough to kill).
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def main() -> None:
             if played >= at and mode == "hang":
                 print("test-hang: stuck in search", file=sys.stderr, flush=True)
                 time.sleep(3600)
+            if mode == "paced":
+                time.sleep(at / 1000)
             if played >= at and mode == "resign":
                 answer = "resign"
             elif played >= at and mode == "illegal":

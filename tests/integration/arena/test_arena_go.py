@@ -6,8 +6,12 @@ rules have no crash rule)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,9 @@ from services.cli.main import app
 from services.eventlog.sqlite import SQLiteEventLog
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
-ENGINE = Path(__file__).resolve().parents[2] / "engines" / "gtp_engine.py"
+ROOT = Path(__file__).resolve().parents[3]
+ENGINE = ROOT / "tests" / "engines" / "gtp_engine.py"
+CLI = "import sys; from services.cli.main import main; sys.argv[0] = 'arbiter'; main()"
 T = "go-arena"
 runner = CliRunner()
 BYO_YOMI = ev.TimeControl(
@@ -187,3 +193,51 @@ def test_nodes_is_refused_for_gtp_engines(db: Path) -> None:
     out = _arena("--engine", f"p1={gtp('random')}", "--engine", f"p2={gtp('random')}",
                  "--nodes", "5", code=1)  # fmt: skip
     assert "refused arena.no_time_control (--nodes)" in out
+
+
+def test_kill_9_in_mid_game_then_again_resumes_from_the_log_nothing_lost_or_repeated(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "events.sqlite3"
+    _create(db, ["1d", "1d"], 7)
+
+    def args(pace_ms: int) -> list[str]:
+        engine = f"{sys.executable} {ENGINE} paced {pace_ms}"
+        return [sys.executable, "-c", CLI, "arena", T, "--db", str(db), "--time-control", "600",
+                "--engine", f"p1={engine}", "--engine", f"p2={engine}"]  # fmt: skip
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARBITER_DATA": str(tmp_path)}
+    proc = subprocess.Popen(
+        args(40), cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if len(_of(_records(db), ev.MovePlayed)) >= 10:
+                break
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        else:
+            pytest.fail("the game did not reach 10 plies")
+        os.killpg(proc.pid, signal.SIGKILL)  # the arena and its engines: a power cut
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        if proc.stderr:
+            proc.stderr.close()
+    before = [m.point for m in _of(_records(db), ev.MovePlayed)]
+    assert not _of(_records(db), ev.GameEnded)  # cut off in the middle
+
+    again = subprocess.run(args(1), cwd=ROOT, env=env, capture_output=True, timeout=120)
+    assert again.returncode == 0, again.stderr.decode()[-3000:]
+    after = _records(db)
+    ids = [r.envelope.event_id for r in after]
+    assert len(ids) == len(set(ids))
+    moves = _of(after, ev.MovePlayed)
+    assert [m.ply for m in moves] == list(range(1, len(moves) + 1))  # none twice
+    assert [m.point for m in moves][: len(before)] == before  # none lost or replaced
+    (game,) = _of(after, ev.GameEnded)
+    assert game.rule is not None and game.rule.startswith("LGC")
+    assert len(_of(after, ev.GameStarted)) == 1
