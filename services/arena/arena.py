@@ -1,5 +1,6 @@
 """The engine arena (`arbiter arena`): plays the tournament's own schedule with UCI engines,
-every move appended through the command path as it is played.
+every move appended through the command path as it is played. A Go tournament's games are
+played by GTP engines (`go_game.py`, `gtp.py`) in the same loop.
 
 The loop (`Arena.run`): fold the tournament; if the stage has scheduled games without a
 result, play the earliest round's (`--concurrency` games at a time, one thread each); when all

@@ -99,7 +99,12 @@ def arena(
     `arbiter pair` does) until the schedule is complete. Every move is appended as it is
     played; endings are decided by the preset's rules; a crash, a hang, an illegal move or an
     engine that never starts is an EngineCrashed. Killed (even kill -9), run it again: it
-    resumes from the log, a game cut off being a server interruption (TCEC Swiss 7.b)."""
+    resumes from the log, a game cut off being a server interruption (TCEC Swiss 7.b).
+
+    On a Go tournament the engines speak GTP (e.g. "gnugo --mode gtp --level 1"): the next
+    McMahon round with its handicaps, moves and passes, both engines' final_status_list dead
+    as the status agreement and the LGC count; clocks from the Go time control, else
+    --time-control."""
     from services.arena.arena import Arena, ArenaConfig
     from services.arena.engines import EngineSpec
     from services.arena.limits import RunLimit
