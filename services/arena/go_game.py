@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from events_schema import events as ev
@@ -137,6 +137,12 @@ class GoGamePlayer:
         game = state.games[game_id]
         if game.status == "ended":
             return notes
+        if game.go is None:  # a handicap with no fixed points on this board size
+            return [
+                *notes,
+                f"no board for {game.handicap} handicap stones on this size (fixed points "
+                "on 9x9, 13x13, 19x19 only): left to the referee",
+            ]
         players = {"black": game.black, "white": game.white}
         engines: dict[ev.Colour, GtpEngine] = {}
         try:
@@ -167,7 +173,7 @@ class GoGamePlayer:
         if game.go.handicap >= 2:
             stones = [format_point(p, size) for p in handicap_points(size, game.go.handicap)]
             engine.command(f"set_free_handicap {' '.join(stones)}")
-        _optional(engine, _time_settings(engine, spec))
+        _optional(engine, time_settings_command(engine.commands, spec))
         colours = _colours(game.first_to_move)
         for i, point in enumerate(game.moves):
             engine.command(f"play {colours[i % 2]} {point}")
@@ -202,11 +208,11 @@ class GoGamePlayer:
                     return [*notes, failed.detail]
                 continue
             colour = game.next_colour
-            clock = _replayed(spec, game)
+            clock = replayed_clock(spec, game)
             engine = engines[colour]
             try:
-                _optional(engine, _time_left(clock, colour))
-                answer, elapsed = engine.genmove(colour, _deadline(clock, colour) + self.grace_s)
+                _optional(engine, time_left_command(engine.commands, clock, colour))
+                answer, elapsed = engine.genmove(colour, deadline_s(clock, colour) + self.grace_s)
             except EngineFailed as failed:
                 return [*notes, self._crash(game_id, players[colour], ply, failed)]
             if answer.lower() == "resign":
@@ -260,7 +266,7 @@ class GoGamePlayer:
                 raise EngineFailed(
                     failed.kind, self._crash(game_id, players[colour], ply, failed)
                 ) from None
-            said[colour] = sorted(_vertices(text, go.size))
+            said[colour] = sorted(dead_vertices(text, go.size))
         n = len(go.resumptions)
         if said["black"] == said["white"]:
             agreed = ev.GoStatusAgreed(game_id=game_id, dead_stones=said["black"])
@@ -309,7 +315,7 @@ def _colours(first: ev.Colour) -> tuple[ev.Colour, ev.Colour]:
     return ("black", "white") if first == "black" else ("white", "black")
 
 
-def _replayed(spec: go_clock.ClockSpec, game: GameState) -> go_clock.ClockState:
+def replayed_clock(spec: go_clock.ClockSpec, game: GameState) -> go_clock.ClockState:
     """The clocks after the logged moves (their move times and clocks), from the start."""
     clock = go_clock.start(spec)
     times = game.go.times if game.go is not None else []
@@ -320,7 +326,7 @@ def _replayed(spec: go_clock.ClockSpec, game: GameState) -> go_clock.ClockState:
     return clock
 
 
-def _deadline(clock: go_clock.ClockState, colour: ev.Colour) -> float:
+def deadline_s(clock: go_clock.ClockState, colour: ev.Colour) -> float:
     """Seconds the mover may think before its flag falls (main time and all its overtime)."""
     side, spec = clock.side(colour), clock.spec
     main = 0 if side.in_overtime else side.main_ms
@@ -333,11 +339,11 @@ def _deadline(clock: go_clock.ClockState, colour: ev.Colour) -> float:
     return total / 1000
 
 
-def _time_settings(engine: GtpEngine, spec: go_clock.ClockSpec) -> str:
+def time_settings_command(commands: Collection[str], spec: go_clock.ClockSpec) -> str:
     main = spec.black_base_ms // 1000
     period = spec.period_ms // 1000
     if spec.overtime == "byo_yomi":
-        if "kgs-time_settings" in engine.commands:
+        if "kgs-time_settings" in commands:
             return f"kgs-time_settings byoyomi {main} {period} {spec.periods}"
         return f"time_settings {main} {period} 1"
     if spec.overtime == "canadian":
@@ -345,11 +351,20 @@ def _time_settings(engine: GtpEngine, spec: go_clock.ClockSpec) -> str:
     return f"time_settings {main} 0 0"  # GTP: byo-yomi time 0, no overtime
 
 
-def _time_left(clock: go_clock.ClockState, colour: ev.Colour) -> str:
+def time_left_command(
+    commands: Collection[str], clock: go_clock.ClockState, colour: ev.Colour
+) -> str:
+    """GTP `time_left COLOUR TIME STONES`: main time with 0 stones; in Canadian overtime the
+    period's time and stones left; in byo-yomi the period and the periods left (the KGS
+    reading), or one stone in the period where the engine was told Canadian periods of one
+    stone (`time_settings_command`)."""
     side = clock.side(colour)
     if not side.in_overtime:
         return f"time_left {colour} {side.main_ms // 1000} 0"
-    stones = side.stones if clock.spec.overtime == "canadian" else side.periods
+    if clock.spec.overtime == "canadian":
+        stones = side.stones
+    else:
+        stones = side.periods if "kgs-time_settings" in commands else 1
     return f"time_left {colour} {side.period_ms // 1000} {stones}"
 
 
@@ -384,7 +399,7 @@ def _legal(go: go_play.GoGame, colour: ev.Colour, answer: str) -> str:
     return format_point(point, go.size)
 
 
-def _vertices(text: str, size: int) -> set[str]:
+def dead_vertices(text: str, size: int) -> set[str]:
     found: set[str] = set()
     for word in text.split():
         with contextlib.suppress(ValueError):

@@ -13,6 +13,7 @@ it misbehaves, default 1):
   vertex off the board);
 - `disagree`: `final_status_list dead` names a stone on the board that is alive;
 - `resign N`: at its N-th `genmove`, answers `resign`;
+- `slow N`: from its N-th `genmove` on, thinks for 1.5 seconds (a byo-yomi flag falls);
 - `paced N`: as `random`, thinking N milliseconds a move (a game long enough to kill).
 """
 
@@ -96,6 +97,8 @@ def main() -> None:
             if played >= at and mode == "hang":
                 print("test-hang: stuck in search", file=sys.stderr, flush=True)
                 time.sleep(3600)
+            if played >= at and mode == "slow":
+                time.sleep(1.5)
             if mode == "paced":
                 time.sleep(at / 1000)
             if played >= at and mode == "resign":

@@ -189,6 +189,26 @@ def test_a_resigning_engine_loses_by_resignation(db: Path) -> None:
     assert game.result == ("0-1" if pairing.white == "p1" else "1-0")
 
 
+def test_a_byo_yomi_flag_falls_by_the_decider_s_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LGC Timing "Loss on time": one byo-yomi period of 1 s, no main time; the slow engine's
+    third move takes 1.5 s: the move is recorded, then the loss (the decider's clock)."""
+    db = cli_db(tmp_path, monkeypatch)
+    one = ev.TimeControl(
+        name="byo", base_seconds=0, overtime="byo_yomi", overtime_seconds=1, overtime_periods=1
+    )
+    _create(db, ["1d", "1d"], 7, time_controls=[one])
+    _arena("--engine", f"p1={gtp('slow', 3)}", "--engine", f"p2={gtp('slow', 3)}",
+           "--grace", "3")  # fmt: skip
+    records = _records(db)
+    (game,) = _of(records, ev.GameEnded)
+    assert game.termination == "time_forfeit" and game.rule == 'LGC Timing "Loss on time"'
+    moves = _of(records, ev.MovePlayed)
+    assert len(moves) == 5 and moves[-1].move_time_ms >= 1000  # Black's third move
+    assert game.result == "1-0"  # Black lost on time
+
+
 def test_nodes_is_refused_for_gtp_engines(db: Path) -> None:
     out = _arena("--engine", f"p1={gtp('random')}", "--engine", f"p2={gtp('random')}",
                  "--nodes", "5", code=1)  # fmt: skip
