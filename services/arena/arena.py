@@ -299,7 +299,10 @@ class Arena:
     def play_game(self, game_id: str) -> GameReport:
         state = self.service.state(self.tid)
         if state.created is not None and state.created.game == "go":
-            return self._report(game_id, self._go_player().play(game_id))
+            go_notes = self._go_player().play(game_id)
+            for note in go_notes:
+                self.progress(f"{game_id}: {note}")
+            return self._report(game_id, go_notes)
         game = state.games[game_id]
         notes: list[str] = []
         self._clock(state, game)  # refused before the game starts when it has no clock
