@@ -258,12 +258,16 @@ def test_a_40_player_swiss_from_a_csv_to_a_trf_the_fide_checker_pairs_alike(
     gone = grid[weber]["rounds"][WITHDRAWN[1] - 1 :]
     assert [(c["kind"], c["text"], c["half_points"]) for c in gone] == [("none", "-", 0)] * 3
     assert grid[weber]["withdrawn"]
-    table = run("crosstable", TID)  # its text: # | no | name | title | fed | rating | 1..7 | pts
-    cells = {}
+    table = run("crosstable", TID)  # # | no | name | title, fed, rating, club | 1..7 | pts
+    cells, first = {}, None
     for line in table.splitlines():
-        cols = [c.strip() for c in line.split("│")][1:-1]
-        if cols and cols[1].isdigit():
-            cells[cols[2]] = cols[6 : 6 + ROUNDS]
+        cols = [c.strip() for c in line.replace("┃", "│").split("│")][1:-1]
+        if cols and cols[0] == "#":  # the header: round 1's column follows the identity ones
+            first = cols.index("1")
+            assert {"title", "fed", "club"} <= set(cols[3:first]), cols
+        elif cols and cols[1].isdigit():
+            assert first is not None
+            cells[cols[2]] = cols[first : first + ROUNDS]
     assert len(cells) == 40
     name = {pid: p["name"] for pid, p in players.items()}
     assert cells[name[ff["white"]]][1] == f"{num[ff['black']]}w+"

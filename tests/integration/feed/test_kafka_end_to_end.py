@@ -286,6 +286,9 @@ def test_kafka_feed_delivers_the_replay_live_and_resumes(
     try:
         admin = _auth(store.create("admin", "chief")[0])
         tv = _auth(store.create("broadcaster", "tv")[0])
+        # The Kafka feed's live hub: auditors (and arbiters, admins) read it as it changes; a
+        # broadcaster reads the broadcast-delay view (services/feed/delay.py, step 3 below).
+        desk = _auth(store.create("auditor", "desk")[0])
     finally:
         store.close()
 
@@ -304,7 +307,7 @@ def test_kafka_feed_delivers_the_replay_live_and_resumes(
     stream = f"{st.url}/tournaments/{TID}/stream"
 
     # 1. The stream brings standings as of the last seq, byte-equal to the replay.
-    with RawSse(stream, tv) as sse:
+    with RawSse(stream, desk) as sse:
         first_conn = sse.until(lambda e: e.event == "standings" and e.seq == last, "standings")
         assert first_conn[-1].data == replayed(last)
         first_id = next(e.id for e in first_conn if e.id is not None)
@@ -350,7 +353,7 @@ def test_kafka_feed_delivers_the_replay_live_and_resumes(
     assert r.content == corrected and r.headers["etag"] == f'"{fixed}"'
 
     # 4. Resume from the first message's id: only newer versions, each once.
-    with RawSse(stream, {**tv, "Last-Event-ID": str(first_id)}) as sse:
+    with RawSse(stream, {**desk, "Last-Event-ID": str(first_id)}) as sse:
         resumed = sse.until(lambda e: e.event == "standings", "the resumed standings")
         resumed += sse.drain(quiet=1.5)
     keys = [(e.event, e.seq) for e in resumed]
