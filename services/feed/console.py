@@ -80,6 +80,7 @@ __CSS__
 </section>
 <section id="sec-standings"><h2>Standings</h2>
 <div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
+<div id="legend" class="legend"></div>
 </section>
 </div>
 <div class="col" id="col-forms">

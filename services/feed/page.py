@@ -79,6 +79,7 @@ __CSS__
 <div class="scroll"><table id="pairings"><thead></thead><tbody></tbody></table></div></section>
 <section id="sec-standings"><h2>Standings</h2>
 <div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
+<div id="legend" class="legend"></div>
 <div id="flags"></div></section>
 <section id="sec-playoff"><h2>Playoff</h2><div id="playoff">—</div></section>
 <section id="sec-prizes"><h2>Prizes</h2><div id="prizes">—</div></section>

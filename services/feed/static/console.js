@@ -203,12 +203,20 @@ function renderStandings() {
   }
   const head = el("tr");
   for (const [h, c] of [["#", ""], ["Player", "name"], ["Pts", ""], ["Pl", ""]]) head.appendChild(el("th", h, c));
+  // Headed in words ("Buchholz cut 1"), the article the tooltip and the legend below.
   for (const c of cols) {
-    const th = el("th", c.label);
-    th.title = c.key + " (" + c.source + ")";
+    const th = el("th", c.heading || c.label, "tb");
+    th.title = c.source;
+    th.dataset.key = c.key;
     head.appendChild(th);
   }
   table.tHead.replaceChildren(head);
+  box("legend").replaceChildren(...cols.map(c => {
+    const p = el("p", null, "cite");
+    p.appendChild(el("b", c.heading || c.label));
+    p.appendChild(document.createTextNode(": " + c.source));
+    return p;
+  }));
   table.tBodies[0].replaceChildren(...st.data.rows.map(r => {
     const tr = el("tr", null, r.withdrawn ? "withdrawn" : "");
     tr.dataset.player = r.player_id;

@@ -582,6 +582,41 @@ document.addEventListener("keydown", ev => {
   }
 });
 
+/* Tie-break columns headed in words a spectator reads ("Buchholz cut 1": the document's
+ * `heading`, its label in a document published before it had one); the article they follow
+ * is the header's tooltip and the legend under the table, never the header itself. */
+function columnHead(c) {
+  const th = el("th", c.heading || c.label, "tb");
+  th.title = c.source;
+  th.dataset.key = c.key;
+  return th;
+}
+function legend(cols) {
+  return cols.map(c => {
+    const p = el("p", null, "cite");
+    p.appendChild(el("b", c.heading || c.label));
+    p.appendChild(document.createTextNode(": " + c.source));
+    return p;
+  });
+}
+/* "Decided by" in the same words as the column it names (the document says it with the
+ * criterion's label, without the edition: "Buchholz Cut-1 2–1½" reads "Buchholz cut 1 2–1½"),
+ * the article as its tooltip. The longest label that starts the text is the one it names. */
+function decidedCell(t, cols) {
+  const why = t ? t.decided_by : "";
+  const td = el("td", why, "why");
+  let best = null, len = 0;
+  for (const c of cols) {
+    const bare = c.label.replace(/ \([^)]*\)$/, "");
+    if (c.heading && bare.length > len && why.startsWith(bare + " ")) { best = c; len = bare.length; }
+  }
+  if (best) {
+    td.textContent = best.heading + why.slice(len);
+    td.title = best.source;
+  }
+  return td;
+}
+
 function renderStandings(name) {
   const st = docs.standings, tb = docs.tiebreaks;
   if (!st) return;
@@ -596,11 +631,7 @@ function renderStandings(name) {
   for (const h of ["#", "Player", "Points", "Played", "W", "D", "L"]) {
     head.appendChild(el("th", h, h === "Player" ? "name" : ""));
   }
-  for (const c of cols) {
-    const th = el("th", c.label);
-    th.title = c.key + " (" + c.source + ")";
-    head.appendChild(th);
-  }
+  for (const c of cols) head.appendChild(columnHead(c));
   head.appendChild(el("th", "Decided by", "why"));
   table.tHead.replaceChildren(head);
   const rows = [];
@@ -620,10 +651,11 @@ function renderStandings(name) {
       const v = t ? t.values[c.key] : null;
       tr.appendChild(el("td", v ? v.display : ""));
     }
-    tr.appendChild(el("td", t ? t.decided_by : "", "why"));
+    tr.appendChild(decidedCell(t, cols));
     rows.push(tr);
   }
   table.tBodies[0].replaceChildren(...rows);
+  box("legend").replaceChildren(...legend(cols));
   box("flags").replaceChildren(...(st.data.flags || []).map(f => el("p", "⚑ " + f.text, "flag")));
   renderCrosstable();
   if (name !== "tiebreaks") renderPairings();
