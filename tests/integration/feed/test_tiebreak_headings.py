@@ -109,7 +109,8 @@ def test_tiebreak_columns_are_headed_in_words_on_the_live_page_and_the_console(t
             # it with the criterion's label, "Buchholz Cut-1 2–1½").
             cell = browser.evaluate(
                 "(() => { const cols = docs.tiebreaks.data.columns;"
-                " const td = decidedCell({decided_by: 'Buchholz Cut-1 2–1½'}, cols);"
+                " const why = {decided_by: 'Buchholz Cut-1 2–1½'};"
+                " const td = ArbiterStandings.decidedCell(why, cols);"
                 " return [td.textContent, td.title]; })()"
             )
             assert cell == ["Buchholz cut 1 2–1½", "FIDE C.07 2026, 8.1, 16.3-16.5, 14.1"]
