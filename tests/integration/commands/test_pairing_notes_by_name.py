@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests_support import cli_db
+from tests_support import cli_db, cli_run
 from typer.testing import CliRunner
 
 from services.api.app import create_app
-from services.cli.main import app
 from services.commands.auth import TokenStore
 
 runner = CliRunner()
@@ -36,17 +35,11 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_db(tmp_path, monkeypatch)
 
 
-def _run(*args: str) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == 0, res.output
-    return res.output
-
-
 def _entries(tmp_path: Path) -> None:
     entries = tmp_path / "entries.csv"
     entries.write_text(CSV, encoding="utf-8")
-    _run("create", "open", "--name", "Club Open", "--format", "swiss", "--rounds", "5")
-    _run("register", "open", "--file", str(entries))
+    cli_run("create", "open", "--name", "Club Open", "--format", "swiss", "--rounds", "5")
+    cli_run("register", "open", "--file", str(entries))
 
 
 def _no_ids(text: str) -> None:
@@ -56,7 +49,7 @@ def _no_ids(text: str) -> None:
 
 def test_arbiter_pair_names_the_bye_and_the_pairing_numbers_by_name(db: Path, tmp_path: Path):
     _entries(tmp_path)
-    body: dict[str, Any] = json.loads(_run("pair", "open", "--json"))
+    body: dict[str, Any] = json.loads(cli_run("pair", "open", "--json"))
     first, numbers = body["notes"]
     assert "pairing-allocated bye Doe, Jane;" in first
     assert numbers.endswith(
@@ -66,8 +59,8 @@ def test_arbiter_pair_names_the_bye_and_the_pairing_numbers_by_name(db: Path, tm
     # The templates beside, for a machine: the same notes with the ids as `{id}`.
     assert "pairing-allocated bye {doe-jane};" in body["note_templates"][0]
     # The text output prints the same notes (the round below its table).
-    _run("results", "open", "--round", "1", "1-0 ½")
-    text = " ".join(_run("pair", "open").split())
+    cli_run("results", "open", "--round", "1", "1-0 ½")
+    text = " ".join(cli_run("pair", "open").split())
     assert "1 Carlsen, Magnus · 2 Anand, Viswanathan" in text
     notes_part = text[text.index("FIDE C.04.3") :]
     _no_ids(notes_part)
@@ -97,9 +90,9 @@ def test_a_round_robin_names_the_free_player(db: Path, tmp_path: Path):
     """A Berger table for an odd field: the player without a game is named in the note."""
     entries = tmp_path / "entries.csv"
     entries.write_text(CSV, encoding="utf-8")
-    _run("create", "rr", "--name", "Club RR", "--format", "round_robin", "--rounds", "5")
-    _run("register", "rr", "--file", str(entries))
-    body = json.loads(_run("pair", "rr", "--json"))
+    cli_run("create", "rr", "--name", "Club RR", "--format", "round_robin", "--rounds", "5")
+    cli_run("register", "rr", "--file", str(entries))
+    body = json.loads(cli_run("pair", "rr", "--json"))
     free = [n for n in body["notes"] if "is free in round 1" in n]
     names = {line.split('"')[1] for line in CSV.splitlines()[1:]}
     assert len(free) == 1 and free[0].split(" is free")[0] in names, free
@@ -111,9 +104,9 @@ def test_a_lot_of_players_is_printed_by_name(db: Path, tmp_path: Path):
     start numbers, in the lot's order (the ids are in --json)."""
     entries = tmp_path / "entries.csv"
     entries.write_text(CSV, encoding="utf-8")
-    _run("create", "rr", "--name", "Club RR", "--format", "round_robin", "--rounds", "5")
-    _run("register", "rr", "--file", str(entries))
-    text = " ".join(_run("pair", "rr").split())
+    cli_run("create", "rr", "--name", "Club RR", "--format", "round_robin", "--rounds", "5")
+    cli_run("register", "rr", "--file", str(entries))
+    text = " ".join(cli_run("pair", "rr").split())
     lot = text[text.index("main/pairing-numbers: ") :].split(" (seed")[0]
     drawn = lot.removeprefix("main/pairing-numbers: ").split(" · ")
     assert len(drawn) == 5 and drawn[0].endswith(" (1)") and drawn[4].endswith(" (5)"), drawn

@@ -1,5 +1,5 @@
 """Tie-break columns headed in words on the live page and the arbiter's console (issue 24 item
-4), in headless Chromium on a real `arbiter serve` (the helpers of test_page.py): "Buchholz cut
+4), in headless Chromium on a real `arbiter serve` (the helpers of tests_support.py): "Buchholz cut
 1", not "Buchholz Cut-1 (C.07 2026)"; the article is the header's tooltip and the legend under
 the table, and "Decided by" names the criterion in the same words.
 `ARBITER_SCREENSHOTS=DIR` keeps the PNGs (tiebreak-headings-*.png).
@@ -7,24 +7,14 @@ the table, and "Decided by" names the criterion in the same words.
 
 from __future__ import annotations
 
-import base64
-import os
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from bench.feed import ApiServer
-from test_page import CHROMIUM, Chromium
-from tests_support import cmd
+from tests_support import BROWSER_TEST, Chromium, cmd, screenshots, whole_page_shot
 
-pytestmark = [
-    pytest.mark.slow,  # make test-fast leaves it out
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
-    ),
-]
+pytestmark = BROWSER_TEST
 
 TID = "headings-2026"
 PLAYERS = [
@@ -77,13 +67,7 @@ def _setup(srv: ApiServer) -> None:
 
 
 def _shot(browser: Chromium, name: str, tmp: Path) -> None:
-    shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp)))
-    shots.mkdir(parents=True, exist_ok=True)
-    metrics = {"width": 1280, "height": 1400, "deviceScaleFactor": 1, "mobile": False}
-    browser.send("Emulation.setDeviceMetricsOverride", metrics)
-    time.sleep(0.3)
-    data = browser.send("Page.captureScreenshot")["data"]
-    (shots / f"tiebreak-headings-{name}.png").write_bytes(base64.b64decode(data))
+    whole_page_shot(browser, 1280, screenshots(tmp) / f"tiebreak-headings-{name}.png")
 
 
 def _check_headings(browser: Chromium) -> dict[str, Any]:
