@@ -201,6 +201,13 @@ class Column(_Strict):
     key: str
     label: str
     source: str
+    # Since v6, optional (absent in a document published before): the column's heading in
+    # words a spectator reads ("Buchholz cut 1"; `projections.standings.grid.tiebreak_columns`),
+    # the article kept out of it (`label`, `source`: the header's tooltip and the legend).
+    heading: str | None = Field(
+        default=None,
+        description="the column's heading in words (the label and source cite the article)",
+    )
 
 
 class TiebreakRow(_Strict):

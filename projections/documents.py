@@ -21,6 +21,7 @@ from projections.names import PROJECTIONS
 from projections.playoffs import PlayoffView, playoff_view
 from projections.prizes import event_prizes
 from projections.standings import standings
+from projections.standings.grid import tiebreak_columns
 from projections.standings.sections import galway_sections
 from projections.standings.state import StandingsState
 from projections.standings.table import Table, column_keys
@@ -96,11 +97,14 @@ def _standings_doc(table: Table, state: StandingsState) -> dict[str, Any]:
 def _tiebreaks_doc(table: Table) -> dict[str, Any]:
     keys = column_keys(table.chain)
     crits = table.chain.criteria()
+    # The heading in words is the CLI's (`tiebreak_columns`: two alike get their parameters).
+    headings = {c.key: c.heading for c in tiebreak_columns(table)}
     return {
         "chain": [{"name": s.name, "params": dict(s.params)} for s in table.chain.specs],
-        # Display order and labels of the value columns (the `values` maps are key-sorted).
+        # Display order, labels and headings of the value columns (the `values` maps are
+        # key-sorted).
         "columns": [
-            {"key": key, "label": crit.label, "source": crit.source}
+            {"key": key, "label": crit.label, "source": crit.source, "heading": headings[key]}
             for key, (crit, _) in zip(keys, crits, strict=True)
             if not crit.terminal
         ],

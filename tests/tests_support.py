@@ -1,12 +1,20 @@
 """Shared test constants and helpers that are not builders."""
 
+import base64
 import contextlib
+import json
+import os
+import shutil
 import subprocess
+import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from events_schema import GENESIS_HASH, Actor, Envelope
 
@@ -142,6 +150,48 @@ def cli_words(*args: str) -> str:
     return " ".join(cli_ok(*args).translate(str.maketrans("", "", "│┃")).split())
 
 
+def cli_run(*args: str, code: int = 0) -> str:
+    """Run `arbiter ARGS` in-process; assert its exit code (0 unless told) and return its
+    whole output (stdout and stderr) with the whitespace collapsed: rich wraps long lines."""
+    from typer.testing import CliRunner
+
+    from services.cli.main import app
+
+    res = CliRunner().invoke(app, list(args))
+    assert res.exit_code == code, res.output
+    return " ".join(res.output.split())
+
+
+def cli_json(*args: str) -> Any:
+    """`arbiter ARGS --json` in-process, asserted to exit 0, its stdout parsed."""
+    return json.loads(cli_ok(*args, "--json"))
+
+
+# -- game records on disk (tests/integration/interchange/, relay/) -----------------------------
+
+#: The sample PGNs shared beside the repository (/work/shared/data/pgn, see its README).
+PGN_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "pgn"
+
+
+def pgn_sample(name: str) -> Path:
+    """A sample PGN of `PGN_DIR`; the test is skipped when it is missing."""
+    path = PGN_DIR / name
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    return path
+
+
+def log_events(db: Path, tid: str) -> list[Envelope]:
+    """Every stored event of `tid` in the SQLite log `db`, in seq order."""
+    from services.eventlog.sqlite import SQLiteEventLog
+
+    log = SQLiteEventLog(db)
+    try:
+        return list(log.read(tid, 1))
+    finally:
+        log.close()
+
+
 # -- the Kafka processors' tests -------------------------------------------------------------
 
 
@@ -221,3 +271,231 @@ def never_backwards(bootstrap: str, topic: str, name: str) -> list[str]:
                 problems.append(f"{tid}: two bodies at as_of_seq {seq}")
         last[tid] = (seq, rec.value)
     return problems
+
+
+# -- the pages in a browser (tests/integration/feed/) -----------------------------------------
+
+#: Headless Debian Chromium (scripts/test installs it when missing); `ARBITER_CHROMIUM` names
+#: another binary.
+CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
+
+#: A browser test's marks: slow (`make test-fast` leaves it out), skipped without Chromium.
+BROWSER_TEST = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
+    ),
+]
+
+
+class Chromium:
+    """Headless Chromium with a DevTools pipe (`--remote-debugging-pipe`: JSON messages ending
+    in NUL, on fds 3 and 4, so no Python package and no chromedriver are needed): one page,
+    `evaluate` runs JS in it."""
+
+    FLAGS = (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--remote-debugging-pipe",
+    )
+
+    def __init__(self) -> None:
+        self.profile = tempfile.mkdtemp(prefix="arbiter-chromium-")
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def fds() -> None:  # in the child: the pipe at fds 3 (commands) and 4 (replies)
+            os.dup2(to_child_r, 3)
+            os.dup2(from_child_w, 4)
+
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *self.FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+            preexec_fn=fds,
+            close_fds=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._next = 0
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.session: str | None = None
+
+    def _read(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(self._from_child, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buf += chunk
+            while b"\0" in buf:
+                raw, buf = buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                if "id" in msg:
+                    with self._cond:
+                        self._replies[msg["id"]] = msg
+                        self._cond.notify_all()
+
+    def send(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30) -> Any:
+        self._next += 1
+        ident = self._next
+        msg: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
+        if self.session and not method.startswith("Target."):
+            msg["sessionId"] = self.session
+        os.write(self._to_child, json.dumps(msg).encode() + b"\0")
+        with self._cond:
+            if not self._cond.wait_for(lambda: ident in self._replies, timeout):
+                raise TimeoutError(f"no reply to {method}")
+            reply = self._replies.pop(ident)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    def open(self, url: str) -> None:
+        target = self.send("Target.createTarget", {"url": url})["targetId"]
+        attached = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})
+        self.session = attached["sessionId"]
+
+    def evaluate(self, expression: str) -> Any:
+        res = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return res.get("result", {}).get("value")
+
+    def wait_for(self, expression: str, expected: Any, timeout: float = 20) -> Any:
+        deadline = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value == expected:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"{expression} is {value!r}, not {expected!r}")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def screenshots(tmp_path: Path) -> Path:
+    """Where a browser test writes its PNGs: `ARBITER_SCREENSHOTS` (kept), else `tmp_path`."""
+    shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp_path)))
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+def whole_page_shot(browser: Chromium, width: int, out: Path, height: int = 900) -> None:
+    """Emulate a `width`-px screen (a phone below 600), grow it to the page's whole height and
+    screenshot it to `out`."""
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}
+    browser.send("Emulation.setDeviceMetricsOverride", metrics)
+    time.sleep(0.3)
+    full = browser.evaluate("Math.ceil(document.documentElement.scrollHeight)")
+    browser.send("Emulation.setDeviceMetricsOverride", {**metrics, "height": int(full)})
+    time.sleep(0.3)
+    out.write_bytes(base64.b64decode(browser.send("Page.captureScreenshot")["data"]))
+
+
+def poster(srv: Any, tid: str) -> tuple[Callable[[dict[str, Any]], None], str]:
+    """For a served API (`bench.feed.ApiServer` or `ThreadServer`: `url`, `token`): a function
+    that appends a body (`{"commands": [...]}`, or one `cmd`) to `tid` through
+    `POST /tournaments/{id}/commands` as the chief arbiter (an admin), asserting 201; and a
+    broadcaster token for the pages."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {srv.token('admin', 'chief')}"}
+
+    def post(body: dict[str, Any]) -> None:
+        r = httpx.post(f"{srv.url}/tournaments/{tid}/commands", json=body, headers=headers)
+        assert r.status_code == 201, r.text
+
+    return post, srv.token("broadcaster", "tv")
+
+
+class ThreadServer:
+    """The API app (`create_app`, as `arbiter serve` builds it) on a SQLite log and a token
+    store under `data`, served by uvicorn in a thread on 127.0.0.1 (`url`; `log`, `tokens`)."""
+
+    def __init__(self, data: Path, **app_options: Any) -> None:
+        import uvicorn
+        from bench.feed import free_port
+
+        from services.api.app import create_app
+        from services.commands.auth import TokenStore
+        from services.eventlog.sqlite import SQLiteEventLog
+
+        self.tokens = TokenStore(data / "tokens.sqlite3")
+        self.log = SQLiteEventLog(data / "events.sqlite3")
+        self.app = create_app(self.log, self.tokens, **app_options)
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=port, log_config=None, timeout_graceful_shutdown=2
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def token(self, role: str, subject: str, tournaments: list[str] | None = None) -> str:
+        """A new token (as `arbiter token create`)."""
+        return str(self.tokens.create(role, subject, tournaments)[0])
+
+    def __enter__(self) -> "ThreadServer":
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(15)
+        self.tokens.close()
+        self.log.close()
+
+
+# -- the arbiter's console in a browser ---------------------------------------------------------
+
+
+def click_result(browser: Chromium, board: int, result: str) -> None:
+    """Click board `board`'s result button `result` ("1-0", "½", "+-", ...) on the console."""
+    sel = f'#boards .bd[data-board="{board}"] button[data-result="{result}"]'
+    assert browser.evaluate(
+        f"(() => {{ const b = document.querySelector('{sel}'); "
+        "if (!b) return false; b.click(); return true; })()"
+    ), sel
+
+
+def fill_and_submit(browser: Chromium, form: str, values: dict[str, str]) -> None:
+    """Fill the console's form `form` (element id) with `values` by name and submit it."""
+    sets = "".join(f"f.elements[{k!r}].value = {v!r}; " for k, v in values.items())
+    browser.evaluate(
+        f"(() => {{ const f = document.getElementById({form!r}); {sets}f.requestSubmit(); }})()"
+    )
+
+
+def points_js(pid: str) -> str:
+    """The JS that reads `pid`'s points in a page's standings (the live page and the console
+    draw the same table: services/feed/static/standings.js)."""
+    return (
+        f"(document.querySelector('#standings tr[data-player=\"{pid}\"] td.points') || {{}})"
+        ".textContent"
+    )

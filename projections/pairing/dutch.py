@@ -48,6 +48,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from events_schema import events as ev
+from projections.mentions import who
 from projections.pairing.base import (
     LotRequest,
     PairingContext,
@@ -479,12 +480,13 @@ def propose(ctx: PairingContext) -> Proposal:
     order = initial_ranking(ctx.players.values())
     paired = pair_round(DutchRound.of(ctx, order, present, colour, rounds))
     rnd = scheduled(ctx.stage, ctx.round, paired.pairs, [paired.bye] if paired.bye else (), byes)
+    # Players named as templates (projections/mentions.py): the edge says them by name.
     notes = (
         f"{RULES}: round {ctx.round}, {len(paired.pairs)} games"
-        + (f", pairing-allocated bye {paired.bye}" if paired.bye else "")
+        + (f", pairing-allocated bye {who(paired.bye)}" if paired.bye else "")
         + f"; initial colour {colour} (lot {colour_subject(ctx.stage)!r})",
         "pairing numbers (C.04.2 initial order: rating, title, seed, name): "
-        + " ".join(f"{i}={p}" for i, p in enumerate(order[:NOTE_NUMBERS], start=1))
+        + " · ".join(f"{i} {who(p)}" for i, p in enumerate(order[:NOTE_NUMBERS], start=1))
         + (f" ... ({len(order)} players)" if len(order) > NOTE_NUMBERS else ""),
     )
     return Proposal(round=rnd, notes=notes)

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events_schema import events as ev
+from projections.mentions import who
 from projections.pairing import dutch
 from projections.pairing.base import (
     LotRequest,
@@ -305,7 +306,7 @@ def propose(ctx: PairingContext) -> Proposal:
         f"{secs.count} sections of {', '.join(str(s) for s in secs.sizes)}; "
         + "; ".join(
             f"{_label(i)} (bonus {secs.count - 1 - i}): {len(m)} players"
-            + (f", {m[0]} to {m[-1]}" if m else "")
+            + (f", {who(m[0])} to {who(m[-1])}" if m else "")
             for i, m in enumerate(secs.members)
         ),
         "the pairing bonus is used for pairing only, never added to a score",

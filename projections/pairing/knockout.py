@@ -74,6 +74,7 @@ from itertools import pairwise
 from typing import Any
 
 from events_schema import events as ev
+from projections.mentions import said, templated, who
 from projections.pairing.base import (
     LotRequest,
     PairingContext,
@@ -273,7 +274,13 @@ class Bracket:
             },
             "champion": self.champion,
             "final_order": list(self.final_order),
-            "notes": list(self.notes),
+            # The notes with ids (said), and as templates to say with names (the edge).
+            "notes": [said(n) for n in self.notes],
+            **(
+                {"note_templates": list(self.notes)}
+                if any(templated(n) for n in self.notes)
+                else {}
+            ),
         }
 
 
@@ -536,21 +543,21 @@ def _attribute(
         if d.winner is not None:
             notes.append(
                 f"{p.game_id} (round {rnd}): match {m.match_id} was already decided "
-                f"({d.winner} wins {d.score}, Cup 3.a/3.e); the game is ignored"
+                f"({who(d.winner)} wins {d.score}, Cup 3.a/3.e); the game is ignored"
             )
             return
         game = _game(ctx, m, rnd, p, results)
         white = _prescribed_white(m, game.number)
         if game.white != white:
             notes.append(
-                f"{p.game_id}: scheduled with {game.white} White, but {white} is White in game "
-                f"{game.number} of {m.match_id} (Cup 3.a/3.b); the scheduled game is used"
+                f"{p.game_id}: scheduled with {who(game.white)} White, but {who(white)} is White "
+                f"in game {game.number} of {m.match_id} (Cup 3.a/3.b); the scheduled game is used"
             )
         m.games.append(game)
         return
     notes.append(
-        f"{p.game_id} (round {rnd}): {p.white} – {p.black} is not a match of this bracket "
-        "round; the game is ignored"
+        f"{p.game_id} (round {rnd}): {who(p.white)} – {who(p.black)} is not a match of this "
+        "bracket round; the game is ignored"
     )
 
 
@@ -598,7 +605,7 @@ def _describe(m: CupMatch, number: int) -> str:
         )
     white = _prescribed_white(m, number)
     why = "the lower seed starts with White, Cup 3.b" if number % 2 else "colours reversed, Cup 3.a"
-    return f"{m.match_id}: {what}; {white} White ({why})"
+    return f"{m.match_id}: {what}; {who(white)} White ({why})"
 
 
 def propose(ctx: PairingContext) -> Proposal:

@@ -63,6 +63,7 @@ from collections.abc import Mapping, Sequence
 
 from events_schema import events as ev
 from events_schema.go import GoSettings
+from projections.mentions import who
 from projections.pairing.base import (
     PairingContext,
     PairingRefused,
@@ -287,7 +288,7 @@ def propose(ctx: PairingContext) -> Proposal:
         )
         if away:
             notes.append(
-                f"{', '.join(away)} skip round {ctx.round} (LGC RoundSkipped): not paired, "
+                f"{who(*away)} skip round {ctx.round} (LGC RoundSkipped): not paired, "
                 f"{settings.absence_points} McMahon points each (OpenGotha absent)"
             )
 
@@ -310,7 +311,7 @@ def propose(ctx: PairingContext) -> Proposal:
     if bye is not None:
         had = _byes_had(ctx, bye)
         notes.append(
-            f"{bye} has the bye ({settings.bye_points} McMahon point): "
+            f"{who(bye)} has the bye ({settings.bye_points} McMahon point): "
             + ("no bye before" if had == 0 else f"{had} bye(s) before, the fewest")
             + ", lowest rank + 2 x MMS (OpenGotha chooseAByePlayer)"
         )
@@ -327,7 +328,7 @@ def propose(ctx: PairingContext) -> Proposal:
         )
         if stones:
             handicaps[gid] = stones
-            notes.append(f"board {board}: {white} (White) gives {black} {why}")
+            notes.append(f"board {board}: {who(white)} (White) gives {who(black)} {why}")
     groups = sorted(set(group.values()), reverse=True)
     notes.append(
         f"round {ctx.round}: {len(order)} players in {len(groups)} McMahon groups (MMS "

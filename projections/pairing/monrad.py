@@ -64,6 +64,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from events_schema import events as ev
+from projections.mentions import who
 from projections.pairing.base import (
     PairingContext,
     PairingRefused,
@@ -166,7 +167,7 @@ def first_round(
     bye = None
     if len(ranking) % 2:
         bye = ranking[-1]
-        notes.append(f"{bye} has the bye: the lowest seed of an odd field (standard Monrad)")
+        notes.append(f"{who(bye)} has the bye: the lowest seed of an odd field (standard Monrad)")
         group_list = [[p for p in g if p != bye] for g in group_list]
     pairs: list[Pair] = []
     spare: list[str] = []
@@ -183,7 +184,7 @@ def first_round(
         pool = sorted(spare, key=order.__getitem__)
         pairs += _equal_distance(pool)
         notes.append(
-            f"{', '.join(pool)} have no partner group: paired at equal distance by seed (Swiss 2.a)"
+            f"{who(*pool)} have no partner group: paired at equal distance by seed (Swiss 2.a)"
         )
     return pairs, bye, notes
 
@@ -238,7 +239,7 @@ def monrad_round(
                 break
         if bye is not None:
             notes.append(
-                f"{bye} has the bye: the lowest-ranked engine "
+                f"{who(bye)} has the bye: the lowest-ranked engine "
                 + ("without a bye" if _byes(ctx.players[bye]) == 0 else "with the fewest byes")
                 + " (standard Monrad)"
             )
@@ -300,7 +301,7 @@ def _return_games(ctx: PairingContext) -> Proposal:
         gone = [x for x in (p.white, p.black) if not ctx.players[x].active_in(ctx.round)]
         if gone:
             notes.append(
-                f"{p.white} – {p.black}: {', '.join(gone)} withdrew; no return game (the "
+                f"{who(p.white)} – {who(p.black)}: {who(*gone)} withdrew; no return game (the "
                 "organisers decide its result, TCEC Season rules 0)"
             )
             continue

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from events_schema import events as ev
+from projections.mentions import who
 from projections.pairing.base import (
     LotPurpose,
     LotRequest,
@@ -301,7 +302,7 @@ def _round_event(
         out = [p for p in (white, black) if _withdrawn(ctx, p)]
         if out:
             notes.append(
-                f"{gid} {white}–{black} is not scheduled: {', '.join(out)} withdrew (FIDE "
+                f"{gid} {who(white)}–{who(black)} is not scheduled: {who(*out)} withdrew (FIDE "
                 "Tournament Rules C.06 5.4: the game stays unplayed, nobody is re-paired)"
             )
             continue
@@ -317,7 +318,7 @@ def _round_event(
         )
     if planned.free is not None:
         notes.append(
-            f"{order[planned.free - 1]} is free in round {planned.round} (odd field: drawn "
+            f"{who(order[planned.free - 1])} is free in round {planned.round} (odd field: drawn "
             f"against the bye number {n + 1}, C.05 Annex 1); no game, no points"
         )
     event = ev.RoundScheduled(

@@ -12,12 +12,15 @@ stray games, asking for a schedule or results, the status.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from events_schema.events import LotDrawn, Scoring, TimeControl
+from projections.mentions import MENTION as MENTION
+from projections.mentions import said as said
+from projections.mentions import templated as templated
+from projections.mentions import who as who
 from projections.outcome import game_points
 from projections.standings.state import GameRecord, StandingsState
 from projections.standings.table import score_dict
@@ -66,26 +69,10 @@ class PairedGame(PlannedGame):
 
 # --- players named in a text -------------------------------------------------------------------
 
-#: A player named in a note or a requirement's text: `{player id}` (a player id never holds a
-#: brace: events_schema/ids.py). The machines write templates; the document publishes the text
-#: with the ids as before (`said(t)`) and the template beside it, and the edge (the CLI)
-#: renders it with names (`said(t, names)`): the projection stays pure, the document stable.
-MENTION = re.compile(r"\{([A-Za-z0-9][A-Za-z0-9._-]{0,63})\}")
-
-
-def who(*players: str) -> str:
-    """The players, as a template names them: `who("a", "b")` -> "{a}, {b}"."""
-    return ", ".join("{" + p + "}" for p in players)
-
-
-def said(template: str, names: Mapping[str, str] | None = None) -> str:
-    """A template's text: each `{id}` as the player's name in `names`, else the id."""
-    return MENTION.sub(lambda m: (names or {}).get(m[1], m[1]), template)
-
-
-def templated(template: str) -> bool:
-    """Whether `template` names a player (then the document carries it beside the text)."""
-    return MENTION.search(template) is not None
+#: A player named in a note or a requirement's text: `{player id}` (projections/mentions.py).
+#: The machines write templates; the document publishes the text with the ids as before
+#: (`said(t)`) and the template beside it, and the edge (the CLI) renders it with names
+#: (`said(t, names)`): the projection stays pure, the document stable.
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,8 @@ def create_app(
         seq, event id and why) in its place."""
         tid = reader(tokens, request, tournament_id)
         upper = min(to_seq if to_seq is not None else MAX_SEQ, from_seq + limit - 1)
-        if principal(tokens, request).role == "broadcaster":  # the broadcast delay holds here too
+        broadcaster = principal(tokens, request).role == "broadcaster"
+        if broadcaster:  # the broadcast delay holds here too
             delayed = app.state.feed.delayed
             delayed.release(tid)
             upper = min(upper, delayed.seq(tid))
@@ -142,7 +143,10 @@ def create_app(
         body: dict[str, Any] = {"tournament_id": tid, "events": events, "count": len(events)}
         if more and event_log.last_seq(tid) > upper:
             body["next_from_seq"] = upper + 1
-        return json_response(body)
+        resp = json_response(body)
+        if broadcaster:  # as every delayed read (services/api/delayed.py)
+            resp.headers["Arbiter-Delay"] = str(app.state.feed.delayed.delay(tid))
+        return resp
 
     @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:

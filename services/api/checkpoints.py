@@ -28,6 +28,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, json_response, principal, reader, stream_id
 from services.commands.auth import TokenStore
 
@@ -63,24 +64,36 @@ def checkpoints_router(app: FastAPI) -> APIRouter:
     def readable(request: Request, tournament_id: str) -> str:
         return reader(tokens, request, tournament_id, query_token=True)
 
+    # A broadcaster sees the checkpoints of its delayed view only (services/api/delayed.py):
+    # those whose head is at or below the seq the delay lets it read, the ones the delayed
+    # `GET …/events` verify against.
+    def upto(found: list[Any], last: int | None) -> list[Any]:
+        return found if last is None else [c for c in found if c.seq <= last]
+
     @router.get("/tournaments/{tournament_id}/checkpoints")
     async def list_checkpoints(tournament_id: str, request: Request) -> Response:
         tid = readable(request, tournament_id)
-        found = await run_in_threadpool(stored, tid)
+        last = await visible_upto(app, request, tid, query_token=True)
+        found = upto(await run_in_threadpool(stored, tid), last)
         body = {
             "tournament_id": tid,
             "checkpoints": [c.as_dict() for c in found],
             "count": len(found),
         }
-        return json_response(body)
+        return with_delay(app, json_response(body), tid, last)
 
     @router.get("/tournaments/{tournament_id}/checkpoints/latest")
     async def latest_checkpoint(tournament_id: str, request: Request) -> Response:
         tid = readable(request, tournament_id)
-        cp = await run_in_threadpool(newest, tid)
+        last = await visible_upto(app, request, tid, query_token=True)
+        if last is None:
+            cp = await run_in_threadpool(newest, tid)
+        else:
+            seen = upto(await run_in_threadpool(stored, tid), last)
+            cp = seen[-1] if seen else None
         if cp is None:
             raise ApiError(404, "checkpoint.not_found", "tournament_id", f"no checkpoint of {tid}")
-        return json_response(cp.as_dict())
+        return with_delay(app, json_response(cp.as_dict()), tid, last)
 
     @router.post("/tournaments/{tournament_id}/checkpoints")
     async def sign_checkpoint(tournament_id: str, request: Request) -> Response:

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from events_schema import Actor
+from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.entries import (
@@ -205,9 +206,11 @@ def entries_router(app: FastAPI) -> APIRouter:
     @router.get("/tournaments/{tournament_id}/players")
     async def players(tournament_id: str, request: Request) -> Response:
         tid = reader(tokens, request, tournament_id)
+        upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
         service: CommandService = app.state.commands
-        rows = await run(lambda: entry_list(fold_tournament(service, tid, "players")))
-        return json_response({"tournament_id": tid, "players": [r.as_dict() for r in rows]})
+        rows = await run(lambda: entry_list(fold_tournament(service, tid, "players", upto)))
+        body = {"tournament_id": tid, "players": [r.as_dict() for r in rows]}
+        return with_delay(app, json_response(body), tid, upto)
 
     @router.post("/tournaments/{tournament_id}/players", responses=WRITE_RESPONSES)
     async def register(tournament_id: str, request: Request) -> Response:

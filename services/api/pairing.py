@@ -33,6 +33,7 @@ from events_schema import Actor, Recorded
 from projections.pairing.base import PairingRefused
 from projections.playoffs import playoff_view
 from projections.standings import fold as standings_fold
+from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.pairing import pair_next, paired_json
@@ -100,9 +101,10 @@ def pairing_router(app: FastAPI) -> APIRouter:
         stage: str = Query("main", min_length=1, max_length=64),
     ) -> Response:
         tid = reader(tokens, request, tournament_id)
+        upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
 
         def build() -> dict[str, Any]:
-            state = standings_fold([Recorded.of(e) for e in app.state.log.read(tid, 1)])
+            state = standings_fold([Recorded.of(e) for e in app.state.log.read(tid, 1, upto)])
             if state.created is None:
                 raise ApiError(404, "pairing.unknown_tournament", "tournament_id", f"no {tid}")
             try:
@@ -112,7 +114,7 @@ def pairing_router(app: FastAPI) -> APIRouter:
             except PairingRefused as exc:
                 raise ApiError(422, exc.rule, exc.field, exc.message) from None
 
-        return json_response(await run_in_threadpool(build))
+        return with_delay(app, json_response(await run_in_threadpool(build)), tid, upto)
 
     @router.get("/tournaments/{tournament_id}/trf", response_class=PlainTextResponse)
     async def export_trf(
@@ -127,9 +129,10 @@ def pairing_router(app: FastAPI) -> APIRouter:
         from services.interchange.trf import export_trf as write_trf
 
         tid = reader(tokens, request, tournament_id)
+        upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
 
         def build() -> str:
-            records = [Recorded.of(e) for e in app.state.log.read(tid, 1)]
+            records = [Recorded.of(e) for e in app.state.log.read(tid, 1, upto)]
             if not records:
                 raise ApiError(404, "trf.unknown_tournament", "tournament_id", f"no {tid}")
             try:
@@ -138,6 +141,6 @@ def pairing_router(app: FastAPI) -> APIRouter:
                 raise ApiError(422, "trf.unrepresentable", "tournament_id", str(exc)) from None
 
         text = await run_in_threadpool(build)
-        return PlainTextResponse(text)
+        return with_delay(app, PlainTextResponse(text), tid, upto)
 
     return router

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from events_schema import Actor
+from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, json_response, reader, writer
 from services.commands.auth import TokenStore
 from services.commands.results import (
@@ -159,16 +160,17 @@ def results_router(app: FastAPI) -> APIRouter:
         stage: str = Query("main", min_length=1, max_length=64),
     ) -> Response:
         tid = reader(tokens, request, tournament_id)
+        upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
 
         def build() -> dict[str, Any]:
-            scheduled = rounds_of(fold_tournament(service(), tid), stage)
+            scheduled = rounds_of(fold_tournament(service(), tid, upto), stage)
             return {
                 "tournament_id": tid,
                 "current_round": scheduled[-1] if scheduled else None,
                 "rounds": scheduled,
             }
 
-        return json_response(await _run(build))
+        return with_delay(app, json_response(await _run(build)), tid, upto)
 
     @router.get("/tournaments/{tournament_id}/rounds/{rnd}")
     async def round_boards(
@@ -178,8 +180,9 @@ def results_router(app: FastAPI) -> APIRouter:
         stage: str = Query("main", min_length=1, max_length=64),
     ) -> Response:
         tid = reader(tokens, request, tournament_id)
-        view = await _run(lambda: view_of(fold_tournament(service(), tid), tid, rnd, stage))
-        return json_response(view.as_json())
+        upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
+        view = await _run(lambda: view_of(fold_tournament(service(), tid, upto), tid, rnd, stage))
+        return with_delay(app, json_response(view.as_json()), tid, upto)
 
     @router.post(
         "/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/result", responses=WRITE_RESPONSES

@@ -117,9 +117,11 @@ def pair(
         head += f", replacing the round at seq {paired.replaced.seq} (retracted)"
     out.print(f"[bold]{head}[/bold]")
     for lot in body["lots"]:  # type: ignore[attr-defined]
+        # A lot of players (pairing numbers, engine order) by name; any other outcome as drawn.
+        drawn = [escape(names.get(o, o)) for o in lot["outcome"]]
+        outcome = " · ".join(drawn) if any(o in names for o in lot["outcome"]) else " ".join(drawn)
         out.print(
-            f"  lot #{lot['seq']} {lot['purpose']} {lot['subject']}: "
-            f"{' '.join(lot['outcome'])} (seed {lot['seed']})"
+            f"  lot #{lot['seq']} {lot['purpose']} {lot['subject']}: {outcome} (seed {lot['seed']})"
         )
     from rich.table import Table
 
@@ -138,8 +140,8 @@ def pair(
     for b in r.byes:
         table.add_row("–", names.get(b.player_id, b.player_id), f"bye ({b.kind})", "")
     out.print(table)
-    for note in paired.notes:
-        out.print(f"  [dim]{note}[/dim]")
+    for note in paired.notes:  # players by name (services/commands/pairing.py)
+        out.print(f"  [dim]{escape(note)}[/dim]")
 
 
 #: A bye's kind (`Bye.kind`) as `arbiter schedule` says it.

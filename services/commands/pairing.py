@@ -26,6 +26,7 @@ from datetime import datetime
 
 from events_schema import Actor, Command, CommandBatch, Recorded, encode_payload
 from events_schema import events as ev
+from projections.mentions import said, templated
 from projections.pairing.base import PairingContext, PairingRefused, context
 from projections.pairing.systems import byes_json, pairing_json, propose, system_name
 from projections.standings import StandingsState
@@ -49,6 +50,16 @@ class Paired:
     result: AppendResult | None = None  # None: the round was already scheduled (a resend)
     seqs: list[int] = field(default_factory=list)  # the appended events' (retraction first)
     replaced: Replaced | None = None  # the round a replace retracted
+    # The notes as the system wrote them, players as `{id}` (projections/mentions.py);
+    # `notes` says them by name (`said_by_name`).
+    note_templates: tuple[str, ...] = ()
+
+
+def said_by_name(state: StandingsState, notes: tuple[str, ...]) -> tuple[str, ...]:
+    """A pairing system's notes with every player it mentions by name, as the rest of the CLI
+    and the API name them ("pairing-allocated bye Doe, Jane", not "doe-jane")."""
+    names = {pid: info.name for pid, info in state.players.items()}
+    return tuple(said(n, names) for n in notes)
 
 
 def refused(exc: PairingRefused) -> CommandRejected:
@@ -185,7 +196,8 @@ def pair_next(
         except AppendConflict:
             continue  # the tournament changed under us: pair again from the new state
         seqs = [e.seq for e in result.envelopes]
-        return Paired(tournament_id, name, rnd, lots, notes, result, seqs, target)
+        said_notes = said_by_name(state, notes)
+        return Paired(tournament_id, name, rnd, lots, said_notes, result, seqs, target, notes)
     raise CommandRejected(
         "concurrency.retries_exhausted",
         "expected_seq",
@@ -239,5 +251,10 @@ def paired_json(p: Paired) -> dict[str, object]:
             }
             for seq, lot in zip(lot_seqs, p.lots, strict=True)
         ],
-        "notes": list(p.notes),
+        "notes": list(p.notes),  # players by name
+        **(
+            {"note_templates": list(p.note_templates)}
+            if any(templated(n) for n in p.note_templates)
+            else {}
+        ),
     }

@@ -140,10 +140,12 @@ def _numbers(boards: Sequence[Board]) -> str:
     return ", ".join(str(n) for n in nums)
 
 
-def fold_tournament(service: CommandService, tournament: str) -> StandingsState:
-    """The tournament's standings fold (names, boards, results in force); refused
-    (`result.unknown_tournament`, 404) when it was never created."""
-    return entries_players.fold_tournament(service, tournament, "result")
+def fold_tournament(
+    service: CommandService, tournament: str, upto: int | None = None
+) -> StandingsState:
+    """The tournament's standings fold (names, boards, results in force; up to seq `upto`
+    when given); refused (`result.unknown_tournament`, 404) when it was never created."""
+    return entries_players.fold_tournament(service, tournament, "result", upto)
 
 
 start_numbers = entries_players.start_numbers

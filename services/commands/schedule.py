@@ -150,5 +150,11 @@ def schedule_of(
     wanted = lots_wanted(view, state, stage)
     body = planned(state, stage)
     body["next_lots"] = [{**w.as_dict(), "run": lot_hint(tournament, wanted, w)} for w in wanted]
-    body["notes"] = [n for n in body.get("notes", []) if not n.startswith("draw the lot ")]
+    # The system's notes name players as `{id}` (projections/mentions.py): said by name here.
+    names = {p: i.name for p, i in state.players.items()}
+    notes = [n for n in body.get("notes", []) if not said(n).startswith("draw the lot ")]
+    body["notes"] = [said(n, names) for n in notes]
+    bracket = body.get("bracket")
+    if isinstance(bracket, dict) and "note_templates" in bracket:
+        bracket["notes"] = [said(n, names) for n in bracket["note_templates"]]
     return body

@@ -80,6 +80,7 @@ __CSS__
 </section>
 <section id="sec-standings"><h2>Standings</h2>
 <div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
+<div id="legend" class="legend"></div>
 </section>
 </div>
 <div class="col" id="col-forms">
@@ -142,6 +143,9 @@ const TID = __TID__;
 const WHO = __WHO__;
 </script>
 <script>
+__STANDINGS_JS__
+</script>
+<script>
 __CONSOLE_JS__
 </script>
 </body>
@@ -155,8 +159,11 @@ def _template() -> str:
         return (STATIC / name).read_text(encoding="utf-8")
 
     # The assets are ours and hold no "</script>" or "</style>"; the data goes in as JSON.
-    return _PAGE.replace("__CSS__", asset("console.css")).replace(
-        "__CONSOLE_JS__", asset("console.js")
+    # The standings table is the live page's (standings.js), inlined here as there.
+    return (
+        _PAGE.replace("__CSS__", asset("console.css"))
+        .replace("__STANDINGS_JS__", asset("standings.js"))
+        .replace("__CONSOLE_JS__", asset("console.js"))
     )
 
 

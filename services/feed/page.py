@@ -15,8 +15,11 @@ npm. Why: the maintained widget, chessground, is GPL-3.0, and vendoring it into 
 served by Arbiter would put that licence's terms on what we ship; the page only shows
 positions (no move input, no drag, no animation needed), which ~150 lines of SVG do; and the
 same code draws the Go board, which chessground cannot. Nothing is fetched at run time: the
-assets under `services/feed/static/` (board.js, live.js, live.css) are read once and inlined
-into the page, so it is one response under the same auth as the stream.
+assets under `services/feed/static/` (board.js, standings.js, live.js, live.css) are read once
+and inlined into the page, so it is one response under the same auth as the stream. The
+standings table (standings.js: tie-breaks headed in words, the legend citing their articles,
+the correction flags in names) is the console's too (services/feed/console.py): one code for
+both pages, each inlining it.
 
 Its token is never kept in the URL: opened with `?token=`, the route trades it for an
 HttpOnly, SameSite=Strict cookie scoped to the tournament and redirects to the URL without it
@@ -79,6 +82,7 @@ __CSS__
 <div class="scroll"><table id="pairings"><thead></thead><tbody></tbody></table></div></section>
 <section id="sec-standings"><h2>Standings</h2>
 <div class="scroll"><table id="standings"><thead></thead><tbody></tbody></table></div>
+<div id="legend" class="legend"></div>
 <div id="flags"></div></section>
 <section id="sec-playoff"><h2>Playoff</h2><div id="playoff">—</div></section>
 <section id="sec-prizes"><h2>Prizes</h2><div id="prizes">—</div></section>
@@ -95,6 +99,9 @@ const PROJECTIONS = __PROJECTIONS__;
 </script>
 <script>
 __BOARD_JS__
+</script>
+<script>
+__STANDINGS_JS__
 </script>
 <script>
 __LIVE_JS__
@@ -115,6 +122,7 @@ def _template() -> str:
         _PAGE.replace("__PROJECTIONS__", json.dumps(list(PROJECTIONS)))
         .replace("__CSS__", asset("live.css"))
         .replace("__BOARD_JS__", asset("board.js"))
+        .replace("__STANDINGS_JS__", asset("standings.js"))
         .replace("__LIVE_JS__", asset("live.js"))
     )
 

@@ -50,7 +50,8 @@ Broadcast delay (issue 25): a broadcaster token reads every route above as of th
 delay ago (`services/feed/delay.py`): the snapshot is the replay of the log up to the last
 event recorded by now − delay (byte for byte `arbiter replay T --until <that time>`, header
 `Arbiter-Delay: N`), the stream and the live page follow the delayed hub, a game's record
-stops at the same seq, and `GET /tournaments/{id}/events` too (services/api/app.py).
+stops at the same seq, and `GET /tournaments/{id}/events` too (services/api/app.py), and the
+API's other reader routes (rounds, players, schedule, TRF, checkpoints: services/api/delayed.py).
 Arbiters, auditors and admins read live.
 """
 

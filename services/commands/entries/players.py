@@ -95,10 +95,13 @@ def create_first(tournament: str) -> str:
     )
 
 
-def fold_tournament(service: CommandService, tournament: str, what: str) -> StandingsState:
-    """The standings fold of `tournament`, refused (`<what>.unknown_tournament`) when it was
-    never created."""
-    state = standings_fold([Recorded.of(e) for e in service.log.read(tournament, 1)])
+def fold_tournament(
+    service: CommandService, tournament: str, what: str, upto: int | None = None
+) -> StandingsState:
+    """The standings fold of `tournament` (up to seq `upto`: a broadcaster's delayed view,
+    services/api/delayed.py), refused (`<what>.unknown_tournament`) when it was never
+    created."""
+    state = standings_fold([Recorded.of(e) for e in service.log.read(tournament, 1, upto)])
     if state.created is None:
         raise CommandRejected(
             f"{what}.unknown_tournament",

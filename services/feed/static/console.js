@@ -1,8 +1,8 @@
 /* Arbiter's console: runs a round through the HTTP API and shows the tournament's stream
- * (games, standings, tiebreaks). Needs TID (the tournament id) and WHO ({role, subject, name})
- * defined before it. The token is an HttpOnly cookie this script never sees: requests are
- * same-origin, and writes carry the X-Arbiter-Console header the cookie needs
- * (services/api/http.py). Everything shown is set through textContent; nothing is parsed as
+ * (games, standings, tiebreaks). Needs TID (the tournament id), WHO ({role, subject, name})
+ * and ArbiterStandings (standings.js) defined before it. The token is an HttpOnly cookie
+ * this script never sees: requests are same-origin, and writes carry the X-Arbiter-Console
+ * header the cookie needs (services/api/http.py). Everything shown is set through textContent; nothing is parsed as
  * HTML. Every refusal is shown as the server gives it: "refused RULE (FIELD): message". */
 "use strict";
 const BASE = "/tournaments/" + encodeURIComponent(TID);
@@ -191,66 +191,14 @@ async function nameEndings(r) {
 
 /* --- standings and flags ------------------------------------------------------------------ */
 
+/* The standings table (standings.js, shared with the live page), the console's narrower
+ * one; the correction flags in names. */
 function renderStandings() {
-  const st = docs.standings, tb = docs.tiebreaks;
+  const st = docs.standings;
   if (!st) return;
-  const table = box("standings");
-  const byPlayer = {};
-  let cols = [];
-  if (tb) {
-    for (const r of tb.data.rows) byPlayer[r.player_id] = r;
-    cols = tb.data.columns || [];
-  }
-  const head = el("tr");
-  for (const [h, c] of [["#", ""], ["Player", "name"], ["Pts", ""], ["Pl", ""]]) head.appendChild(el("th", h, c));
-  for (const c of cols) {
-    const th = el("th", c.label);
-    th.title = c.key + " (" + c.source + ")";
-    head.appendChild(th);
-  }
-  table.tHead.replaceChildren(head);
-  table.tBodies[0].replaceChildren(...st.data.rows.map(r => {
-    const tr = el("tr", null, r.withdrawn ? "withdrawn" : "");
-    tr.dataset.player = r.player_id;
-    tr.appendChild(el("td", r.unresolved ? r.place + "?" : (r.shared ? r.place + "=" : r.place)));
-    const name = el("td", null, "name");
-    name.appendChild(playerSpan(r));
-    if (r.withdrawn) name.appendChild(el("span", "withdrawn", "tag"));
-    tr.appendChild(name);
-    tr.appendChild(el("td", r.score.display, "points"));
-    tr.appendChild(el("td", r.played));
-    const t = byPlayer[r.player_id];
-    for (const c of cols) {
-      const v = t ? t.values[c.key] : null;
-      tr.appendChild(el("td", v ? v.display : ""));
-    }
-    return tr;
-  }));
-  const flags = st.data.flags || [];
-  box("flags").replaceChildren(...(flags.length ? flags.map(f => {
-    const p = el("p", "⚑ " + flagText(f, st.data), "flag");
-    p.title = f.text;
-    p.dataset.game = f.game_id;
-    return p;
-  }) : [el("p", "None.", "empty")]));
+  ArbiterStandings.render(box("standings"), box("legend"), st, docs.tiebreaks, { compact: true });
+  box("flags").replaceChildren(...ArbiterStandings.flags(st.data, el("p", "None.", "empty")));
   fillPlayers(st.data.rows);
-}
-
-/* A correction flag in names: "Round 1, White – Black: corrected at event 14, after round 2
- * was paired; check that pairing" (the players from the crosstable, by the flag's game). */
-function flagText(f, data) {
-  const names = {}, sides = {};
-  for (const r of data.rows) names[r.player_id] = r.name;
-  for (const p of (data.crosstable && data.crosstable.players) || []) {
-    for (const e of p.rounds) if (e.game_id === f.game_id && e.colour) sides[e.colour] = p.player_id;
-  }
-  const game = sides.white && sides.black ?
-    (names[sides.white] || sides.white) + " – " + (names[sides.black] || sides.black) : f.game_id;
-  const later = f.rounds_paired_before;
-  return (f.stage !== "main" ? f.stage + " · " : "") + "Round " + f.round + ", " + game +
-    ": corrected at event " + f.corrected_at_seq + ", after round" + (later.length > 1 ? "s " : " ") +
-    later.join(", ") + (later.length > 1 ? " were" : " was") + " paired; check " +
-    (later.length > 1 ? "those pairings" : "that pairing");
 }
 
 function fillPlayers(rows) {

@@ -2,7 +2,7 @@
  * prizes, games). Everything shown is set through textContent; nothing is parsed as HTML.
  * Needs TID (the tournament id), TNAME (its name), PROJECTIONS (the names of the published
  * projections), the #snapshot JSON (the latest message of each, rendered before the stream
- * opens) and ArbiterBoard (board.js) defined before it.
+ * opens), ArbiterBoard (board.js) and ArbiterStandings (standings.js) defined before it.
  *
  * Beyond the documents: each board's move list and the game opened large come from
  * GET /tournaments/{id}/games/{game_id} (SAN, FEN after each move, clocks, evaluations),
@@ -32,14 +32,8 @@ function names() {
 }
 function nameOf(pid) { const p = names()[pid]; return p ? p.name : pid; }
 
-function playerCell(p, cls) {
-  const td = el("td", null, cls || "name");
-  td.title = p.name || p.player_id;
-  if (p.title) td.appendChild(el("span", p.title, "title"));
-  td.appendChild(document.createTextNode(p.name || p.player_id));
-  if (p.rating !== null && p.rating !== undefined) td.appendChild(el("span", p.rating, "rating"));
-  return td;
-}
+// A player's cell, as the standings table draws it (standings.js).
+const playerCell = ArbiterStandings.playerCell;
 
 function resultText(r) { return r === "1/2-1/2" ? "½–½" : (r || "").replace("-", "–"); }
 
@@ -582,49 +576,13 @@ document.addEventListener("keydown", ev => {
   }
 });
 
+/* The standings table (standings.js, shared with the console): tie-breaks headed in words,
+ * the legend citing their articles, "Decided by"; the correction flags in names. */
 function renderStandings(name) {
-  const st = docs.standings, tb = docs.tiebreaks;
+  const st = docs.standings;
   if (!st) return;
-  const table = box("standings");
-  const byPlayer = {};
-  let cols = [];
-  if (tb) {
-    for (const r of tb.data.rows) byPlayer[r.player_id] = r;
-    cols = tb.data.columns || [];
-  }
-  const head = el("tr");
-  for (const h of ["#", "Player", "Points", "Played", "W", "D", "L"]) {
-    head.appendChild(el("th", h, h === "Player" ? "name" : ""));
-  }
-  for (const c of cols) {
-    const th = el("th", c.label);
-    th.title = c.key + " (" + c.source + ")";
-    head.appendChild(th);
-  }
-  head.appendChild(el("th", "Decided by", "why"));
-  table.tHead.replaceChildren(head);
-  const rows = [];
-  for (const r of st.data.rows) {
-    const tr = el("tr");
-    tr.dataset.player = r.player_id;
-    const place = r.unresolved ? r.place + "?" : (r.shared ? r.place + "=" : r.place);
-    tr.appendChild(el("td", place));
-    tr.appendChild(playerCell(r, "name"));
-    tr.appendChild(el("td", r.score.display, "points"));
-    tr.appendChild(el("td", r.played));
-    tr.appendChild(el("td", r.won));
-    tr.appendChild(el("td", r.drawn));
-    tr.appendChild(el("td", r.lost));
-    const t = byPlayer[r.player_id];
-    for (const c of cols) {
-      const v = t ? t.values[c.key] : null;
-      tr.appendChild(el("td", v ? v.display : ""));
-    }
-    tr.appendChild(el("td", t ? t.decided_by : "", "why"));
-    rows.push(tr);
-  }
-  table.tBodies[0].replaceChildren(...rows);
-  box("flags").replaceChildren(...(st.data.flags || []).map(f => el("p", "⚑ " + f.text, "flag")));
+  ArbiterStandings.render(box("standings"), box("legend"), st, docs.tiebreaks);
+  box("flags").replaceChildren(...ArbiterStandings.flags(st.data));
   renderCrosstable();
   if (name !== "tiebreaks") renderPairings();
 }

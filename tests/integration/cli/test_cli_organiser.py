@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 import pytest
 from builders import created, player, result, round_
-from tests_support import append_events, cli_db
+from tests_support import append_events, cli_db, cli_json, cli_run
 from typer.testing import CliRunner
 
 from events_schema import events as ev
@@ -27,18 +26,6 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _append(db: Path, tid: str, *events: ev.Event) -> None:
     append_events(db, tid, *events)
-
-
-def _run(*args: str, code: int = 0) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == code, res.output
-    return " ".join(res.output.split())  # rich wraps long lines
-
-
-def _json(*args: str) -> Any:
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 def _count(tid: str) -> int:
@@ -67,63 +54,63 @@ def _three_way_tie(db: Path) -> None:
 
 
 def _results(tid: str, res: str) -> None:
-    view = _json("playoff", tid)
+    view = cli_json("playoff", tid)
     for req in view["required_next"]:
         if req["kind"] == "results":
             for g in req["games"]:
                 how = "agreement" if res == "1/2-1/2" else "resignation"
                 payload = {"game_id": g["game_id"], "result": res, "termination": how}
-                _run("append", tid, "--type", "GameEnded", "--payload", json.dumps(payload))
+                cli_run("append", tid, "--type", "GameEnded", "--payload", json.dumps(payload))
 
 
 def test_lot_next_and_schedule_walk_a_gct_playoff_to_armageddon_with_a_bye(db: Path):
     """`lot --next` draws what `required_next` asks (pick included: a coin toss picks 1);
     `playoff --schedule` appends the prescribed rounds, the Armageddon byes with the games."""
     _three_way_tie(db)
-    out = _run("lot", "rb", "--next", "--seed", "rr")
+    out = cli_run("lot", "rb", "--next", "--seed", "rr")
     assert "LotDrawn pairing_numbers gct-playoff-rr" in out
-    out = _run("playoff", "rb", "--schedule")
+    out = cli_run("playoff", "rb", "--schedule")
     assert out.count("RoundScheduled gct-playoff-rr") == 3
     _results("rb", "1/2-1/2")  # all level: Armageddon, 3 players -> 1 game + 1 bye
-    _run("lot", "rb", "--next", "--seed", "bye")
-    [toss] = [r["lot"] for r in _json("playoff", "rb")["required_next"] if r["kind"] == "lot"]
+    cli_run("lot", "rb", "--next", "--seed", "bye")
+    [toss] = [r["lot"] for r in cli_json("playoff", "rb")["required_next"] if r["kind"] == "lot"]
     assert (toss["purpose"], toss["pick"]) == ("coin_toss", 1)
     # A coin toss drawn by hand without --pick 1 is refused before it is stored.
     before = _count("rb")
     by_hand = ["--purpose", "coin_toss", "--subject", toss["subject"]]
     by_hand += [x for c in toss["candidates"] for x in ("-c", c)]
-    out = _run("lot", "rb", *by_hand, code=1)
+    out = cli_run("lot", "rb", *by_hand, code=1)
     assert "refused lot.not_required" in out and "--pick 1" in out
     assert f"arbiter lot rb --next --subject {toss['subject']}" in out
     assert _count("rb") == before
-    out = _run("lot", "rb", "--next", "--seed", "toss")
+    out = cli_run("lot", "rb", "--next", "--seed", "toss")
     assert f"LotDrawn coin_toss {toss['subject']}" in out
-    view = _json("playoff", "rb")
+    view = cli_json("playoff", "rb")
     [sched] = [r for r in view["required_next"] if r["kind"] == "schedule"]
     assert len(sched["byes"]) == 1
-    out = _run("playoff", "rb", "--schedule")
+    out = cli_run("playoff", "rb", "--schedule")
     assert f"byes {sched['byes'][0]['player_id'].title()}" in out  # by name (builders.player)
     last = json.loads(runner.invoke(app, ["events", "rb", "--json"]).stdout.splitlines()[-1])
     assert last["type"] == "RoundScheduled"
     assert last["payload"]["byes"] == sched["byes"]  # nothing added by hand
-    assert [r["kind"] for r in _json("playoff", "rb")["required_next"]] == ["results"]
+    assert [r["kind"] for r in cli_json("playoff", "rb")["required_next"]] == ["results"]
 
 
 def test_lot_next_errors_name_the_fix(db: Path):
     _three_way_tie(db)
-    out = _run("lot", "rb", code=1)
+    out = cli_run("lot", "rb", code=1)
     assert "cli.usage" in out and "arbiter lot rb --next" in out
-    out = _run("lot", "rb", "--next", "--pick", "1", code=1)
+    out = cli_run("lot", "rb", "--next", "--pick", "1", code=1)
     assert "lot.not_required (--pick)" in out and "leave out --pick" in out
-    out = _run("lot", "rb", "--next", "--subject", "nothing", code=1)
+    out = cli_run("lot", "rb", "--next", "--subject", "nothing", code=1)
     assert "gct-playoff-rr" in out and "--next --subject SUBJECT" in out
-    _run("lot", "rb", "--next")
-    out = _run("lot", "rb", "--next", code=1)
+    cli_run("lot", "rb", "--next")
+    out = cli_run("lot", "rb", "--next", code=1)
     assert "requires no lot now" in out and "schedule (gct-playoff-rr)" in out
-    out = _run("playoff", "rb", "--stage", "x", code=1)
+    out = cli_run("playoff", "rb", "--stage", "x", code=1)
     assert "add --schedule" in out
     _append(db, "plain", created(), player("a"))
-    out = _run("lot", "plain", "--next", code=1)
+    out = cli_run("lot", "plain", "--next", code=1)
     assert "define no playoff" in out and "--purpose, --subject and --candidate" in out
 
 
@@ -173,15 +160,15 @@ def test_tour_playoff_prizes_series_status_and_a_series_id_given_to_playoff(db: 
     _event(db, "e1", TIE_AB)
     _event(db, "e2", TIE_AB)
     # A series without a tour playoff: what a series is, and which command to run.
-    out = _run("playoff", "gct", code=1)
+    out = cli_run("playoff", "gct", code=1)
     assert "is a series (gct-tour 'GCT 2022'), not a tournament" in out
     assert "arbiter series gct" in out and "gct-tour-playoff" in out
     assert "has no events" not in out
     _tour_playoff(db)
     # The series id now shows its tour playoff.
-    assert _json("playoff", "gct")["kind"] == "gct-tour"
+    assert cli_json("playoff", "gct")["kind"] == "gct-tour"
     # Prizes of the tour playoff: the 4.2 bonus by the overall places before the playoff.
-    split = _json("prizes", "gct-po")
+    split = cli_json("prizes", "gct-po")
     assert split["kind"] == "gct-tour-bonus"
     assert [ln["prize"] for ln in split["lines"]] == [
         "75000.00",
@@ -189,27 +176,27 @@ def test_tour_playoff_prizes_series_status_and_a_series_id_given_to_playoff(db: 
         "25000.00",
         "10000.00",
     ]
-    assert "classical" not in _run("prizes", "gct-po")
+    assert "classical" not in cli_run("prizes", "gct-po")
     # Series: the tour playoff is in progress until its machine has a final order.
-    body = _json("series", "gct")
+    body = cli_json("series", "gct")
     assert body["tournaments_counted"] == ["e1", "e2"]
     assert body["tournaments_in_progress"] == ["gct-po"]
     assert body["tour_playoffs"][0]["done"] is False
-    _run("lot", "gct-po", "--next", "--seed", "s")
-    _run("playoff", "gct-po", "--schedule")
+    cli_run("lot", "gct-po", "--next", "--seed", "s")
+    cli_run("playoff", "gct-po", "--schedule")
     _results("gct-po", "1-0")  # 1–1: still tied; then RR2 with colours reversed ...
-    _run("playoff", "gct-po", "--schedule")
-    view = _json("playoff", "gct-po")
+    cli_run("playoff", "gct-po", "--schedule")
+    view = cli_json("playoff", "gct-po")
     games = [g for r in view["required_next"] for g in r["games"]]
     payload = {"game_id": games[0]["game_id"], "result": "1-0", "termination": "resignation"}
-    _run("append", "gct-po", "--type", "GameEnded", "--payload", json.dumps(payload))
+    cli_run("append", "gct-po", "--type", "GameEnded", "--payload", json.dumps(payload))
     payload = {"game_id": games[1]["game_id"], "result": "1/2-1/2", "termination": "agreement"}
-    _run("append", "gct-po", "--type", "GameEnded", "--payload", json.dumps(payload))
-    assert _json("playoff", "gct-po")["status"] == "decided"
-    body = _json("series", "gct")
+    cli_run("append", "gct-po", "--type", "GameEnded", "--payload", json.dumps(payload))
+    assert cli_json("playoff", "gct-po")["status"] == "decided"
+    body = cli_json("series", "gct")
     assert body["tournaments_in_progress"] == []
     assert body["tour_playoffs"][0]["done"] is True
-    out = _run("series", "gct")
+    out = cli_run("series", "gct")
     assert "tour playoff gct-po: decided" in out and "in progress" not in out
 
 
@@ -217,11 +204,11 @@ def test_tie_for_second_inside_the_top_three_reads_the_same_in_series_and_playof
     _append(db, "gct", TOUR)
     _event(db, "e1", BC_SHARE)
     _tour_playoff(db)
-    [tie] = _json("series", "gct")["table"]["ties"]
+    [tie] = cli_json("series", "gct")["table"]["ties"]
     assert (tie["places"], tie["playoff"], tie["article"]) == ([2, 3], False, "GCT 4.2")
-    out = _run("series", "gct")
+    out = cli_run("series", "gct")
     assert "not broken" in out and "broken by playoff" not in out
-    view = _json("playoff", "gct-po")
+    view = cli_json("playoff", "gct-po")
     assert view["status"] == "not_needed"
     assert any("GCT 4.2" in n and "2–3" in n for n in view["notes"])
 
@@ -230,16 +217,16 @@ def test_points_are_shown_one_way_in_the_terminal(db: Path):
     """Tour points 23/2 are 11½ in the terminal (the standings' formatter); JSON unchanged."""
     _append(db, "gct", TOUR)
     _event(db, "e1", TIE_AB)
-    out = _run("prizes", "e1")
+    out = cli_run("prizes", "e1")
     assert "11½" in out and "23/2" not in out
-    out = _run("series", "gct")  # a and b tie for first on 11½
+    out = cli_run("series", "gct")  # a and b tie for first on 11½
     assert "on 11½ points" in out and "11.5" not in out
     _event(db, "e2", BC_SHARE)  # a 13, b and c 9: a 24½, b 20½, c 17
-    out = _run("series", "gct")
+    out = cli_run("series", "gct")
     assert "24½" in out and "points 24½–20½" in out and "points 20½–17" in out
     assert "24.5" not in out and "20.5" not in out and "/2" not in out
-    assert _json("series", "gct")["table"]["rows"][0]["points"] == "24.5"
-    assert _json("prizes", "e1")["lines"][0]["tour_points"] == "11.5"
+    assert cli_json("series", "gct")["table"]["rows"][0]["points"] == "24.5"
+    assert cli_json("prizes", "e1")["lines"][0]["tour_points"] == "11.5"
 
 
 def test_prizes_without_a_gct_preset_names_the_option(db: Path):
@@ -250,7 +237,7 @@ def test_prizes_without_a_gct_preset_names_the_option(db: Path):
         player("a"),
         player("b"),
     )
-    out = _run("prizes", "plain", code=1)
+    out = cli_run("prizes", "plain", code=1)
     assert "classical=True/False" not in out
     assert "--premium rapid-blitz" in out
-    _run("prizes", "plain", "--premium", "classical")
+    cli_run("prizes", "plain", "--premium", "classical")

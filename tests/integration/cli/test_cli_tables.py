@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from builders import created, player, result, round_
-from tests_support import append_events, cli_db
+from tests_support import append_events, cli_db, cli_json
 from typer.testing import CliRunner
 
 from events_schema import events as ev
@@ -23,12 +22,6 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _append(db: Path, tid: str, *events: ev.Event) -> None:
     append_events(db, tid, *events)
-
-
-def _json(*args: str):
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 PRIZES = ev.PrizeTable(
@@ -59,13 +52,13 @@ def test_gct_tie_for_first_walks_through_lot_schedule_and_prizes(db: Path):
         result("g5", "1-0", "resignation"),
         result("g6", "1/2-1/2"),
     )
-    view = _json("playoff", "gct-rb")
+    view = cli_json("playoff", "gct-rb")
     assert view["status"] in ("waiting", "in_progress")
     assert view["tied"] == ["a", "b", "c"]
     [req] = view["required_next"]
     assert req["kind"] == "lot" and req["lot"]["subject"] == "gct-playoff-rr"
     # GCT 2.6: $5,000 to the winner once known; (40,000 − 5,000 + 25,000 + 20,000) / 3 each.
-    split = _json("prizes", "gct-rb")
+    split = cli_json("prizes", "gct-rb")
     shares = {line["player_id"]: line for line in split["lines"]}
     assert shares["a"]["share"] == "26666.66"
     assert split["totals"]["remainder"] == "0.02"
@@ -91,16 +84,16 @@ def test_gct_tie_for_first_walks_through_lot_schedule_and_prizes(db: Path):
         ],
     )
     assert res.exit_code == 0, res.output
-    view = _json("playoff", "gct-rb")
+    view = cli_json("playoff", "gct-rb")
     kinds = [r["kind"] for r in view["required_next"]]
     assert "schedule" in kinds
     games = [g for r in view["required_next"] if r["kind"] == "schedule" for g in r["games"]]
     assert all(g["time_control"]["base_seconds"] == 300 for g in games)  # GCT 2.3.2: 5'+3"
     # Replaying to before the lot shows the earlier state (--at).
-    last_seq = len(_json("standings", "gct-rb")["rows"])  # any call works; use the events
+    last_seq = len(cli_json("standings", "gct-rb")["rows"])  # any call works; use the events
     assert last_seq == 4
     events = runner.invoke(app, ["events", "gct-rb", "--json"]).stdout.splitlines()
-    before = _json("playoff", "gct-rb", "--at", str(len(events) - 1))
+    before = cli_json("playoff", "gct-rb", "--at", str(len(events) - 1))
     assert before["required_next"][0]["kind"] == "lot"
 
 
@@ -119,7 +112,7 @@ def test_czech_series_table_over_two_tournaments(db: Path):
             round_(3, ("g3", "c", "a")),
             result("g3", results[2]),
         )
-    body = _json("series", "cz-2026")
+    body = cli_json("series", "cz-2026")
     assert body["kind"] == "czech-series"
     assert body["tournaments_counted"] == ["cz-1", "cz-2"]
     assert len(body["table"]["rows"]) == 3

@@ -9,8 +9,6 @@ the change takes effect; 0 is live."""
 from __future__ import annotations
 
 import queue
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,16 +18,13 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from bench.feed import SseEvent, SseReader
-from tests_support import cmd
+from tests_support import ThreadServer, cmd
 from typer.testing import CliRunner
 
 from events_schema import Envelope
-from services.api.app import create_app
 from services.audit.replay import Point, replay_to, resolve_point
 from services.cli.main import app as cli
-from services.commands.auth import TokenStore
 from services.config import FeedSettings
 from services.eventlog.sqlite import SQLiteEventLog
 
@@ -104,44 +99,21 @@ class Api:
             time.sleep(0.02)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def api(tmp_path: Path) -> Iterator[Api]:
-    db = tmp_path / "events.sqlite3"
-    log = SQLiteEventLog(db)
-    store = TokenStore(tmp_path / "tokens.sqlite3")
-    tokens = {
-        "admin": store.create("admin", "chief")[0],
-        "arbiter": store.create("arbiter", "ref-1", [TID])[0],
-        "broadcaster": store.create("broadcaster", "tv")[0],
-        "auditor": store.create("auditor", "audit")[0],
-    }
     clock = Clock(datetime.now().astimezone())
     settings = FeedSettings(keepalive=0.2, reauth=60.0, delay_tick=0.05)
-    app = create_app(log, store, feed=settings, clock=clock)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
-        time.sleep(0.01)
-    api = Api(f"http://127.0.0.1:{port}", clock, log, db, tokens, app)
-    r = api.post("admin", "commands", SETUP)
-    assert r.status_code == 201, r.text
-    try:
+    with ThreadServer(tmp_path, feed=settings, clock=clock) as srv:
+        tokens = {
+            "admin": srv.token("admin", "chief"),
+            "arbiter": srv.token("arbiter", "ref-1", [TID]),
+            "broadcaster": srv.token("broadcaster", "tv"),
+            "auditor": srv.token("auditor", "audit"),
+        }
+        api = Api(srv.url, clock, srv.log, tmp_path / "events.sqlite3", tokens, srv.app)
+        r = api.post("admin", "commands", SETUP)
+        assert r.status_code == 201, r.text
         yield api
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        store.close()
-        log.close()
 
 
 def _between(a: Envelope, b: Envelope, delay: int) -> datetime:

@@ -14,75 +14,34 @@ that `create_app` includes, as `arbiter serve` serves them.
 
 from __future__ import annotations
 
-import base64
-import os
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-import uvicorn
-from bench.feed import SseReader, free_port
-from test_page import CHROMIUM, Chromium
-from tests_support import cmd
+from bench.feed import SseReader
+from tests_support import (
+    BROWSER_TEST,
+    Chromium,
+    ThreadServer,
+    click_result,
+    cmd,
+    fill_and_submit,
+    points_js,
+    screenshots,
+    whole_page_shot,
+)
 
 from events_schema import Recorded
 from projections.standings import fold as standings_fold
-from services.api.app import create_app
-from services.commands.auth import TokenStore
-from services.eventlog.sqlite import SQLiteEventLog
 
 TID = "console-open-2026"
 
-pytestmark = [
-    pytest.mark.slow,  # a server and a browser, as test_page.py
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
-
-
-# --- the server and the browser ------------------------------------------------------------
-
-
-class ThreadServer:
-    """The API app (`create_app`, as `arbiter serve` builds it) served by
-    uvicorn in a thread on 127.0.0.1."""
-
-    def __init__(self, data: Path) -> None:
-        self.tokens = TokenStore(data / "tokens.sqlite3")
-        self.log = SQLiteEventLog(data / "events.sqlite3")
-        app = create_app(self.log, self.tokens)
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_config=None, timeout_graceful_shutdown=2
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ThreadServer:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(15)
+pytestmark = BROWSER_TEST  # a server and a browser, as test_page.py
 
 
 def _layout(browser: Chromium, width: int, out: Path) -> dict[str, Any]:
     """Emulate a `width`-px screen, screenshot the whole page to `out`, and measure."""
-    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}
-    browser.send("Emulation.setDeviceMetricsOverride", metrics)
-    time.sleep(0.3)
-    height = browser.evaluate("Math.ceil(document.documentElement.scrollHeight)")
-    browser.send("Emulation.setDeviceMetricsOverride", {**metrics, "height": int(height)})
-    time.sleep(0.3)
-    out.write_bytes(base64.b64decode(browser.send("Page.captureScreenshot")["data"]))
+    whole_page_shot(browser, width, out)
     return dict(
         browser.evaluate(
             """(() => {
@@ -114,32 +73,8 @@ PLAYERS = [  # registered through commands; a sixth comes through the page's for
 ]
 
 
-def click(browser: Chromium, board: int, result: str) -> None:
-    sel = f'#boards .bd[data-board="{board}"] button[data-result="{result}"]'
-    assert browser.evaluate(
-        f"(() => {{ const b = document.querySelector('{sel}'); "
-        "if (!b) return false; b.click(); return true; })()"
-    ), sel
-
-
-def fill_and_submit(browser: Chromium, form: str, values: dict[str, str]) -> None:
-    sets = "".join(f"f.elements[{k!r}].value = {v!r}; " for k, v in values.items())
-    browser.evaluate(
-        f"(() => {{ const f = document.getElementById({form!r}); {sets}f.requestSubmit(); }})()"
-    )
-
-
-def points_js(pid: str) -> str:
-    """The JS that reads `pid`'s points in the page's standings."""
-    return (
-        f"(document.querySelector('#standings tr[data-player=\"{pid}\"] td.points') || {{}})"
-        ".textContent"
-    )
-
-
 def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
-    shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp_path)))
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshots(tmp_path)
     with ThreadServer(tmp_path) as srv:
         admin = srv.tokens.create("admin", "chief")[0]
         arbiter = srv.tokens.create("arbiter", "deputy", [TID])[0]
@@ -220,7 +155,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
 
             # Its results, by clicking: a win, a draw, a forfeit.
             for b, res in ((1, "1-0"), (2, "½"), (3, "-+")):
-                click(browser, b, res)
+                click_result(browser, b, res)
             ended = "document.querySelectorAll('#boards .bd[data-status=\"ended\"]').length"
             browser.wait_for(ended, 3)
             envs = [e for e in srv.log.read(TID, 1) if e.type == "GameEnded"]
@@ -307,7 +242,7 @@ def test_an_arbiter_runs_a_round_from_the_console(tmp_path: Path):
             )
             browser.wait_for(points_js(sides[1][1]), "1")
 
-            click(browser, 1, "1-0")  # a board of round 2 ended, the others to play
+            click_result(browser, 1, "1-0")  # a board of round 2 ended, the others to play
             browser.wait_for("document.querySelector('#boards .bd .fix') !== null", True)
             # Its "Correct…" addresses the correction form to that board.
             browser.evaluate("document.querySelector('#boards .bd .fix').click()")

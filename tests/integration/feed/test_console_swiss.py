@@ -1,6 +1,6 @@
 """Issue 24's "Done when", the second half: "the same through the console page in Chromium". A
 10-player FIDE Swiss of 3 rounds run from the arbiter's console (services/feed/console.py) in
-headless Chromium, on the API app `arbiter serve` serves (test_console_page.py's
+headless Chromium, on the API app `arbiter serve` serves (tests_support.py's
 `ThreadServer`): the tournament created and eight players entered over HTTP as an organiser's
 tools do (`POST …/create`, the CSV entry list as `text/csv` to `POST …/players`: no event
 written by hand), two late-comers from the page's register form (one unrated), a requested
@@ -23,17 +23,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from test_console_page import ThreadServer, click, fill_and_submit, points_js
 from test_dutch_crosscheck import gacrux_rounds, numbers
-from test_page import CHROMIUM, Chromium
+from tests_support import (
+    BROWSER_TEST,
+    Chromium,
+    ThreadServer,
+    click_result,
+    fill_and_submit,
+    points_js,
+)
 
 TID = "console-swiss-2026"
 
-pytestmark = [
-    pytest.mark.slow,  # a server, a browser and gacrux
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
+pytestmark = BROWSER_TEST  # a server, a browser and gacrux
 
 ENTRIES = """name;rating;title;federation;fide_id;club
 "Aronian, Levon";2735;GM;USA;13300474;Saint Louis
@@ -72,7 +74,7 @@ def play_round(browser: Chromium, rnd: int) -> None:
         f"paired round {rnd}, {len(CLICKS[rnd])} boards"
     )
     for board, result in enumerate(CLICKS[rnd], start=1):
-        click(browser, board, result)
+        click_result(browser, board, result)
     ended = "document.querySelectorAll('#boards .bd[data-status=\"ended\"]').length"
     browser.wait_for(ended, len(CLICKS[rnd]))
 

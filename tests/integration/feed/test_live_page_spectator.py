@@ -1,5 +1,5 @@
 """The live page as a spectator expects it (issue 24 item 7), in headless Chromium on a real
-`arbiter serve` (the helpers of test_page.py): the tournament's name as its title, a move list
+`arbiter serve` (the helpers of tests_support.py): the tournament's name as its title, a move list
 per board, the game's PGN to download, earlier rounds to step through, a board opened large
 with both clocks and the evaluation, a 390 px layout whose pairings use the width they have
 and whose standings scroll beside a sticky name column, and never a blank "connecting…" page
@@ -11,24 +11,16 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import chess.pgn
 import httpx
-import pytest
 from bench.feed import ApiServer
-from test_page import CHROMIUM, Chromium
-from tests_support import cmd
+from tests_support import BROWSER_TEST, Chromium, cmd, poster, screenshots, whole_page_shot
 
-pytestmark = [
-    pytest.mark.slow,  # make test-fast leaves it out
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
-    ),
-]
+pytestmark = BROWSER_TEST
 
 TID = "spring-open-2026"
 NAME = "Spring Open 2026"
@@ -94,27 +86,9 @@ def _tournament(post: Any) -> None:
     )
 
 
-def _poster(srv: ApiServer) -> tuple[Any, str]:
-    """A function that appends a batch of commands as the chief arbiter, and a broadcaster
-    token for the page."""
-    headers = {"Authorization": f"Bearer {srv.token('admin', 'chief')}"}
-
-    def post(body: dict[str, Any]) -> None:
-        r = httpx.post(f"{srv.url}/tournaments/{TID}/commands", json=body, headers=headers)
-        assert r.status_code == 201, r.text
-
-    return post, srv.token("broadcaster", "tv")
-
-
 def _whole_page(browser: Chromium, width: int, out: Path) -> dict[str, int]:
     """A `width`-px wide screen: the whole page screenshot to `out`; the page's widths."""
-    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}
-    browser.send("Emulation.setDeviceMetricsOverride", metrics)
-    time.sleep(0.3)
-    height = browser.evaluate("Math.ceil(document.documentElement.scrollHeight)")
-    browser.send("Emulation.setDeviceMetricsOverride", {**metrics, "height": int(height)})
-    time.sleep(0.3)
-    out.write_bytes(base64.b64decode(browser.send("Page.captureScreenshot")["data"]))
+    whole_page_shot(browser, width, out)
     widths = browser.evaluate(
         "({scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth})"
     )
@@ -132,10 +106,9 @@ def _shot(browser: Chromium, width: int, out: Path) -> None:
 
 
 def test_title_moves_pgn_rounds_large_board_and_phone_layout(tmp_path: Path):
-    shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp_path)))
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshots(tmp_path)
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv)
+        post, viewer = poster(srv, TID)
         _tournament(post)
         browser = Chromium()
         try:
@@ -287,7 +260,7 @@ def test_the_page_renders_what_exists_at_once_five_times_even_without_its_stream
     tmp_path: Path,
 ):
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv)
+        post, viewer = poster(srv, TID)
         _tournament(post)
         url = f"{srv.url}/tournaments/{TID}/live?token={viewer}"
         state = """(() => ({
@@ -323,7 +296,7 @@ def test_the_page_renders_what_exists_at_once_five_times_even_without_its_stream
 
 def test_a_go_board_opens_large_with_its_stones_and_clocks(tmp_path: Path):
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv)
+        post, viewer = poster(srv, TID)
         post(
             {
                 "commands": [

@@ -9,162 +9,28 @@ a result shows in the pairings, the standings and the crosstable; a screenshot a
 a standings table that needs scrolling at 1,280 (`ARBITER_SCREENSHOTS=DIR` keeps the PNGs). A
 Go game is drawn as stones on the plain-SVG board.
 
-Chromium is driven over the Chrome DevTools protocol on a pipe (`--remote-debugging-pipe`:
-JSON messages ending in NUL, on fds 3 and 4), so no Python package and no chromedriver are
-needed.
+Chromium is driven over the Chrome DevTools protocol on a pipe (tests_support.py `Chromium`,
+shared by every page test), so no Python package and no chromedriver are needed.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import json
 import os
 import shutil
-import subprocess
-import tempfile
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-import pytest
 from bench.feed import ApiServer
-from tests_support import cmd
+from tests_support import BROWSER_TEST, Chromium, cmd, poster, screenshots, whole_page_shot
 
-CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
 TID = "live-2026"
 
-pytestmark = [
-    pytest.mark.slow,  # make test-fast leaves it out
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (scripts/test installs it)"
-    ),
-]
-
-
-class Chromium:
-    """Headless Chromium with a DevTools pipe: one page, `evaluate` runs JS in it."""
-
-    FLAGS = (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--remote-debugging-pipe",
-    )
-
-    def __init__(self) -> None:
-        self.profile = tempfile.mkdtemp(prefix="arbiter-chromium-")
-        to_child_r, self._to_child = os.pipe()
-        self._from_child, from_child_w = os.pipe()
-
-        def fds() -> None:  # in the child: the pipe at fds 3 (commands) and 4 (replies)
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
-
-        self.proc = subprocess.Popen(
-            [CHROMIUM, *self.FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-            preexec_fn=fds,
-            close_fds=False,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(to_child_r)
-        os.close(from_child_w)
-        self._next = 0
-        self._replies: dict[int, dict[str, Any]] = {}
-        self._cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.session: str | None = None
-
-    def _read(self) -> None:
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(self._from_child, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            buf += chunk
-            while b"\0" in buf:
-                raw, buf = buf.split(b"\0", 1)
-                msg = json.loads(raw)
-                if "id" in msg:
-                    with self._cond:
-                        self._replies[msg["id"]] = msg
-                        self._cond.notify_all()
-
-    def send(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30) -> Any:
-        self._next += 1
-        ident = self._next
-        msg: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
-        if self.session and not method.startswith("Target."):
-            msg["sessionId"] = self.session
-        os.write(self._to_child, json.dumps(msg).encode() + b"\0")
-        with self._cond:
-            if not self._cond.wait_for(lambda: ident in self._replies, timeout):
-                raise TimeoutError(f"no reply to {method}")
-            reply = self._replies.pop(ident)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply.get("result", {})
-
-    def open(self, url: str) -> None:
-        target = self.send("Target.createTarget", {"url": url})["targetId"]
-        attached = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})
-        self.session = attached["sessionId"]
-
-    def evaluate(self, expression: str) -> Any:
-        res = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        return res.get("result", {}).get("value")
-
-    def wait_for(self, expression: str, expected: Any, timeout: float = 20) -> Any:
-        deadline = time.monotonic() + timeout
-        value = None
-        while time.monotonic() < deadline:
-            value = self.evaluate(expression)
-            if value == expected:
-                return value
-            time.sleep(0.1)
-        raise AssertionError(f"{expression} is {value!r}, not {expected!r}")
-
-    def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
-        for fd in (self._to_child, self._from_child):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        shutil.rmtree(self.profile, ignore_errors=True)
-
-
-def _poster(srv: ApiServer, tid: str) -> tuple[Callable[[dict[str, Any]], None], str]:
-    """A function that appends a batch of commands to `tid` as the chief arbiter (admin),
-    and a broadcaster token for the page."""
-    headers = {"Authorization": f"Bearer {srv.token('admin', 'chief')}"}
-
-    def post(body: dict[str, Any]) -> None:
-        r = httpx.post(f"{srv.url}/tournaments/{tid}/commands", json=body, headers=headers)
-        assert r.status_code == 201, r.text
-
-    return post, srv.token("broadcaster", "tv")
+pytestmark = BROWSER_TEST
 
 
 def test_a_result_appended_through_the_api_appears_on_the_live_page(tmp_path: Path):
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv, TID)
+        post, viewer = poster(srv, TID)
 
         post(
             {
@@ -229,20 +95,8 @@ START_AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 
 
 def _layout(browser: Chromium, width: int, out: Path) -> dict[str, Any]:
     """Emulate a `width`-px wide screen, screenshot the whole page to `out`, and measure."""
-    browser.send(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600},
-    )
-    time.sleep(0.3)  # a layout pass
-    height = browser.evaluate("Math.ceil(document.documentElement.scrollHeight)")
-    browser.send(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": int(height), "deviceScaleFactor": 1, "mobile": width < 600},
-    )
-    time.sleep(0.3)
-    shot = browser.send("Page.captureScreenshot", {"format": "png"})
-    png = base64.b64decode(shot["data"])
-    out.write_bytes(png)
+    whole_page_shot(browser, width, out)
+    png = out.read_bytes()
     measures = browser.evaluate(
         """(() => {
         const lines = td => {  // lines of a cell's text: boxes that share no vertical extent
@@ -271,10 +125,9 @@ def _layout(browser: Chromium, width: int, out: Path) -> dict[str, Any]:
 
 
 def test_broadcast_page_shows_moves_clocks_eval_results_and_fits_1280_and_390(tmp_path: Path):
-    shots = Path(os.environ.get("ARBITER_SCREENSHOTS", str(tmp_path)))
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshots(tmp_path)
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv, BROADCAST)
+        post, viewer = poster(srv, BROADCAST)
 
         post(
             {
@@ -396,7 +249,7 @@ def test_broadcast_page_shows_moves_clocks_eval_results_and_fits_1280_and_390(tm
 def test_a_go_game_is_drawn_as_stones_on_a_plain_svg_board(tmp_path: Path):
     tid = "go-live-2026"
     with ApiServer(tmp_path) as srv:
-        post, viewer = _poster(srv, tid)
+        post, viewer = poster(srv, tid)
 
         post(
             {

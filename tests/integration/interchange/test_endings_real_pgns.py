@@ -8,18 +8,16 @@ derived from `mt` and the time control equal the arena's `tl` on every move."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
+from tests_support import PGN_DIR
 
 from events_schema.events import TimeControl
 from projections.endings import GameFacts, MoveFacts, adjudicate, draw_rule, ruleset_for
 from projections.endings.clock import ClockSpec, apply_move, start
 from projections.endings.pgn_comments import MoveComment, parse_tcec
-
-PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"  # shared/ beside
 
 CURRENT = {  # file → the preset of the event (rules in force: the seed's)
     "TCEC_Season_28_-_Entrance_League_Tiebreak_1.pgn": "tcec-league",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests_support import cli_db, pgn_sample
 from typer.testing import CliRunner
 
 from services.cli.main import app
@@ -21,7 +22,6 @@ from services.interchange.pgn import PgnError, read_pgn
 
 runner = CliRunner()
 
-PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"
 CUP4 = "TCEC_Cup_4_Bronze.pgn"
 S28 = "TCEC_Season_28_-_Entrance_League_Tiebreak_1.pgn"
 
@@ -35,16 +35,7 @@ STALEMATE = (
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
-    monkeypatch.delenv("ARBITER_BACKEND", raising=False)
-    return tmp_path / "events.sqlite3"
-
-
-def _sample(name: str) -> Path:
-    path = PGN_DIR / name
-    if not path.is_file():
-        pytest.skip(f"{path} is missing")
-    return path
+    return cli_db(tmp_path, monkeypatch)
 
 
 def _import(db: Path, file: Path, *args: str, code: int = 0) -> Any:
@@ -164,7 +155,7 @@ def _cut(path: Path, game: int, keep_lines: int) -> str:
 def test_a_real_tcec_file_cut_in_mid_game(db: Path, tmp_path: Path):
     """Cup 4 cut in its second game (the 3-fold and fifty-move games were stored as finished
     from their tags): game 1 ends as the file says, game 2 is in progress up to the cut."""
-    text = _cut(_sample(CUP4), 2, 30)
+    text = _cut(pgn_sample(CUP4), 2, 30)
     path = _write(tmp_path, "cup4-cut.pgn", text)
     report = _import(db, path, "--tournament", "cut")
     first, second = report["game_rows"]
@@ -175,7 +166,7 @@ def test_a_real_tcec_file_cut_in_mid_game(db: Path, tmp_path: Path):
 
 
 def test_a_real_tcec_file_cut_inside_a_comment_and_inside_a_move(db: Path, tmp_path: Path):
-    whole = _sample(S28).read_text(encoding="utf-8")
+    whole = pgn_sample(S28).read_text(encoding="utf-8")
     full = read_pgn(whole)[0]
     mid = whole.index("tl=", whole.index("\n30. ")) + 5  # inside a comment's clock
     inside = read_pgn(whole[:mid])[0]

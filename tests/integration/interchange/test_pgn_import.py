@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests_support import cli_db, log_events, pgn_sample
 from typer.testing import CliRunner
 
 from services.cli.main import app
@@ -20,7 +21,6 @@ from services.eventlog.sqlite import SQLiteEventLog
 
 runner = CliRunner()
 
-PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"
 S28 = "TCEC_Season_28_-_Entrance_League_Tiebreak_1.pgn"
 S29 = "TCEC_Season_29_-_Frd_5_League_B_Tiebreak.pgn"
 CUP4 = "TCEC_Cup_4_Bronze.pgn"
@@ -39,16 +39,7 @@ TERMINATION = {
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("ARBITER_DATA", str(tmp_path))
-    monkeypatch.delenv("ARBITER_BACKEND", raising=False)
-    return tmp_path / "events.sqlite3"
-
-
-def _sample(name: str) -> Path:
-    path = PGN_DIR / name
-    if not path.is_file():
-        pytest.skip(f"{path} is missing")
-    return path
+    return cli_db(tmp_path, monkeypatch)
 
 
 def _import(db: Path, file: Path, *args: str, code: int = 0) -> Any:
@@ -63,14 +54,6 @@ def _games(db: Path, tid: str) -> list[dict[str, Any]]:
     body = json.loads(res.stdout)
     assert body["tournament_id"] == tid
     return list(body["games"])
-
-
-def _events(db: Path, tid: str) -> list[Any]:
-    log = SQLiteEventLog(db)
-    try:
-        return list(log.read(tid, 1))
-    finally:
-        log.close()
 
 
 def _headers(path: Path) -> list[dict[str, str]]:
@@ -111,7 +94,7 @@ CURRENT = {
 
 @pytest.mark.parametrize("name", sorted(CURRENT))
 def test_current_seasons_end_by_rule_where_they_really_ended(db: Path, name: str):
-    path = _sample(name)
+    path = pgn_sample(name)
     preset, expected = CURRENT[name]
     tid = "current"
     report = _import(db, path, "--rules", preset, "--adjudicate", "--tournament", tid)
@@ -132,7 +115,7 @@ def test_current_seasons_end_by_rule_where_they_really_ended(db: Path, name: str
         assert (row["white"], row["black"]) == (h["White"], h["Black"])
     assert rows[0]["round"] != rows[1]["round"]  # same two engines: one round each
 
-    envs = _events(db, tid)
+    envs = log_events(db, tid)
     created = envs[0].payload
     assert created["adjudication"] == "rules" and created["rules_preset"] == preset
     assert created["format"] == "match"
@@ -163,9 +146,9 @@ def test_current_seasons_end_by_rule_where_they_really_ended(db: Path, name: str
 
 
 def test_tcec_move_comments_become_clocks_and_evaluations(db: Path):
-    path = _sample(S28)
+    path = pgn_sample(S28)
     _import(db, path, "--rules", "tcec-league", "--adjudicate", "--tournament", "s28")
-    moves = [e.payload for e in _events(db, "s28") if e.type == "MovePlayed"]
+    moves = [e.payload for e in log_events(db, "s28") if e.type == "MovePlayed"]
     first = [m for m in moves if m["game_id"] == "g0001"]
     book = first[0]  # 1. d4 {book, …}
     assert book["uci"] == "d2d4" and book["san"] == "d4"
@@ -190,17 +173,17 @@ def test_tcec_move_comments_become_clocks_and_evaluations(db: Path):
 
 @pytest.mark.slow
 def test_reimport_appends_nothing_even_in_small_batches(db: Path, monkeypatch: pytest.MonkeyPatch):
-    path = _sample(S28)
+    path = pgn_sample(S28)
     monkeypatch.setenv("ARBITER_MAX_BATCH_EVENTS", "40")
     first = _import(db, path, "--rules", "tcec-league", "--adjudicate", "--tournament", "s28")
-    n = len(_events(db, "s28"))
+    n = len(log_events(db, "s28"))
     assert first["appended"] == n > 376  # 376 moves, their games, players, rounds
     assert first["batches"] >= n // 40
     assert first["duplicate"] is False
     again = _import(db, path, "--rules", "tcec-league", "--adjudicate", "--tournament", "s28")
     assert again["appended"] == 0 and again["duplicate"] is True
     assert again["last_seq"] == first["last_seq"] == n
-    assert len(_events(db, "s28")) == n
+    assert len(log_events(db, "s28")) == n
     assert again["game_rows"] == first["game_rows"]
     # the human output says so too
     res = runner.invoke(
@@ -209,7 +192,7 @@ def test_reimport_appends_nothing_even_in_small_batches(db: Path, monkeypatch: p
     )
     assert res.exit_code == 0, res.output
     assert "already imported: nothing appended" in res.stdout
-    assert len(_events(db, "s28")) == n
+    assert len(log_events(db, "s28")) == n
     # the same file into the tournament (issue 25: --tournament adds to one that exists): it
     # follows every game of it already; under other rules it is refused (its rules are its own)
     res = runner.invoke(app, ["import", "pgn", str(path), "--db", str(db), "--tournament", "s28"])
@@ -219,7 +202,7 @@ def test_reimport_appends_nothing_even_in_small_batches(db: Path, monkeypatch: p
     res = runner.invoke(app, ["import", "pgn", str(path), "--db", str(db), *other])
     assert res.exit_code == 1
     assert "pgn.tournament_exists (--rules)" in res.stderr
-    assert len(_events(db, "s28")) == n
+    assert len(log_events(db, "s28")) == n
 
 
 # --- older archives: the arena's endings ----------------------------------------------------------
@@ -254,7 +237,7 @@ OLDER = {
 
 @pytest.mark.parametrize("name", sorted(OLDER))
 def test_older_archives_record_the_arena_s_endings(db: Path, name: str):
-    path = _sample(name)
+    path = pgn_sample(name)
     preset, expected = OLDER[name]
     tid = "older"
     report = _import(db, path, "--rules", preset, "--tournament", tid)
@@ -270,7 +253,7 @@ def test_older_archives_record_the_arena_s_endings(db: Path, name: str):
     # one round per game: the same engines meet in every one (Cup 4 writes them all "1.x")
     assert [r["round"] for r in rows] == list(range(1, len(rows) + 1))
 
-    envs = _events(db, tid)
+    envs = log_events(db, tid)
     assert envs[0].payload["adjudication"] == "manual"
     pids = {e.payload["name"]: e.payload["player_id"] for e in envs if e.type == "PlayerRegistered"}
     adjudications = [e.payload for e in envs if e.type == "AdjudicationIssued"]
@@ -293,7 +276,7 @@ def test_older_archives_record_the_arena_s_endings(db: Path, name: str):
 def test_rules_that_end_games_otherwise_are_shown_never_hidden(db: Path):
     """Cup 4 under today's Cup rules: the current draw rule ends three games earlier than the
     2019 arena did, and does not end the one the older draw rule ended."""
-    path = _sample(CUP4)
+    path = pgn_sample(CUP4)
     res = runner.invoke(
         app,
         ["import", "pgn", str(path), "--db", str(db), "--json", *CUP4_OPTS],
@@ -319,7 +302,7 @@ def test_rules_that_end_games_otherwise_are_shown_never_hidden(db: Path):
 
 
 def test_a_malformed_file_is_refused_with_its_line_and_appends_nothing(db: Path, tmp_path: Path):
-    lines = _sample(S28).read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = pgn_sample(S28).read_text(encoding="utf-8").splitlines(keepends=True)
     # game 2, White's 12th move (12. f3 …) becomes a king's walk
     n = next(i for i, line in enumerate(lines) if i > 250 and line.startswith("12. f3 "))
     lines[n] = "12. Ka5 " + lines[n][len("12. f3 ") :]
@@ -336,14 +319,14 @@ def test_a_malformed_file_is_refused_with_its_line_and_appends_nothing(db: Path,
 
 
 def test_an_unknown_preset_and_a_file_without_games_are_refused(db: Path, tmp_path: Path):
-    res = _import(db, _sample(S29), "--rules", "tcec-nonsense", code=1)
+    res = _import(db, pgn_sample(S29), "--rules", "tcec-nonsense", code=1)
     assert "pgn.unknown_rules" in res.stderr
     empty = tmp_path / "empty.pgn"
     empty.write_text("\n\n", encoding="utf-8")
     res = _import(db, empty, code=1)
     assert "pgn.malformed (empty.pgn:" in res.stderr and "no games" in res.stderr
     # "fide" has endings but no tiebreak preset: the decider refuses the tournament itself
-    res = _import(db, _sample(S29), "--rules", "fide", code=1)
+    res = _import(db, pgn_sample(S29), "--rules", "fide", code=1)
     assert "tiebreak.unknown_preset" in res.stderr
     log = SQLiteEventLog(db)
     try:
@@ -411,7 +394,7 @@ def test_a_cutechess_file_with_adjudication(db: Path, tmp_path: Path):
         "White loses on time",
         "Draw by adjudication",
     ]
-    envs = _events(db, "gauntlet")
+    envs = log_events(db, "gauntlet")
     assert envs[0].payload["format"] == "swiss"  # three engines, not every pair met
     assert {e.payload["kind"] for e in envs if e.type == "PlayerRegistered"} == {"engine"}
     moves = [e.payload for e in envs if e.type == "MovePlayed" and e.payload["game_id"] == "g0001"]
@@ -500,7 +483,7 @@ def test_a_lichess_file_as_it_says(db: Path, tmp_path: Path):
         ("1/2-1/2", "threefold_repetition", "arena: Normal"),  # the position, a third time
     ]
     assert [r["round"] for r in rows] == [1, 2, 3, 4]  # no round numbers: a round per game
-    envs = _events(db, "blitz")
+    envs = log_events(db, "blitz")
     assert envs[0].payload["adjudication"] == "manual" and envs[0].payload["format"] == "match"
     players = [e.payload for e in envs if e.type == "PlayerRegistered"]
     assert [(p["name"], p["kind"], p["rating"]) for p in players] == [
@@ -535,7 +518,7 @@ def test_a_lichess_file_as_it_says(db: Path, tmp_path: Path):
     assert rows[1]["citation"] == "arena: Normal"  # a resignation is an event, not a rule's
     # three-fold is a claim under the FIDE Laws (9.2): recorded as claimed, no adjudication
     assert (rows[3]["termination"], rows[3]["plies"]) == ("threefold_repetition", 8)
-    envs = _events(db, "blitz-rules")
+    envs = log_events(db, "blitz-rules")
     assert not [e for e in envs if e.type == "AdjudicationIssued"]
 
 
@@ -543,7 +526,7 @@ def test_games_lists_a_tournament_without_sources(db: Path):
     res = runner.invoke(app, ["games", "nothing", "--db", str(db)])
     assert res.exit_code == 1
     assert "games.unknown_tournament" in res.stderr
-    path = _sample(S29)
+    path = pgn_sample(S29)
     _import(db, path, "--rules", "tcec-frd", "--adjudicate", "--tournament", "frd")
     res = runner.invoke(app, ["games", "frd", "--db", str(db)])
     assert res.exit_code == 0, res.output
@@ -565,7 +548,7 @@ def test_an_import_cut_short_is_completed_by_running_it_again(db: Path):
                 raise OSError("the machine went down")
             return super().append(*args, **kw)
 
-    data = _sample(S28).read_bytes()
+    data = pgn_sample(S28).read_bytes()
     actor = Actor(id="cli:test", role="admin")
     options: dict[str, Any] = {
         "file_name": S28,

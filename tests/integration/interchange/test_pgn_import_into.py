@@ -6,46 +6,21 @@ have refused naming the line, and the tournament's rules kept."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests_support import cli_db
+from tests_support import PGN_DIR, cli_db, cli_json, cli_run, log_events
 from typer.testing import CliRunner
-
-from services.cli.main import app
-from services.eventlog.sqlite import SQLiteEventLog
 
 runner = CliRunner()
 
-PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"
 CUP4 = "TCEC_Cup_4_Bronze.pgn"
 
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cli_db(tmp_path, monkeypatch)
-
-
-def _run(*args: str, code: int = 0) -> str:
-    res = runner.invoke(app, list(args))
-    assert res.exit_code == code, res.output
-    return " ".join(res.output.split())
-
-
-def _json(*args: str) -> Any:
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
-
-
-def _events(db: Path, tid: str) -> list[Any]:
-    log = SQLiteEventLog(db)
-    try:
-        return list(log.read(tid, 1))
-    finally:
-        log.close()
 
 
 def _game(rnd: str, white: str, black: str, moves: str, result: str) -> str:
@@ -56,23 +31,25 @@ def _game(rnd: str, white: str, black: str, moves: str, result: str) -> str:
 
 
 def test_games_are_matched_to_the_round_s_pairings_by_their_players(db: Path, tmp_path: Path):
-    _run("create", "club", "--name", "Club", "--format", "swiss", "--rounds", "3")
+    cli_run("create", "club", "--name", "Club", "--format", "swiss", "--rounds", "3")
     for name in ("Carlsen, Magnus", "Nakamura, Hikaru", "Dvořák, Jan", "Smith, Anna"):
-        _run("register", "club", name)
-    _run("pair", "club")
-    names = {p["player_id"]: p["name"] for p in _json("players", "club")["players"]}
-    pairings = next(r for r in _json("schedule", "club")["rounds"] if r["round"] == 1)["pairings"]
+        cli_run("register", "club", name)
+    cli_run("pair", "club")
+    names = {p["player_id"]: p["name"] for p in cli_json("players", "club")["players"]}
+    pairings = next(r for r in cli_json("schedule", "club")["rounds"] if r["round"] == 1)[
+        "pairings"
+    ]
     (a, b) = pairings
     text = _game("1", names[a["white"]], names[a["black"]], "1. e4 e5 2. Qh5 Nc6", "*")
     # a name written with other case and spacing is the same player
     text += _game("1", names[b["white"]].upper(), "  " + names[b["black"]], "1. d4 d5", "1/2-1/2")
     path = tmp_path / "round1.pgn"
     path.write_text(text, encoding="utf-8")
-    before = len(_events(db, "club"))
-    report = _json("import", "pgn", str(path), "--tournament", "club")
+    before = len(log_events(db, "club"))
+    report = cli_json("import", "pgn", str(path), "--tournament", "club")
     assert [r["game_id"] for r in report["game_rows"]] == [a["game_id"], b["game_id"]]
     assert report["players"] == 0 and report["rounds"] == 0
-    types = [e.type for e in _events(db, "club")[before:]]
+    types = [e.type for e in log_events(db, "club")[before:]]
     assert "RoundScheduled" not in types and "PlayerRegistered" not in types
     assert report["in_progress"] == [a["game_id"]]
     assert report["game_rows"][1]["result"] == "1/2-1/2"
@@ -89,10 +66,10 @@ def test_games_are_matched_to_the_round_s_pairings_by_their_players(db: Path, tm
         ),
         encoding="utf-8",
     )
-    report = _json("import", "pgn", str(longer), "--tournament", "club")
+    report = cli_json("import", "pgn", str(longer), "--tournament", "club")
     row = report["game_rows"][0]
     assert (row["game_id"], row["plies"], row["result"]) == (a["game_id"], 7, "1-0")
-    moves = [e for e in _events(db, "club") if e.type == "MovePlayed"]
+    moves = [e for e in log_events(db, "club") if e.type == "MovePlayed"]
     assert [e.payload["ply"] for e in moves if e.payload["game_id"] == a["game_id"]] == list(
         range(1, 8)
     )
@@ -100,16 +77,16 @@ def test_games_are_matched_to_the_round_s_pairings_by_their_players(db: Path, tm
     # a game the paired round does not have, and a file that does not continue the game
     stranger = tmp_path / "stranger.pgn"
     stranger.write_text(_game("1", "Nobody, Known", names[a["white"]], "1. e4", "*"), "utf-8")
-    out = _run("import", "pgn", str(stranger), "--tournament", "club", code=1)
+    out = cli_run("import", "pgn", str(stranger), "--tournament", "club", code=1)
     assert "pgn.no_pairing (stranger.pgn:1)" in out and "unknown player 'Nobody, Known'" in out
     other = tmp_path / "other.pgn"
     other.write_text(_game("1", names[b["white"]], names[b["black"]], "1. c4", "*"), "utf-8")
-    out = _run("import", "pgn", str(other), "--tournament", "club", code=1)
+    out = cli_run("import", "pgn", str(other), "--tournament", "club", code=1)
     assert f"pgn.moves_differ (other.pgn:1): {b['game_id']} (round 1, the same players)" in out
     assert "ply 1 is d2d4 there, c2c4 in the file" in out
     # the same file (name) again with another first move: the game it follows differs
     path.write_text(text.replace("1. e4 e5 2. Qh5", "1. e4 e6 2. Qh5"), encoding="utf-8")
-    out = _run("import", "pgn", str(path), "--tournament", "club", code=1)
+    out = cli_run("import", "pgn", str(path), "--tournament", "club", code=1)
     assert "pgn.moves_differ (round1.pgn:7)" in out and "ply 2 is e7e5 in" in out
 
 
@@ -129,16 +106,16 @@ def test_a_cut_file_then_the_whole_file_records_what_the_whole_file_does(db: Pat
     cut = tmp_path / CUP4
     cut.write_text(text[: len(text) // 2], encoding="utf-8")
     opts = ("--format", "match")
-    first = _json("import", "pgn", str(cut), "--tournament", "live", *opts)
+    first = cli_json("import", "pgn", str(cut), "--tournament", "live", *opts)
     assert len(first["in_progress"]) == 1
-    _json("import", "pgn", str(whole), "--tournament", "live")
-    _json("import", "pgn", str(whole), "--tournament", "at-once", *opts)
+    cli_json("import", "pgn", str(whole), "--tournament", "live")
+    cli_json("import", "pgn", str(whole), "--tournament", "at-once", *opts)
 
     def facts(tid: str) -> list[tuple[Any, ...]]:
         """Moves and endings by the game's place in the file (ids differ: "g0003", "3.1")."""
         out: list[tuple[Any, ...]] = []
         index: dict[str, int] = {}
-        for e in _events(db, tid):
+        for e in log_events(db, tid):
             p = e.payload
             if e.type == "GameStarted":
                 index[p["game_id"]] = p["source"]["index"]
@@ -152,24 +129,24 @@ def test_a_cut_file_then_the_whole_file_records_what_the_whole_file_does(db: Pat
     assert facts("live") == facts("at-once")
 
     def rounds(tid: str) -> list[int]:
-        return [e.payload["round"] for e in _events(db, tid) if e.type == "RoundScheduled"]
+        return [e.payload["round"] for e in log_events(db, tid) if e.type == "RoundScheduled"]
 
     assert rounds("live") == rounds("at-once") == list(range(1, 9))  # a match: a game a round
-    again = _json("import", "pgn", str(whole), "--tournament", "live")
+    again = cli_json("import", "pgn", str(whole), "--tournament", "live")
     assert again["appended"] == 0
 
 
 def test_a_tournament_without_players_gets_the_file_s_players_and_rounds(db: Path, tmp_path: Path):
-    _run("create", "rr", "--name", "RR", "--format", "round_robin", "--rounds", "3")
+    cli_run("create", "rr", "--name", "RR", "--format", "round_robin", "--rounds", "3")
     path = tmp_path / "rr.pgn"
     path.write_text(
         _game("1", "Ann", "Bob", "1. e4 e5", "1-0") + _game("2", "Bob", "Cid", "1. d4", "0-1"),
         encoding="utf-8",
     )
-    report = _json("import", "pgn", str(path), "--tournament", "rr")
+    report = cli_json("import", "pgn", str(path), "--tournament", "rr")
     assert (report["players"], report["rounds"]) == (3, 2)
     assert [r["game_id"] for r in report["game_rows"]] == ["1.1", "2.1"]
-    names = sorted(p["name"] for p in _json("players", "rr")["players"])
+    names = sorted(p["name"] for p in cli_json("players", "rr")["players"])
     assert names == ["Ann", "Bob", "Cid"]
-    out = _run("import", "pgn", str(path), "--tournament", "rr", "--format", "swiss", code=1)
+    out = cli_run("import", "pgn", str(path), "--tournament", "rr", "--format", "swiss", code=1)
     assert "pgn.tournament_exists (--format)" in out

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import chess.pgn
-import pytest
-from tests_support import append_events
+from tests_support import append_events, pgn_sample
 
 from events_schema import Actor, Recorded
 from events_schema import events as ev
@@ -23,16 +22,8 @@ from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.pgn import import_pgn
 from services.relay import FileSource, Relay, poll_once
 
-PGN_DIR = Path(__file__).resolve().parents[4] / "shared" / "data" / "pgn"
 S28 = "TCEC_Season_28_-_Entrance_League_Tiebreak_1.pgn"
 ADMIN = Actor(id="relay-test", role="admin")
-
-
-def _sample(name: str) -> Path:
-    path = PGN_DIR / name
-    if not path.is_file():
-        pytest.skip(f"{path} is missing")
-    return path
 
 
 def _games(text: str) -> list[chess.pgn.Game]:
@@ -120,7 +111,7 @@ def _created(log: SQLiteEventLog, tid: str) -> ev.TournamentCreated:
 def test_a_tcec_file_written_move_by_move_ends_as_its_import(tmp_path: Path):
     """Season 28's tiebreak (a fifty-move draw by rule at ply 237, then a mate), relayed with
     --adjudicate as `import pgn --adjudicate` records it."""
-    text = _sample(S28).read_text(encoding="utf-8")
+    text = pgn_sample(S28).read_text(encoding="utf-8")
     db = tmp_path / "events.sqlite3"
     log = SQLiteEventLog(db)
     import_pgn(

@@ -14,7 +14,7 @@ import jsonschema_rs
 import pytest
 import test_decider_playoff_guards as guards
 from builders import ADMIN, batch, created, gct_event_played, player, prizes, recorded, result
-from goldens import GOLDEN, STANDINGS_GOLDENS, golden_table
+from goldens import GOLDEN, STANDINGS_GOLDENS, golden_table, imported_golden
 
 from events_schema import Recorded
 from events_schema.codec import dumps
@@ -23,6 +23,7 @@ from events_schema.envelope import Envelope
 from events_schema.upcasters import upcast
 from projections.documents import PROJECTION_VERSION, documents
 from projections.standings import fold
+from projections.standings.grid import tiebreak_columns
 from services.cli.schema_export import DEFAULT_DIR
 from services.commands.service import CommandService
 from services.eventlog.sqlite import SQLiteEventLog
@@ -153,3 +154,32 @@ def test_every_criterion_that_can_be_a_column_has_a_unit():
     ]
     assert missing == []
     assert all(REGISTRY[n].unit is None for n in ("shared-place", "organisers-decide"))
+
+
+def test_tiebreak_columns_are_headed_in_words_the_article_kept_apart() -> None:
+    """Issue 24 item 4: a spectator reads "Buchholz cut 1", not "Buchholz Cut-1 (C.07 2024)";
+    the document carries the heading in words (the CLI's, `tiebreak_columns`) beside the
+    label and source that cite the article, for the live page and the console to show."""
+    table = golden_table("fide-c07-art16-unplayed")
+    state = imported_golden(
+        "fide-c07-art16-unplayed", *STANDINGS_GOLDENS["fide-c07-art16-unplayed"]
+    )
+    columns = _check(documents(state, "t"))["tiebreaks"]["data"]["columns"]
+    by_key = {c["key"]: c for c in columns}
+    assert by_key["buchholz-cut1"] == {
+        "key": "buchholz-cut1",
+        "label": "Buchholz Cut-1 (C.07 2024)",
+        "source": "FIDE C.07 2024, 8.1, 16.3-16.5, 14.1",
+        "heading": "Buchholz cut 1",
+    }
+    assert [(c["key"], c["heading"]) for c in columns] == [
+        (c.key, c.heading) for c in tiebreak_columns(table)
+    ]
+    for c in columns:
+        assert "C.07" not in c["heading"] and "(" not in c["heading"], c
+    # A document published before the field existed still validates (optional within v6).
+    old = json.loads(dumps(documents(state, "t")["tiebreaks"]))
+    for c in old["data"]["columns"]:
+        del c["heading"]
+    validate_document(old)
+    jsonschema_rs.validate(_schema("tiebreaks"), old)

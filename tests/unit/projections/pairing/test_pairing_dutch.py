@@ -156,7 +156,7 @@ def test_requested_byes_withdrawals_and_late_entries():
     assert dutch.initial_ranking(ctx.players.values())[0] == "late"
     prop = dutch.propose(ctx)
     assert prop.round is not None
-    assert "1=late 2=p01" in prop.notes[1]
+    assert "1 {late} · 2 {p01}" in prop.notes[1]  # players named by the edge
     rnd = prop.round
     playing = {p for g in rnd.pairings for p in (g.white, g.black)}
     assert playing | {b.player_id for b in rnd.byes} == {

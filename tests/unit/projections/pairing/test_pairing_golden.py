@@ -32,6 +32,7 @@ from builders import recorded
 
 from events_schema import encode_payload
 from events_schema.registry import event_class
+from projections.mentions import said
 from projections.pairing.base import context
 from projections.pairing.systems import system_of
 from projections.standings import fold
@@ -105,7 +106,7 @@ def answer(name: str) -> dict[str, Any]:
             "lots": [dataclasses.asdict(req) for req in proposal.lots],
             "round": None if proposal.round is None else encode_payload(proposal.round),
             "handicaps": dict(proposal.handicaps),
-            "notes": list(proposal.notes),
+            "notes": [said(n) for n in proposal.notes],  # players by id (mentions.py)
         },
         "pairing_numbers": None if numbers is None else list(numbers),
         "preview": None
@@ -113,7 +114,7 @@ def answer(name: str) -> dict[str, Any]:
         else {
             "rounds": [encode_payload(r) for r in preview.rounds],
             **preview.extra,
-            "notes": list(preview.notes),
+            "notes": [said(n) for n in preview.notes],
         },
     }
 

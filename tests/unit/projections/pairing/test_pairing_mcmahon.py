@@ -108,7 +108,7 @@ def test_the_bye_goes_to_the_lowest_weight_without_a_bye() -> None:
     assert [b.player_id for b in first.byes] == ["p5"]
     assert [b.kind for b in first.byes] == ["pairing_allocated"]
     assert pairs(first) == [("p1", "p2"), ("p3", "p4")]
-    assert any("p5 has the bye" in n for n in prop.notes)
+    assert any("{p5} has the bye" in n for n in prop.notes)
     play(sim, first, {"p1": "1-0", "p3": "1-0"})
     # MMS: p1 32, p2 30, p3 30, p4 28, p5 25 + 1 (bye) = 26. p5 had a bye: the others first,
     # weights p1 1 + 64 = 65, p2 60, p3 -1 + 60 = 59, p4 -2 + 56 = 54 -> p4.
@@ -132,7 +132,7 @@ def test_a_player_skipping_the_round_is_not_paired_and_gets_no_bye() -> None:
     # p2-p3, p5-p6 as before.
     assert [b.player_id for b in first.byes] == ["p7"]
     assert pairs(first) == [("p1", "p4"), ("p2", "p3"), ("p5", "p6")]
-    assert any("p8 skip round 1" in n for n in prop.notes)
+    assert any("{p8} skip round 1" in n for n in prop.notes)
     play(sim, first, {"p1": "1-0", "p2": "1-0", "p5": "1-0"})
     # Round 2 without p7; p8 (26 + ½ for the absence, rounded down: 26) has the lowest weight,
     # -4 + 52 = 48, and no bye yet.
@@ -165,7 +165,7 @@ def test_handicap_from_the_mms_difference_less_the_correction() -> None:
     rnd, prop = schedule(sim)
     assert pairs(rnd) == [("p1", "p2"), ("p3", "p4")]
     assert prop.handicaps == {"main-r1-b2": 3}
-    assert any("board 2: p3 (White) gives p4 handicap 3" in n for n in prop.notes)
+    assert any("board 2: {p3} (White) gives {p4} handicap 3" in n for n in prop.notes)
 
 
 @pytest.mark.parametrize(

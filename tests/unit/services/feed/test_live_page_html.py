@@ -39,3 +39,23 @@ def test_without_a_name_or_a_snapshot_the_id_and_nothing():
     page = live_page("open-2026")
     assert "<title>open-2026 — live</title>" in page
     assert '<script type="application/json" id="snapshot">[]</script>' in page
+
+
+def test_the_standings_table_is_one_asset_both_pages_inline():
+    """The live page and the console draw the standings with the same code (static/
+    standings.js, inlined into each as board.js is): neither page's own script draws the
+    table, and nothing is fetched for it."""
+    from services.feed.console import console_page
+    from services.feed.page import STATIC
+
+    shared = (STATIC / "standings.js").read_text(encoding="utf-8")
+    for page in (live_page("open-2026"), console_page("open-2026", "Open", "arbiter", "ruth")):
+        assert page.count(shared) == 1
+        # The table's header and legend are drawn once, by the shared asset.
+        assert page.count("function columnHead(") == 1
+        assert page.count("function legend(") == 1
+        assert "<script src" not in page
+    for own in ("live.js", "console.js"):
+        text = (STATIC / own).read_text(encoding="utf-8")
+        assert "ArbiterStandings.render(" in text
+        assert "tb.data.columns" not in text and ".decided_by" not in text
