@@ -18,7 +18,8 @@ if __name__ == "__main__":
     # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the relay (CPU per
     # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling),
-    # the engine arena (beside a bare python-chess engine.play loop) and the CLI start-up,
+    # the engine arena (beside a bare python-chess engine.play loop), the Go arena (GNU Go
+    # through GTP, beside a bare GTP loop) and the CLI start-up,
     # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
     # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
     # raw aiokafka loops; needs KAFKA_BOOTSTRAP, else reported as skipped) and the Kafka
@@ -75,6 +76,10 @@ if __name__ == "__main__":
         from . import arena
 
         doc["arena"] = arena.run(quick)
+    if wanted("arena_go"):
+        from . import arena_go
+
+        doc["arena_go"] = arena_go.run(quick)
     if wanted("cli"):
         from . import cli
 
