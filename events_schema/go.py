@@ -8,14 +8,19 @@ written as Go players write them: "30k" … "1k", "1d" … "9d" (amateur), "1p" 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from events_schema.ids import PlayerId
 
 #: "30k" … "1k", "1d" … "9d", "1p" … "9p"
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 
 GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS"]
+#: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
+#: player's McMahon start score correction (`smmsCorrection`).
+START_CORRECTION_MIN, START_CORRECTION_MAX = -1, 2
 #: OpenGotha's default McMahon placement criteria (MMS, then SOS, then SOSOS)
 DEFAULT_CRITERIA: tuple[GoCriterion, ...] = ("MMS", "SOS", "SOSOS")
 
@@ -79,6 +84,33 @@ class GoSettings(BaseModel):
         default=True,
         description="accumulated half points rounded down in the McMahon score (OpenGotha)",
     )
+    start_score_corrections: dict[
+        PlayerId, Annotated[int, Field(ge=START_CORRECTION_MIN, le=START_CORRECTION_MAX)]
+    ] = Field(
+        default_factory=dict,
+        max_length=10_000,
+        description="a correction of one player's McMahon start score, added after the "
+        "floor and the bar (OpenGotha Player.smmsCorrection: 1 for a supergroup, 2 for a "
+        "super-supergroup, -1 below its group), from -1 to 2 (OpenGotha PLA_SMMS_CORR_MIN, "
+        "PLA_SMMS_CORR_MAX); a player never registered is not read",
+    )
+    unentered_results: Literal["not_counted", "opengotha"] = Field(
+        default="not_counted",
+        description="a paired game whose result is not yet entered: 'not_counted' (a round "
+        "without a game until the result comes) or 'opengotha' (OpenGotha RESULT_UNKNOWN: a "
+        "game played, no points for either side, the opponent's score counted in SOS)",
+    )
+    count_not_played_as_half_point: bool = Field(
+        default=False,
+        description="OpenGotha genCountNotPlayedGamesAsHalfPoint: in SOS, SOSOS and SODOS an "
+        "opponent's score counts every round they did not play over the board (no game, "
+        "bye, absence, forfeit, result not entered) as ½ instead of its points",
+    )
+    hide_players_without_games: bool = Field(
+        default=False,
+        description="a display choice: players with no game at all (paired in no round) "
+        "are left out of the standings, as OpenGotha leaves them out",
+    )
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),
         min_length=1,
@@ -111,6 +143,11 @@ class GoSettings(BaseModel):
             value: Decimal = getattr(self, name)
             if (value * 2) % 1 != 0:
                 raise ValueError(f"{name} {value}: McMahon points are 0, 1/2 or 1 (OpenGotha)")
+        if self.start_score_corrections and self.supergroup_size:
+            raise ValueError(
+                "start_score_corrections and supergroup_size both set: OpenGotha's supergroup "
+                "is a start score correction of +1 player by player; give one or the other"
+            )
         return self
 
     late_from: Literal["round_start", "clock_start"] = Field(

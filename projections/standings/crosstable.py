@@ -5,7 +5,9 @@ For Go it also carries what the McMahon criteria need (`projections/tiebreaks/mc
 the tournament's `GoSettings`, each game's handicap stones and the rounds each player skips
 (LGC "Top groups" / "Other players"). A `RoundSkipped` names a round of the tournament, not of
 a stage, so every stage's crosstable reads it (a McMahon tournament has one stage). A skipped
-round adds no entry: the round stays without a game or a bye, as for a chess absence."""
+round adds no entry: the round stays without a game or a bye, as for a chess absence. A Go
+crosstable also lists the games paired whose result is not yet entered (`unresulted`):
+OpenGotha counts them as played (GoSettings.unentered_results "opengotha"); no entry."""
 
 from __future__ import annotations
 
@@ -64,6 +66,17 @@ class Game:
 
 
 @dataclass(frozen=True, slots=True)
+class Unresulted:
+    """A game paired in the stage whose result is not entered yet (Go only)."""
+
+    game_id: str
+    round: int
+    white: str
+    black: str
+    handicap: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One round from one player's side."""
 
@@ -91,6 +104,8 @@ class Crosstable:
     # Go: the tournament's settings (None: chess) and the rounds each player skips (LGC).
     go: GoSettings | None = None
     skipped: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    # Go: the games paired whose result is not entered yet (OpenGotha RESULT_UNKNOWN).
+    unresulted: tuple[Unresulted, ...] = ()
     # Values derived from this (immutable) crosstable, computed once: criteria share them.
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -130,6 +145,7 @@ class Crosstable:
             self.edition,
             go=self.go,
             skipped=self.skipped,
+            unresulted=tuple(u for u in self.unresulted if u.round <= rounds),
         )
 
 
@@ -204,12 +220,20 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
 
     games: list[Game] = []
     entries: dict[str, list[Entry]] = {pid: [] for pid in state.players}
+    go = go_settings(created)
+    unresulted: list[Unresulted] = []
     rounds = 0
     for rec in state.games.values():
         if rec.stage != stage:
             continue
         rounds = max(rounds, rec.round)
-        if not rec.results or rec.white not in entries or rec.black not in entries:
+        if rec.white not in entries or rec.black not in entries:
+            continue
+        if not rec.results:
+            if go is not None:
+                unresulted.append(
+                    Unresulted(rec.game_id, rec.round, rec.white, rec.black, rec.handicap)
+                )
             continue
         game = game_of(rec, scoring, cycle_of(rec.round, rec.cycle))
         assert game is not None
@@ -245,8 +269,9 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         withdrawn=withdrawn,
         rulings=tuple(state.rulings.values()),
         edition=in_force(created, state.rulings.values()),
-        go=go_settings(created),
+        go=go,
         skipped=state.skips(),
+        unresulted=tuple(sorted(unresulted, key=lambda u: (u.round, u.game_id))),
     )
 
 

@@ -48,10 +48,32 @@ never rounded (OpenGotha: "Points resulting from a draw are not rounded"). A rou
 player has no game, no bye and no notice (registered later, withdrawn, not paired) scores
 nothing (OpenGotha "not assigned").
 
+**Start score corrections** (`GoSettings.start_score_corrections`, OpenGotha
+`Player.smmsCorrection`): a player's own correction, from -1 to 2 (OpenGotha
+`PlacementParameterSet.PLA_SMMS_CORR_MIN`/`MAX`), added after the floor and the bar (`smms +=
+smmsCorrection`): OpenGotha's supergroups are set this way player by player, so the setting and
+`supergroup_size` are not combined (`GoSettings` refuses both).
+
 **Rounds counted**: the standings count the rounds scheduled in the stage (`Crosstable.rounds`);
-the pairing of round R counts rounds 1..R-1. A game counts once it has a result; a game still
-without one counts as a round without a game (OpenGotha would count the opponent already: the
-difference lasts until the result is entered).
+the pairing of round R counts rounds 1..R-1. By default (`unentered_results` "not_counted") a
+game counts once it has a result, and a game still without one counts as a round without a
+game. With "opengotha" it counts as OpenGotha counts `Game.RESULT_UNKNOWN`
+(`fillBaseScoringInfoIfNecessary` step 1 marks the player PAIRED; step 2 gives no points): a
+game with no points for either side whose opponent counts in SOS, SOSOS and (for nothing, as
+it is not won) SODOS.
+
+**Other results** (OpenGotha `Game.RESULT_BOTHLOSE`, "0-0" here): a game lost by both, no
+points to either, each still the other's opponent in SOS (step 1: PAIRED). A forfeit
+("_BYDEF") scores as its result and keeps the opponent (step 2 reads the two alike).
+
+**Virtual scores** (`count_not_played_as_half_point`, OpenGotha
+`genCountNotPlayedGamesAsHalfPoint`, step "2bis" and `bVirtual` in steps 4.1/4.2): SOS and SODOS
+read each opponent's *virtual* MMS instead of their MMS: the start score + the points of the
+games played over the board + ½ for every round not played over the board (no game, bye,
+absence, forfeit, result not entered: `ScoredPlayer.gameWasPlayed` is false), byes and
+absences scoring no points of their own and nothing rounded (`virtual_mms`). The player's own
+MMS, and the start score a round without a game adds to their SOS, are unchanged; SOSOS sums
+the opponents' SOS so computed.
 
 **SOS** (OpenGotha SOSM): the sum of the opponents' MMS over the player's rounds; "If the
 player does not participate in a round, the opponent's score is replaced by the starting score
@@ -170,9 +192,15 @@ def supergroup(settings: GoSettings, ranks: Mapping[str, str | None]) -> frozens
 
 
 def start_scores(settings: GoSettings, ranks: Mapping[str, str | None]) -> dict[str, int]:
-    """Every player's start score: `start_score`, and one point more for the supergroup."""
+    """Every player's start score: `start_score`, one point more for the supergroup, plus the
+    player's own correction (OpenGotha `Player.smms`: `smms += smmsCorrection` after the
+    floor and the bar; `GoSettings.start_score_corrections`)."""
     sg = supergroup(settings, ranks)
-    return {pid: start_score(settings, rank) + (pid in sg) for pid, rank in ranks.items()}
+    corr = settings.start_score_corrections
+    return {
+        pid: start_score(settings, rank) + (pid in sg) + corr.get(pid, 0)
+        for pid, rank in ranks.items()
+    }
 
 
 def top_group(settings: GoSettings, ranks: Mapping[str, str | None]) -> frozenset[str]:
@@ -212,9 +240,12 @@ class GoRound:
     status: Status
     opponent: str | None = None
     colour: Literal["white", "black"] | None = None
-    outcome: Literal["win", "draw", "loss"] | None = None
+    outcome: Literal["win", "draw", "loss"] | None = None  # None: result not entered
     handicap: int = 0  # stones of the game (0: even)
     points: Fraction = Fraction(0)  # bye or absence points (before rounding)
+    # Played over the board (OpenGotha `gameWasPlayed`): False for a forfeit and for a
+    # result not entered, and for every round without a game.
+    over_the_board: bool = False
 
 
 @dataclass(frozen=True)
@@ -264,10 +295,29 @@ def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
                 continue
             if e.game is not None and e.opponent is not None:
                 by_round[e.round] = GoRound(
-                    e.round, "paired", e.opponent, e.colour, e.outcome, e.game.handicap
+                    e.round,
+                    "paired",
+                    e.opponent,
+                    e.colour,
+                    e.outcome,
+                    e.game.handicap,
+                    over_the_board=e.game.played,
                 )
             else:
                 by_round[e.round] = GoRound(e.round, "bye", points=_bye_points(settings, e.kind))
+        if settings.unentered_results == "opengotha":  # OpenGotha RESULT_UNKNOWN: paired
+            for u in ct.unresulted:
+                if pid not in (u.white, u.black) or u.round > rounds or u.round in by_round:
+                    continue
+                white = pid == u.white
+                by_round[u.round] = GoRound(
+                    u.round,
+                    "paired",
+                    u.black if white else u.white,
+                    "white" if white else "black",
+                    None,
+                    u.handicap,
+                )
         skipped = ct.skipped.get(pid, frozenset())
         row = []
         for r in range(1, rounds + 1):
@@ -281,6 +331,30 @@ def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
     return out
 
 
+def _game_points(row: Sequence[GoRound], *, over_the_board_only: bool) -> Fraction:
+    """1 per game won, ½ per jigo (OpenGotha step 2: a both-win is a win for each, a
+    both-lose and a result not entered score nothing)."""
+    return sum(
+        (
+            Fraction(1) if r.outcome == "win" else Fraction(1, 2)
+            for r in row
+            if r.status == "paired"
+            and r.outcome in ("win", "draw")
+            and (r.over_the_board or not over_the_board_only)
+        ),
+        Fraction(0),
+    )
+
+
+def virtual_mms(start: int, row: Sequence[GoRound]) -> Fraction:
+    """OpenGotha's virtual McMahon score (`mmsVirtualX2`, read with
+    `genCountNotPlayedGamesAsHalfPoint`): the start score + the points of the games played
+    over the board + ½ for every other round (no game, bye, absence, forfeit, result not
+    entered: `!gameWasPlayed(r)`); byes and absences score no points of their own here."""
+    unplayed = sum(1 for r in row if not r.over_the_board)
+    return start + _game_points(row, over_the_board_only=True) + Fraction(unplayed, 2)
+
+
 def compute(
     settings: GoSettings,
     start: Mapping[str, int],
@@ -290,16 +364,18 @@ def compute(
     """The scores from start scores and records (module docstring: MMS, SOS, SOSOS, SODOS)."""
     mms: dict[str, Fraction] = {}
     for pid, row in recs.items():
-        games = sum(
-            (Fraction(1) if r.outcome == "win" else Fraction(1, 2))
-            for r in row
-            if r.status == "paired" and r.outcome in ("win", "draw")
-        )
+        games = _game_points(row, over_the_board_only=False)
         special = sum((r.points for r in row if r.status in ("bye", "absent")), Fraction(0))
         if settings.round_down:  # OpenGotha genRoundDownNBWMMS: the sum, rounded down
             special = Fraction(math.floor(special))
         mms[pid] = start[pid] + games + special
-    scores = GoScores(rounds, start, recs, mms, {}, {}, {})
+    # The opponents' scores SOS and SODOS read: the real MMS, or with
+    # count_not_played_as_half_point OpenGotha's virtual one (step 4.2: `bVirtual`).
+    seen = (
+        {pid: virtual_mms(start[pid], row) for pid, row in recs.items()}
+        if settings.count_not_played_as_half_point
+        else mms
+    )
     sos: dict[str, Fraction] = {}
     sodos: dict[str, Fraction] = {}
     for pid, row in recs.items():
@@ -309,7 +385,8 @@ def compute(
             if r.status != "paired" or r.opponent not in mms:
                 total += start[pid]  # OpenGotha: the player's own start score
                 continue
-            opp = scores.corrected_mms(pid, r)
+            stones = r.handicap if r.colour == "white" else -r.handicap
+            opp = seen[r.opponent] + stones
             total += opp
             if r.outcome == "win":
                 beaten += opp

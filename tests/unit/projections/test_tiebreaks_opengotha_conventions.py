@@ -1,0 +1,253 @@
+"""OpenGotha's ranking conventions where the London Go Centre seed is silent, each a named
+setting of `events_schema.go.GoSettings` (default: Arbiter's behaviour before them), computed
+in `projections/tiebreaks/mcmahon.py`. Every expected value below is worked by hand from
+OpenGotha's source (Luc Vannier, `info.vannier.gotha`):
+
+- `Player.smms`: start score = rank - McMahon zero (30k), framed by floor and bar, then
+  `smms += smmsCorrection` (range `PlacementParameterSet.PLA_SMMS_CORR_MIN` -1 ..
+  `PLA_SMMS_CORR_MAX` 2);
+- `Tournament.fillBaseScoringInfoIfNecessary`: step 1 marks a player PAIRED in a round with
+  a game whatever its result (RESULT_UNKNOWN included); step 2 gives a win 2 half-points,
+  RESULT_EQUAL 1 each, RESULT_BOTHWIN 2 each, RESULT_BOTHLOSE and RESULT_UNKNOWN nothing;
+  step 4.2 sums the opponents' MMS (own start score for a round not PAIRED), corrected by the
+  handicap; step 5 sums the opponents' SOS;
+- step "2bis" with `genCountNotPlayedGamesAsHalfPoint` (`bVirtual`): the opponents' scores
+  read in SOS/SODOS are the virtual ones, start + points of the games played over the board
+  + ½ per round with no game played (`ScoredPlayer.gameWasPlayed`: no game, bye, absence, a
+  "_BYDEF" forfeit, RESULT_UNKNOWN).
+
+Players (no bar, floor 30k, McMahon zero 30k): a 1d starts on 30, b 1k on 29, c 2k on 28,
+d 3k on 27. Results are PGN-style: "1-0" White won.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pydantic
+import pytest
+from builders import recorded, result
+from given_when_then import then_accepted
+
+from events_schema import Event
+from events_schema import events as ev
+from events_schema.go import GoSettings
+from projections.standings import StandingsState, crosstable, fold, standings
+from projections.tiebreaks.mcmahon import go_scores, start_scores, virtual_mms
+
+RANKS = {"a": "1d", "b": "1k", "c": "2k", "d": "3k"}
+
+
+def created(settings: GoSettings) -> ev.TournamentCreated:
+    return ev.TournamentCreated(name="Go Open", game="go", format="mcmahon", go=settings)
+
+
+def players(*pids: str) -> list[Event]:
+    return [ev.PlayerRegistered(player_id=p, name=p.title(), go_rank=RANKS[p]) for p in pids]
+
+
+def rnd(
+    n: int,
+    *games: tuple[str, str, str, str | None],
+    bye: tuple[str, ...] = (),
+    term: str | None = None,
+) -> list[Event]:
+    """Round n: games (id, White, Black, result or None: not entered), pairing byes."""
+    out: list[Event] = [
+        ev.RoundScheduled(
+            round=n,
+            pairings=[ev.Pairing(game_id=g, white=w, black=b) for g, w, b, _ in games],
+            byes=[ev.Bye(player_id=p) for p in bye],
+        )
+    ]
+    return out + [result(g, r, term) for g, _, _, r in games if r is not None]
+
+
+def state(settings: GoSettings, *events: list[Event]) -> StandingsState:
+    flat: list[Event] = [created(settings), *players("a", "b", "c", "d")]
+    for e in events:
+        flat += e
+    return fold(recorded("og-t1", flat))
+
+
+def scores(st: StandingsState, name: str) -> dict[str, Fraction]:
+    s = go_scores(crosstable(st))
+    return {p: s.value(name, p) for p in sorted(s.mms)}
+
+
+def F(n: int, d: int = 1) -> Fraction:
+    return Fraction(n, d)
+
+
+# --- 1. per-player start score corrections (OpenGotha smmsCorrection) ----------------------
+
+
+def test_a_start_score_correction_is_added_after_the_bar() -> None:
+    # Bar 1k: a (1d) is framed to 29 then corrected +1 = 30 (a supergroup of one, OpenGotha's
+    # way); d (3k) 27 - 1 = 26; b and c keep 29 and 28.
+    settings = GoSettings(mcmahon_bar="1k", start_score_corrections={"a": 1, "d": -1})
+    assert start_scores(settings, RANKS) == {"a": 30, "b": 29, "c": 28, "d": 26}
+    # Round 1: a beats b, d beats c. MMS = start + wins; SOS = the opponent's MMS.
+    st = state(settings, rnd(1, ("g1", "a", "b", "1-0"), ("g2", "c", "d", "0-1")))
+    assert scores(st, "MMS") == {"a": 31, "b": 29, "c": 28, "d": 27}
+    assert scores(st, "SOS") == {"a": 29, "b": 31, "c": 27, "d": 28}
+    # Without the corrections a and b start level on the bar (29) and d on 27.
+    plain = state(GoSettings(mcmahon_bar="1k"), rnd(1, ("g1", "a", "b", "1-0")))
+    assert scores(plain, "MMS")["a"] == 30
+
+
+def test_a_correction_of_a_player_never_registered_is_not_read() -> None:
+    settings = GoSettings(start_score_corrections={"zz": 2})
+    assert start_scores(settings, RANKS) == {"a": 30, "b": 29, "c": 28, "d": 27}
+
+
+# --- 2. results besides win and loss ------------------------------------------------------
+
+
+def test_both_lose_scores_nothing_and_keeps_the_opponent_in_sos() -> None:
+    # RESULT_BOTHLOSE ("0-0"): step 2 adds nothing; step 1 keeps both PAIRED, so each one's
+    # SOS is the other's MMS; SODOS (opponents beaten) stays 0.
+    st = state(GoSettings(), rnd(1, ("g1", "a", "b", "0-0"), ("g2", "c", "d", "1-0")))
+    assert scores(st, "MMS") == {"a": 30, "b": 29, "c": 29, "d": 27}
+    assert scores(st, "SOS") == {"a": 29, "b": 30, "c": 27, "d": 29}
+    assert scores(st, "SODOS") == {"a": 0, "b": 0, "c": 27, "d": 0}
+
+
+GAME_WITHOUT_RESULT = rnd(1, ("g1", "a", "b", "1-0"), ("g2", "c", "d", None))
+
+
+def test_by_default_a_game_without_result_is_a_round_without_a_game() -> None:
+    st = state(GoSettings(), GAME_WITHOUT_RESULT)
+    # c and d: no points, and their own start score in SOS (a round not paired).
+    assert scores(st, "MMS") == {"a": 31, "b": 29, "c": 28, "d": 27}
+    assert scores(st, "SOS") == {"a": 29, "b": 31, "c": 28, "d": 27}
+
+
+def test_opengotha_counts_a_game_without_result_as_played_with_no_points() -> None:
+    # RESULT_UNKNOWN: PAIRED (step 1), no points (step 2): c's SOS is d's MMS 27 and d's is
+    # c's 28; SOSOS sums the opponent's SOS (c: d's 28; d: c's 27); nothing is beaten.
+    st = state(GoSettings(unentered_results="opengotha"), GAME_WITHOUT_RESULT)
+    assert scores(st, "MMS") == {"a": 31, "b": 29, "c": 28, "d": 27}
+    assert scores(st, "SOS") == {"a": 29, "b": 31, "c": 27, "d": 28}
+    assert scores(st, "SOSOS") == {"a": 31, "b": 29, "c": 28, "d": 27}
+    assert scores(st, "SODOS") == {"a": 29, "b": 0, "c": 0, "d": 0}
+
+
+def test_the_result_entered_later_replaces_the_unknown_one() -> None:
+    st = state(
+        GoSettings(unentered_results="opengotha"), GAME_WITHOUT_RESULT, [result("g2", "0-1")]
+    )
+    assert scores(st, "MMS") == {"a": 31, "b": 29, "c": 28, "d": 28}
+    assert scores(st, "SOS") == {"a": 29, "b": 31, "c": 28, "d": 28}
+
+
+# --- 3. virtual scores of unplayed rounds (genCountNotPlayedGamesAsHalfPoint) -------------
+
+# Three players; round 1: a beats b, c has the pairing bye (1 point); round 2: a beats c,
+# b has the bye. Real MMS: a 30+2 = 32, b 29+0+1 = 30, c 28+1+0 = 29.
+# Virtual MMS: a 30+2 = 32; b 29 + 0 + ½ (round 2 not played) = 29½; c 28 + ½ + 0 = 28½.
+THREE = (
+    rnd(1, ("g1", "a", "b", "1-0"), bye=("c",)),
+    rnd(2, ("g2", "a", "c", "1-0"), bye=("b",)),
+)
+
+
+def three(settings: GoSettings, *extra: list[Event]) -> StandingsState:
+    flat: list[Event] = [created(settings), *players("a", "b", "c")]
+    for e in (*THREE, *extra):
+        flat += e
+    return fold(recorded("og-t2", flat))
+
+
+def test_without_virtual_scores_sos_reads_the_real_mms() -> None:
+    st = three(GoSettings())
+    assert scores(st, "MMS") == {"a": 32, "b": 30, "c": 29}
+    # SOS: a = b 30 + c 29; b = a 32 + own start 29 (bye); c = own 28 (bye) + a 32.
+    assert scores(st, "SOS") == {"a": 59, "b": 61, "c": 60}
+    assert scores(st, "SODOS") == {"a": 59, "b": 0, "c": 0}
+    # SOSOS: a = 61 + 60; b = a's 59 + own start 29 x 2 rounds; c = 28 x 2 + 59.
+    assert scores(st, "SOSOS") == {"a": 121, "b": 117, "c": 115}
+
+
+def test_virtual_scores_count_an_unplayed_round_as_half_a_point() -> None:
+    st = three(GoSettings(count_not_played_as_half_point=True))
+    # The player's own MMS does not change; the opponents' scores read are virtual.
+    assert scores(st, "MMS") == {"a": 32, "b": 30, "c": 29}
+    assert scores(st, "SOS") == {"a": F(58), "b": 61, "c": 60}  # 29½ + 28½ = 58
+    assert scores(st, "SODOS") == {"a": 58, "b": 0, "c": 0}
+    assert scores(st, "SOSOS") == {"a": 121, "b": 116, "c": 114}
+
+
+def test_a_forfeit_is_not_a_game_played_in_the_virtual_score() -> None:
+    # Round 2's game is a forfeit win for a ("_BYDEF"): its MMS keeps the point (step 2),
+    # but its virtual score counts the round as unplayed: 30 + 1 (round 1) + ½ = 31½; c's
+    # virtual score 28 + ½ + ½ = 29. SOS: a = 29½ + 29 = 58½; b = 31½ + own 29 = 60½;
+    # c = own 28 (bye) + 31½ = 59½.
+    flat: list[Event] = [
+        created(GoSettings(count_not_played_as_half_point=True)),
+        *players("a", "b", "c"),
+        *THREE[0],
+        *rnd(2, ("g2", "a", "c", "1-0"), bye=("b",), term="forfeit"),
+    ]
+    st = fold(recorded("og-t3", flat))
+    ct = crosstable(st)
+    s = go_scores(ct)
+    assert virtual_mms(s.start["a"], s.records["a"]) == F(63, 2)
+    assert virtual_mms(s.start["c"], s.records["c"]) == 29
+    assert scores(st, "MMS") == {"a": 32, "b": 30, "c": 29}
+    assert scores(st, "SOS") == {"a": F(117, 2), "b": F(121, 2), "c": F(119, 2)}
+
+
+# --- the settings: given a file, when read, then each mistake named ---------------------
+
+
+def test_settings_default_to_arbiters_behaviour() -> None:
+    s = GoSettings()
+    assert s.start_score_corrections == {}
+    assert s.unentered_results == "not_counted"
+    assert s.count_not_played_as_half_point is False
+    assert s.hide_players_without_games is False
+
+
+@pytest.mark.parametrize(
+    ("raw", "where", "message"),
+    [
+        ({"start_score_corrections": {"a": 3}}, "start_score_corrections.a", "less than or"),
+        ({"start_score_corrections": {"a": -2}}, "start_score_corrections.a", "greater than"),
+        ({"start_score_corrections": {"a b": 1}}, "start_score_corrections", "pattern"),
+        ({"unentered_results": "later"}, "unentered_results", "not_counted"),
+        ({"count_not_played_as_half_point": "maybe"}, "count_not_played_as_half_point", "bool"),
+        (
+            {"start_score_corrections": {"a": 1}, "supergroup_size": 2},
+            "",
+            "give one or the other",
+        ),
+    ],
+)
+def test_given_a_settings_file_when_read_then_the_mistake_is_named(
+    raw: dict[str, Any], where: str, message: str
+) -> None:
+    with pytest.raises(pydantic.ValidationError) as info:
+        GoSettings.model_validate(raw)
+    errors = info.value.errors()
+    assert any(
+        ".".join(str(x) for x in e["loc"]).startswith(where) and message in e["msg"] for e in errors
+    ), errors
+
+
+def test_given_no_tournament_when_created_with_the_conventions_then_they_are_stored() -> None:
+    settings = GoSettings(
+        start_score_corrections={"a": 2, "b": -1},
+        unentered_results="opengotha",
+        count_not_played_as_half_point=True,
+        hide_players_without_games=True,
+    )
+    then_accepted([], created(settings).model_copy(update={"tiebreak_edition": "2026"}))
+
+
+def test_the_standings_follow_the_settings() -> None:
+    st = state(GoSettings(unentered_results="opengotha"), GAME_WITHOUT_RESULT)
+    rows = {r.player_id: r for r in standings(st).rows}
+    assert [r.player_id for r in standings(st).rows] == ["a", "b", "c", "d"]
+    assert rows["c"].place == 3
