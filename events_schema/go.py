@@ -106,10 +106,12 @@ class GoSettings(BaseModel):
         "opponent's score counts every round they did not play over the board (no game, "
         "bye, absence, forfeit, result not entered) as ½ instead of its points",
     )
-    hide_players_without_games: bool = Field(
+    hide_players_never_paired: bool = Field(
         default=False,
-        description="a display choice: players with no game at all (paired in no round) "
-        "are left out of the standings, as OpenGotha leaves them out",
+        description="a display choice: players paired in no round (no game, with or without "
+        "a result, and no pairing bye) are left out of the standings, the others' places "
+        "counted without them (OpenGotha DPParameterSet.displayNPPlayers false: "
+        "Tournament.isPlayerImplied)",
     )
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),

@@ -305,7 +305,7 @@ def standings(state: StandingsState, stage: str = "main") -> Table:
     # Shown cited in the tournament's C.07 edition: labels and sources name it (Chain.edition).
     chain = dataclasses.replace(tournament_chain(state), edition=ct.edition.edition)
     by_chain = mcmahon.mcmahon_ranked(state.created)
-    ranking = mcmahon.rank(ct, chain) if by_chain else rank(ct, chain)
+    ranking = mcmahon.rank(ct, chain, mcmahon.shown_players(ct)) if by_chain else rank(ct, chain)
     cols = columns(ct, chain, ranking)
     chain_names = dict(zip(column_keys(chain), (s.name for s in chain.specs), strict=True))
     rows: list[Row] = []

@@ -503,6 +503,23 @@ def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
     return created.game == "go" and "mcmahon" in (created.format, created.pairing)
 
 
+def shown_players(ct: Crosstable) -> list[str]:
+    """The players the standings show: everyone, or with `hide_players_never_paired` those
+    paired in some round, for a game (with or without a result) or the pairing bye (OpenGotha
+    `Tournament.isPlayerImplied`; its standings leave the others out unless
+    `DPParameterSet.displayNPPlayers`). Their scores and places are computed as before; the
+    places of the others are counted without them."""
+    if not settings_of(ct).hide_players_never_paired:
+        return sorted(ct.players)
+    implied = {
+        pid
+        for pid, es in ct.entries.items()
+        if any(e.game is not None or e.kind == "bye" for e in es)
+    }
+    implied |= {p for u in ct.unresulted for p in (u.white, u.black)}
+    return sorted(p for p in ct.players if p in implied)
+
+
 def rank(ct: Crosstable, chain: Chain, players: Sequence[str] | None = None) -> Ranking:
     """Order `players` (default: everyone) by the chain alone, with no grouping by game
     points first (OpenGotha: MMS is a placement criterion like the others). The chain's own

@@ -207,7 +207,7 @@ def test_settings_default_to_arbiters_behaviour() -> None:
     assert s.start_score_corrections == {}
     assert s.unentered_results == "not_counted"
     assert s.count_not_played_as_half_point is False
-    assert s.hide_players_without_games is False
+    assert s.hide_players_never_paired is False
 
 
 @pytest.mark.parametrize(
@@ -241,7 +241,7 @@ def test_given_no_tournament_when_created_with_the_conventions_then_they_are_sto
         start_score_corrections={"a": 2, "b": -1},
         unentered_results="opengotha",
         count_not_played_as_half_point=True,
-        hide_players_without_games=True,
+        hide_players_never_paired=True,
     )
     then_accepted([], created(settings).model_copy(update={"tiebreak_edition": "2026"}))
 
@@ -251,3 +251,37 @@ def test_the_standings_follow_the_settings() -> None:
     rows = {r.player_id: r for r in standings(st).rows}
     assert [r.player_id for r in standings(st).rows] == ["a", "b", "c", "d"]
     assert rows["c"].place == 3
+
+
+# --- 5. players never paired left out of the standings (a display choice) ------------------
+
+# Round 1: b beats c, d has the pairing bye; a (the strongest, start 30) is never paired.
+# MMS: a 30 (start), b 29+1 = 30, c 28, d 27+1 = 28. SOS: a 30 (own start), b 28 (c's MMS),
+# c 30 (b's), d 27 (own start, the bye round). Chain MMS, SOS, SOSOS: a, b, c, d.
+NEVER_PAIRED = rnd(1, ("g1", "b", "c", "1-0"), bye=("d",))
+
+
+def places(st: StandingsState) -> dict[str, int]:
+    return {r.player_id: r.place for r in standings(st).rows}
+
+
+def test_by_default_every_player_is_in_the_standings() -> None:
+    assert places(state(GoSettings(), NEVER_PAIRED)) == {"a": 1, "b": 2, "c": 3, "d": 4}
+
+
+def test_players_never_paired_can_be_left_out_and_the_places_counted_without_them() -> None:
+    # OpenGotha (displayNPPlayers false) removes the players not `isPlayerImplied` (no game,
+    # no pairing bye) and numbers the places of the rest: b 1, c 2, d 3 (d, with the bye, is
+    # implied). The scores are unchanged.
+    st = state(GoSettings(hide_players_never_paired=True), NEVER_PAIRED)
+    assert places(st) == {"b": 1, "c": 2, "d": 3}
+    assert scores(st, "MMS") == {"a": 30, "b": 30, "c": 28, "d": 28}
+
+
+def test_a_game_without_result_yet_is_enough_to_be_shown() -> None:
+    st = state(
+        GoSettings(hide_players_never_paired=True),
+        NEVER_PAIRED,
+        rnd(2, ("g2", "a", "d", None), ("g3", "c", "b", None)),
+    )
+    assert set(places(st)) == {"a", "b", "c", "d"}
