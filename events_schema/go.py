@@ -17,7 +17,7 @@ from events_schema.ids import PlayerId
 #: "30k" … "1k", "1d" … "9d", "1p" … "9p"
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 
-GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS"]
+GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS", "DC", "RATING"]
 #: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
 #: player's McMahon start score correction (`smmsCorrection`).
 START_CORRECTION_MIN, START_CORRECTION_MAX = -1, 2
@@ -116,8 +116,10 @@ class GoSettings(BaseModel):
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),
         min_length=1,
-        max_length=4,
-        description="ranking criteria in order (OpenGotha names)",
+        max_length=6,
+        description="ranking criteria in order (OpenGotha names; at most 6, OpenGotha "
+        "PLA_MAX_NUMBER_OF_CRITERIA): MMS, SOS, SOSOS, SODOS, DC (direct confrontation "
+        "among the players level on the criteria before it) and RATING",
     )
 
     # -- Timing (LGC Timing rules "Start") ---------------------------------------------------

@@ -93,6 +93,12 @@ score every round, OpenGotha `2 * smms * (r + 1)`).
 **SODOS** (OpenGotha SODOSM): the sum of the (handicap-corrected) MMS of the opponents beaten,
 half of it for a jigo; a forfeit win counts as a win. Rounds without a game add nothing.
 
+**DC** (OpenGotha direct confrontation, `Tournament.fillDirScoringInfo`): among the players
+level on every criterion before it, the games won between them (Matthieu Walraet's
+`mw.go.confrontation` sort, cycles of wins level), the criteria after DC ordering the rest
+(`direct_confrontation`). **Rating** (OpenGotha PLA_CRIT_RATING): the rating, higher first
+(`rating_of`).
+
 Players still level after the chain share the place (OpenGotha ex aequo; rules/README "Shared
 places"): the Go chains end with "shared-place". A Go McMahon tournament is ranked by the chain
 alone (`mcmahon_ranked`, `rank`): MMS is its first criterion, not a grouping by game points.
@@ -110,7 +116,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from events_schema import events as ev
 from events_schema.go import RANK_PATTERN, GoCriterion, GoSettings
 from projections.tiebreaks.chain import Chain, Ranking, rank_by_chain_alone
-from projections.tiebreaks.registry import Compute, Value, criterion, points_key
+from projections.tiebreaks.registry import Compute, Value, count_key, criterion, points_key
 
 if TYPE_CHECKING:
     from projections.standings.crosstable import Crosstable
@@ -128,6 +134,8 @@ CRITERION_OF: dict[GoCriterion, str] = {
     "SOS": "sos",
     "SOSOS": "sosos",
     "SODOS": "sodos",
+    "DC": "dc",
+    "RATING": "rating",
 }
 
 Status = Literal["paired", "bye", "absent", "not_paired"]
@@ -483,6 +491,153 @@ def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> di
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""
     return _values(go_scores(ct).sodos, group)
+
+
+#: OpenGotha `Player.MIN_RATING`: the rating of a player with neither rating nor rank.
+MIN_RATING = -900
+
+
+def rating_of(ct: Crosstable, pid: str) -> int:
+    """A player's rating as OpenGotha's Rating criterion reads it (`ScoredPlayer.getCritValue`
+    PLA_CRIT_RATING: `getRating()`): the registered rating; without one, the rating
+    OpenGotha gives a rank (`Player.ratingFromRank`: (rank + 30) x 100 - 900, origin "INI");
+    without a rank either, `Player.MIN_RATING`."""
+    info = ct.players[pid]
+    if info.rating is not None:
+        return info.rating
+    if info.go_rank is not None:
+        return (rank_value(info.go_rank) + 30) * 100 - 900
+    return MIN_RATING
+
+
+@criterion(
+    "rating",
+    "Rating",
+    "OpenGotha (ScoredPlayer.getCritValue PLA_CRIT_RATING)",
+    unit="rating",
+    reading=count_key,
+    radius=0,
+    heading="Rating",
+)
+def rating(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """The player's rating, higher first (OpenGotha Rating criterion); a player without a
+    rating has the one OpenGotha gives their rank ((rank + 30) x 100 - 900), and without a
+    rank -900."""
+    return {p: Value(rating_of(ct, p), str(rating_of(ct, p))) for p in group}
+
+
+def criterion_value(ct: Crosstable, name: GoCriterion, pid: str) -> Fraction:
+    """The value of one of `GoSettings.criteria` (OpenGotha names) for one player; DC has
+    none outside its group (0, as OpenGotha's `dc` before `fillDirScoringInfo`)."""
+    if name == "RATING":
+        return Fraction(rating_of(ct, pid))
+    if name == "DC":
+        return Fraction(0)
+    return go_scores(ct).value(name, pid)
+
+
+def confrontation_ranks(sc: Mapping[str, int], beat: Mapping[str, set[str]]) -> dict[str, int]:
+    """Matthieu Walraet's direct confrontation sort as OpenGotha runs it
+    (`mw.go.confrontation.Confrontation.topologicalSort(upWinners=true,
+    preserveTransitivity=true)`): a rank per player, 1 best, level players sharing one.
+
+    `beat[w]` are the players `w` beat; `sc` each player's secondary score (higher better).
+    Players in a cycle of wins (A beat B, B beat C, C beat A: `detectCycles`) are one class:
+    the games inside it are ignored (`removeCyclingEdges`) and every member stands for the
+    whole class, beating whoever a member beat and losing to whoever a member lost to (the
+    transitive "TR" edges). Then, from the bottom: among the players left who beat nobody left,
+    those with the lowest `sc` take the lowest rank left (1 + players left - their number), and
+    so on up. The graph of classes has no cycle, so some player always beats nobody left."""
+    nodes = sorted(sc)
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for q in beat.get(todo.pop(), ()):
+                if q in sc and q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+        return seen
+
+    reaches = {p: reach(p) for p in nodes}
+    cls = {p: frozenset({p} | {q for q in reaches[p] if p in reaches[q]}) for p in nodes}
+    beats: dict[str, set[str]] = {p: set() for p in nodes}
+    for w in nodes:
+        for loser in beat.get(w, ()):
+            if loser not in sc or cls[loser] == cls[w]:
+                continue  # a game inside a cycle is ignored
+            for member in cls[w]:
+                beats[member] |= cls[loser]
+    ranks: dict[str, int] = {}
+    left = set(nodes)
+    while left:
+        bottom = [p for p in left if not beats[p] & left] or sorted(left)
+        low = min(sc[p] for p in bottom)
+        chosen = {p for p in bottom if sc[p] == low}
+        for p in chosen:
+            ranks[p] = 1 + len(left) - len(chosen)
+        left -= chosen
+    return ranks
+
+
+def direct_confrontation(ct: Crosstable, group: Sequence[str]) -> dict[str, int]:
+    """OpenGotha's DC of a group of players level on every criterion before DC
+    (`Tournament.defineDirForExAequoGroup`): max rank - the player's rank in
+    `confrontation_ranks`, higher better.
+
+    - the games: `defineAPairMatrix` sums, for each pair in the group, +1 per win over the
+      other and -1 per loss, counting only RESULT_WHITEWINS and RESULT_BLACKWINS (no jigo,
+      no forfeit "_BYDEF", no both-win or both-lose); a player "beat" another when the sum is
+      exactly +1 (`pair[i][j] == 1`: two wins and no loss make no edge, as in OpenGotha);
+    - the secondary score: the players ordered by the criteria after DC in
+      `GoSettings.criteria` (`secCrit`), level players sharing a place;
+      sc = players - place."""
+    members = sorted(group)
+    if len(members) <= 1:
+        return {p: 0 for p in members}
+    names = list(settings_of(ct).criteria)
+    after = names[names.index("DC") + 1 :] if "DC" in names else []
+    keys = {p: tuple(criterion_value(ct, c, p) for c in after) for p in members}
+    order = sorted(members, key=lambda p: keys[p], reverse=True)
+    place: dict[str, int] = {}
+    for i, p in enumerate(order):
+        place[p] = place[order[i - 1]] if i and keys[p] == keys[order[i - 1]] else i
+    sc = {p: len(members) - place[p] for p in members}
+    net: dict[tuple[str, str], int] = {}
+    for g in ct.games_between(members):
+        if not g.played or g.result not in ("1-0", "0-1"):
+            continue
+        w, lo = (g.white, g.black) if g.result == "1-0" else (g.black, g.white)
+        net[(w, lo)] = net.get((w, lo), 0) + 1
+        net[(lo, w)] = net.get((lo, w), 0) - 1
+    beat: dict[str, set[str]] = {p: set() for p in members}
+    for (w, lo), n in net.items():
+        if n == 1:
+            beat[w].add(lo)
+    ranks = confrontation_ranks(sc, beat)
+    top = max(ranks.values())
+    return {p: top - ranks[p] for p in members}
+
+
+@criterion(
+    "dc",
+    "DC",
+    "OpenGotha (Tournament.fillDirScoringInfo, defineDirForExAequoGroup; "
+    "mw.go.confrontation.Confrontation)",
+    group_relative=True,
+    unit="count",
+    reading=count_key,
+    radius="field",
+    heading="Direct confrontation (DC)",
+)
+def dc(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Direct confrontation (OpenGotha DC) among the players level on every criterion before
+    it: the games won between them place the winners above the losers (a cycle of wins
+    counts as level), the criteria after DC ordering those the games leave apart; shown as
+    the number of places above the group's last (`direct_confrontation`)."""
+    values = direct_confrontation(ct, group)
+    return {p: Value(v, str(v)) for p, v in values.items()}
 
 
 # --- the chain and the ranking ------------------------------------------------------------------

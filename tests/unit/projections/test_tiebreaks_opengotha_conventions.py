@@ -285,3 +285,107 @@ def test_a_game_without_result_yet_is_enough_to_be_shown() -> None:
         rnd(2, ("g2", "a", "d", None), ("g3", "c", "b", None)),
     )
     assert set(places(st)) == {"a", "b", "c", "d"}
+
+
+# --- 4. direct confrontation (DC) and the Rating criterion ---------------------------------
+
+
+def field(settings: GoSettings, ranks: dict[str, str], *events: list[Event], **ratings: int):
+    flat: list[Event] = [created(settings)]
+    flat += [
+        ev.PlayerRegistered(player_id=p, name=p.title(), go_rank=r, rating=ratings.get(p))
+        for p, r in ranks.items()
+    ]
+    for e in events:
+        flat += e
+    return fold(recorded("og-t4", flat))
+
+
+def order(st: StandingsState) -> list[tuple[int, str]]:
+    return [(r.place, r.player_id) for r in standings(st).rows]
+
+
+# a and b 5k (25), c 4k (26), d 6k (24). Round 1: a beats b, c beats d; round 2: b beats c,
+# d beats a. MMS: a 26, b 26, c 27, d 25. a and b are level: b's SOS (a 26 + c 27 = 53) is
+# above a's (b 26 + d 25 = 51), but a beat b.
+DC_RANKS = {"a": "5k", "b": "5k", "c": "4k", "d": "6k"}
+DC_ROUNDS = (
+    rnd(1, ("g1", "a", "b", "1-0"), ("g2", "c", "d", "1-0")),
+    rnd(2, ("g3", "b", "c", "1-0"), ("g4", "a", "d", "0-1")),
+)
+
+
+def test_without_dc_sos_decides_between_the_level_players() -> None:
+    st = field(GoSettings(criteria=["MMS", "SOS"]), DC_RANKS, *DC_ROUNDS)
+    assert order(st) == [(1, "c"), (2, "b"), (3, "a"), (4, "d")]
+
+
+def test_dc_places_the_winner_of_the_game_between_level_players_first() -> None:
+    st = field(GoSettings(criteria=["MMS", "DC", "SOS"]), DC_RANKS, *DC_ROUNDS)
+    assert order(st) == [(1, "c"), (2, "a"), (3, "b"), (4, "d")]
+    steps = explainable(st, "a", "b")
+    assert steps[-1]["criterion"] == "dc" and (steps[-1]["a"], steps[-1]["b"]) == ("1", "0")
+
+
+def explainable(st: StandingsState, a: str, b: str) -> list[dict[str, Any]]:
+    from projections.standings import explain
+
+    return explain(standings(st), a, b)
+
+
+def test_confrontation_ranks_walraets_own_example() -> None:
+    # mw.go.confrontation.Confrontation.main: sc 1:4 2:3 3:4 4:4 5:1 6:2; 3 beat 1, 1 beat 2,
+    # 2 beat 3 (a cycle), 1 and 3 beat 4, 5 beat 2. By hand: the cycle {1,2,3} is one class
+    # that beat 4 and lost to 5. From the bottom: 4 and 6 beat nobody, 6 has the lower sc:
+    # rank 6; then 4: rank 5; then the class (4 gone, it beats nobody left): 2 has the lowest
+    # sc, rank 4; 1 and 3 level on sc: rank 2 both; 5 last left: rank 1.
+    from projections.tiebreaks.mcmahon import confrontation_ranks
+
+    sc = {"1": 4, "2": 3, "3": 4, "4": 4, "5": 1, "6": 2}
+    beat = {"3": {"1", "4"}, "1": {"2", "4"}, "2": {"3"}, "5": {"2"}}
+    assert confrontation_ranks(sc, beat) == {"5": 1, "1": 2, "3": 2, "2": 4, "4": 5, "6": 6}
+
+
+def test_three_level_players_in_a_cycle_of_wins_stay_level_on_dc() -> None:
+    # x, y, z, w all 5k (25). x beats y, y beats z, z beats x, and each beats w: x, y and z
+    # are level on MMS 27 and their games form a cycle (OpenGotha `detectCycles`: one class,
+    # its games ignored): DC 0 each; SOS is 79 each and SOSOS too, so they share 1st place.
+    ranks = {"x": "5k", "y": "5k", "z": "5k", "w": "5k"}
+    st = field(
+        GoSettings(criteria=["MMS", "DC", "SOS", "SOSOS"]),
+        ranks,
+        rnd(1, ("g1", "x", "y", "1-0"), ("g2", "z", "w", "1-0")),
+        rnd(2, ("g3", "y", "z", "1-0"), ("g4", "x", "w", "1-0")),
+        rnd(3, ("g5", "z", "x", "1-0"), ("g6", "y", "w", "1-0")),
+    )
+    assert order(st) == [(1, "x"), (1, "y"), (1, "z"), (4, "w")]
+
+
+def test_dc_lets_a_game_lift_a_player_above_a_better_secondary_score() -> None:
+    # Three level players p, q, r; p beat q, r met neither; sc (the criteria after DC) as
+    # given. By hand, bottom up (the lowest sc among those who beat nobody left):
+    from projections.tiebreaks.mcmahon import confrontation_ranks
+
+    # sc p 2, q 1, r 3: q and r beat nobody, q lower: 3rd; then p (2) below r (3).
+    assert confrontation_ranks({"p": 2, "q": 1, "r": 3}, {"p": {"q"}}) == {"r": 1, "p": 2, "q": 3}
+    # sc p 1, q 2, r 3: q and r beat nobody, q lower: 3rd; p (1) then r (3): r 1st, p 2nd.
+    assert confrontation_ranks({"p": 1, "q": 2, "r": 3}, {"p": {"q"}}) == {"r": 1, "p": 2, "q": 3}
+    # sc p 1, q 3, r 2: q and r beat nobody, r lower: 3rd; then q (3) still below p who beat
+    # it: q 2nd, p 1st although its sc is the lowest.
+    assert confrontation_ranks({"p": 1, "q": 3, "r": 2}, {"p": {"q"}}) == {"p": 1, "q": 2, "r": 3}
+
+
+def test_rating_orders_players_level_on_mms() -> None:
+    # a and b level on MMS (25 + 1 each); a rated 1650, b without a rating: OpenGotha gives b
+    # the rating of its rank, (-5 + 30) x 100 - 900 = 1600.
+    ranks = {"a": "5k", "b": "5k", "c": "5k", "d": "5k"}
+    st = field(
+        GoSettings(criteria=["MMS", "RATING"]),
+        ranks,
+        rnd(1, ("g1", "a", "c", "1-0"), ("g2", "b", "d", "1-0")),
+        a=1650,
+        c=1700,
+    )
+    assert order(st) == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    rows = {r.player_id: r for r in standings(st).rows}
+    assert rows["b"].tiebreaks == (("mms", "26"), ("rating", "1600"))
