@@ -401,7 +401,7 @@ class LiveGame(_Strict):
     white: LivePlayer
     black: LivePlayer
     status: Literal["scheduled", "in_progress", "ended"]
-    result: Literal["1-0", "0-1", "1/2-1/2", "0-0"] | None
+    result: Literal["1-0", "0-1", "1/2-1/2", "0-0", "1-1"] | None
     termination: str | None
     corrected: bool = Field(description="the result in force corrects an earlier one")
     plies: int = Field(ge=0, description="moves in force")

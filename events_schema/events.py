@@ -20,7 +20,12 @@ UCI_PATTERN = r"^[a-h][1-8][a-h][1-8][qrbn]?$"  # a chess move in UCI notation
 Game = Literal["chess", "go"]
 Colour = Literal["white", "black"]
 # PGN-style results; "0-0" is a double loss (e.g. both players forfeited or both sanctioned).
-Result = Literal["1-0", "0-1", "1/2-1/2", "0-0"]
+# "1-1" is a win for both: Go only, OpenGotha's Game.RESULT_BOTHWIN (an arbiter's decision; the
+# decider refuses it elsewhere: projections/tournament/rules/consistency.py). A value added to
+# the set, not a changed payload: every stored event stays valid and decodes as before, so the
+# events carrying a result keep their schema_version; a reader built before "1-1" holds a
+# stream with one as Unreadable (registry.py) instead of misreading it.
+Result = Literal["1-0", "0-1", "1/2-1/2", "0-0", "1-1"]
 Termination = Literal[
     "checkmate",
     "resignation",

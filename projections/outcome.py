@@ -1,8 +1,9 @@
 """A game's result from one side, and the points it scores: the one place results become
 points, for the standings (crosstable) and every playoff machine.
 
-A `Result` ("1-0", "0-1", "1/2-1/2", "0-0") and a colour give one closed `Outcome` per side:
-"win", "draw" or "loss". "0-0" is a double loss: a "loss" for each side. Under GCT 2.5.2
+A `Result` ("1-0", "0-1", "1/2-1/2", "0-0", "1-1") and a colour give one closed `Outcome` per
+side: "win", "draw" or "loss". "0-0" is a double loss: a "loss" for each side; "1-1" (Go,
+OpenGotha RESULT_BOTHWIN) a "win" for each. Under GCT 2.5.2
 (`armageddon`) "In the event of a draw Black shall be declared the winner."
 `points(outcome, scoring, forfeit=...)` turns an outcome into half-points under a tournament's
 `Scoring`: a forfeit scores `forfeit_win` for the winner and `forfeit_loss` otherwise.
@@ -32,6 +33,8 @@ def outcomes(result: ev.Result | str, *, armageddon: bool = False) -> tuple[Outc
         return "win", "loss"
     if result == "0-1":
         return "loss", "win"
+    if result == "1-1":  # OpenGotha RESULT_BOTHWIN: both win
+        return "win", "win"
     return "loss", "loss"  # "0-0": both lose
 
 

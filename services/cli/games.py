@@ -16,7 +16,7 @@ def shown_result(result: str | None, termination: str | None) -> str:
     if result is None:
         return ""
     if termination == "forfeit":
-        return {"1-0": "+-", "0-1": "-+", "0-0": "--"}.get(result, result)
+        return {"1-0": "+-", "0-1": "-+", "0-0": "--", "1-1": "++"}.get(result, result)
     return "½-½" if result == "1/2-1/2" else result
 
 

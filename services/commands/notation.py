@@ -3,8 +3,8 @@
 
 A token is one board's result, as Swiss-Manager, Vega, TRF and score sheets write it:
 
-| typed                                         | result  | termination (no `--how`)  |
-| --------------------------------------------- | ------- | ------------------------- |
+| typed                                         | result  | termination (no `--how`)      |
+| --------------------------------------------- | ------- | ----------------------------- |
 | `1-0`, `1:0`                                  | 1-0     | other ("entered")         |
 | `0-1`, `0:1`                                  | 0-1     | other ("entered")         |
 | `½`, `½-½`, `1/2`, `1/2-1/2`, `=`, `0.5`, ... | 1/2-1/2 | agreement                 |
@@ -12,6 +12,8 @@ A token is one board's result, as Swiss-Manager, Vega, TRF and score sheets writ
 | `-+`, `-:+`, `0F-1F`                          | 0-1     | forfeit (Black wins)      |
 | `--`, `-:-`, `0F-0F`                          | 0-0     | forfeit (both forfeited)  |
 | `0-0`, `0:0`                                  | 0-0     | other (a double loss)     |
+| `1-1`, `1:1` (Go: both win, OpenGotha)        | 1-1     | other                         |
+| `++`, `+:+`, `1F-1F` (Go)                     | 1-1     | forfeit (both win by default) |
 
 Case and spaces are ignored. A decisive result entered without saying how it ended is
 stored with termination "other" and the detail "result entered by the arbiter": the
@@ -58,7 +60,7 @@ class Entered:
     def text(self) -> str:
         """The result as organisers read it: `1-0`, `½-½`, `+-` (a forfeit), `0-0`."""
         if self.forfeit:
-            return {"1-0": "+-", "0-1": "-+", "0-0": "--"}[self.result]
+            return {"1-0": "+-", "0-1": "-+", "0-0": "--", "1-1": "++"}[self.result]
         return "½-½" if self.result == "1/2-1/2" else self.result
 
 
@@ -69,6 +71,7 @@ _TOKENS: dict[str, tuple[ev.Result, bool]] = {
     "1-0": ("1-0", False),
     "0-1": ("0-1", False),
     "0-0": ("0-0", False),
+    "1-1": ("1-1", False),  # Go: both win (OpenGotha RESULT_BOTHWIN)
     **{d.replace(":", "-"): ("1/2-1/2", False) for d in _DRAWS},
     "+-": ("1-0", True),
     "+:-": ("1-0", True),
@@ -79,9 +82,15 @@ _TOKENS: dict[str, tuple[ev.Result, bool]] = {
     "--": ("0-0", True),
     "-:-": ("0-0", True),
     "0f-0f": ("0-0", True),
+    "++": ("1-1", True),  # Go: both win by default (OpenGotha RESULT_BOTHWIN_BYDEF)
+    "+:+": ("1-1", True),
+    "1f-1f": ("1-1", True),
 }
 #: What the refusal lists as accepted.
-ACCEPTED = "1-0, 0-1, ½, ½-½, 1/2, 1/2-1/2, =, 0.5, +- / -+ (forfeit), -- (double forfeit), 0-0"
+ACCEPTED = (
+    "1-0, 0-1, ½, ½-½, 1/2, 1/2-1/2, =, 0.5, +- / -+ (forfeit), -- (double forfeit), 0-0; "
+    "Go: 1-1 (both win), ++ (both win by default)"
+)
 
 #: `how` in words -> termination; every termination's own name (with "-" or " " for "_")
 #: is accepted too.

@@ -83,7 +83,8 @@ class Board:
         if self.result is None:
             return "-"
         if self.termination == "forfeit":
-            return {"1-0": "+-", "0-1": "-+", "0-0": "--"}.get(self.result, self.result)
+            shown = {"1-0": "+-", "0-1": "-+", "0-0": "--", "1-1": "++"}
+            return shown.get(self.result, self.result)
         return "½-½" if self.result == "1/2-1/2" else self.result
 
     def as_json(self) -> dict[str, Any]:

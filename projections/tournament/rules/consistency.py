@@ -7,6 +7,10 @@ a `GameEnded` and a `ResultCorrected` share (rules/play.py, rules/corrections.py
   when the opponent cannot checkmate (FIDE Laws 6.9), and so is an illegal move completed
   (FIDE Laws 7.5.5). Endings that name a ruling or an unknown way ("adjudication",
   "arbiter_decision", "forfeit", "other", …) go with any result.
+- A win for both ("1-1", OpenGotha `Game.RESULT_BOTHWIN`) is a Go result only
+  (`result.both_win_go_only`), and one that no ending of a game gives: it is decided by the
+  arbiter ("arbiter_decision", "adjudication"), by default ("forfeit": RESULT_BOTHWIN_BYDEF) or
+  "other" (`result.termination_mismatch`).
 - A Go game has no jigo when its komi has a half point (LGC Scoring: 7.5 in an even game,
   0.5 in a handicap game): a ½-½ there is refused (`result.no_jigo`).
 """
@@ -22,6 +26,12 @@ from projections.tournament.state import GameState, TournamentState
 
 DECISIVE: frozenset[ev.Result] = frozenset({"1-0", "0-1"})
 DRAW: ev.Result = "1/2-1/2"
+BOTH_WIN: ev.Result = "1-1"
+#: The endings a win for both can have: none of a game's own (OpenGotha sets RESULT_BOTHWIN by
+#: hand, "_BYDEF" when not played).
+BOTH_WIN_ENDINGS: frozenset[ev.Termination] = frozenset(
+    {"arbiter_decision", "adjudication", "forfeit", "other"}
+)
 
 #: Endings that give the game to one player, with the article that says so.
 WIN_ONLY: dict[ev.Termination, str] = {
@@ -50,7 +60,13 @@ WIN_OR_DRAW: dict[ev.Termination, str] = {
 
 
 def outcome_word(result: ev.Result) -> str:
-    return {"1-0": "a win", "0-1": "a win", "1/2-1/2": "a draw", "0-0": "a double loss"}[result]
+    return {
+        "1-0": "a win",
+        "0-1": "a win",
+        "1/2-1/2": "a draw",
+        "0-0": "a double loss",
+        "1-1": "a win for both",
+    }[result]
 
 
 def mismatch(result: ev.Result, termination: ev.Termination) -> str | None:
@@ -67,6 +83,12 @@ def mismatch(result: ev.Result, termination: ev.Termination) -> str | None:
             f"{DRAW_ONLY[termination]}; give the termination the result ended by "
             "(e.g. resignation, time_forfeit or other for a win)"
         )
+    if result == BOTH_WIN and termination not in BOTH_WIN_ENDINGS:
+        return (
+            f"a win for both (1-1) cannot end by {termination}: no ending of a game gives both "
+            "players the win (OpenGotha RESULT_BOTHWIN is set by hand); give "
+            f"{', '.join(sorted(BOTH_WIN_ENDINGS))}"
+        )
     if termination in WIN_OR_DRAW and result == "0-0":
         return f"a double loss (0-0) cannot end by {termination}: {WIN_OR_DRAW[termination]}"
     return None
@@ -81,6 +103,13 @@ def check_result(
 ) -> None:
     """Refuse a result that contradicts its termination or, in Go, its komi (the module
     docstring); `go_score` is a count's own komi when the event carries one."""
+    if result == BOTH_WIN and state.game_kind != "go":
+        raise Rejected(
+            "result.both_win_go_only",
+            "payload.result",
+            f"{game.game_id}: a win for both (1-1) is a Go result (OpenGotha RESULT_BOTHWIN); "
+            "enter 1-0, 0-1, 1/2-1/2 or 0-0",
+        )
     why = mismatch(result, termination)
     if why is not None:
         raise Rejected("result.termination_mismatch", "payload.termination", why)

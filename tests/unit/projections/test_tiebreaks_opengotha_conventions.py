@@ -27,8 +27,9 @@ from typing import Any
 
 import pydantic
 import pytest
-from builders import recorded, result
-from given_when_then import then_accepted
+from builders import created as created_as
+from builders import player, recorded, result, round_
+from given_when_then import then_accepted, then_rejected
 
 from events_schema import Event
 from events_schema import events as ev
@@ -112,6 +113,44 @@ def test_both_lose_scores_nothing_and_keeps_the_opponent_in_sos() -> None:
     assert scores(st, "MMS") == {"a": 30, "b": 29, "c": 29, "d": 27}
     assert scores(st, "SOS") == {"a": 29, "b": 30, "c": 27, "d": 29}
     assert scores(st, "SODOS") == {"a": 0, "b": 0, "c": 27, "d": 0}
+
+
+def test_both_win_scores_a_win_for_each_and_each_counts_as_beaten() -> None:
+    # RESULT_BOTHWIN ("1-1"): step 2 gives each 2 half-points; getWX2 is 2 for both, so each
+    # one's SODOS counts the other's MMS. a 30+1 = 31, b 29+1 = 30.
+    st = state(GoSettings(), rnd(1, ("g1", "a", "b", "1-1"), ("g2", "c", "d", "1-0")))
+    assert scores(st, "MMS") == {"a": 31, "b": 30, "c": 29, "d": 27}
+    assert scores(st, "SOS") == {"a": 30, "b": 31, "c": 27, "d": 29}
+    assert scores(st, "SODOS") == {"a": 30, "b": 31, "c": 27, "d": 0}
+
+
+GO_GAME: list[Event] = [
+    created_as("go", "mcmahon"),
+    player("a"),
+    player("b"),
+    round_(1, ("g1", "a", "b")),
+]
+
+
+@pytest.mark.parametrize("how", ["arbiter_decision", "forfeit", "other", "adjudication"])
+def test_given_a_go_game_when_both_are_given_the_win_by_a_decision_then_it_stands(
+    how: str,
+) -> None:
+    then_accepted(GO_GAME, result("g1", "1-1", how))
+
+
+def test_given_a_go_game_when_both_win_by_a_count_then_it_is_refused() -> None:
+    then_rejected(
+        GO_GAME,
+        result("g1", "1-1", "counting"),
+        "result.termination_mismatch",
+        "payload.termination",
+    )
+
+
+def test_given_a_chess_game_when_both_win_then_it_is_refused_as_go_only() -> None:
+    chess = [created_as("chess", "swiss"), player("a"), player("b"), round_(1, ("g1", "a", "b"))]
+    then_rejected(chess, result("g1", "1-1", "other"), "result.both_win_go_only", "payload.result")
 
 
 GAME_WITHOUT_RESULT = rnd(1, ("g1", "a", "b", "1-0"), ("g2", "c", "d", None))

@@ -58,6 +58,18 @@ def test_forfeits(token: str, result: str, text: str) -> None:
     assert (e.result, e.termination, e.forfeit, e.text) == (result, "forfeit", True, text)
 
 
+def test_both_win_is_typed_as_opengotha_writes_it() -> None:
+    # Go: OpenGotha's RESULT_BOTHWIN "1-1", RESULT_BOTHWIN_BYDEF "1-1!" (typed "++" here).
+    assert (read_result("1-1").result, read_result("1:1").termination) == ("1-1", "other")
+    typed = read_result("++")
+    assert (typed.result, typed.termination, typed.forfeit, typed.text) == (
+        "1-1",
+        "forfeit",
+        True,
+        "++",
+    )
+
+
 def test_a_double_loss_played_is_no_forfeit() -> None:
     e = read_result("0-0")
     assert (e.result, e.termination, e.forfeit, e.text) == ("0-0", "other", False, "0-0")
