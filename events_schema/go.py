@@ -17,7 +17,9 @@ from events_schema.ids import PlayerId
 #: "30k" … "1k", "1d" … "9d", "1p" … "9p"
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 
-GoCriterion = Literal["MMS", "SOS", "SOSOS", "SODOS", "DC", "RATING"]
+GoCriterion = Literal[
+    "MMS", "SOS", "SOSOS", "SODOS", "DC", "RATING", "NBW", "SOSW", "SOSOSW", "SODOSW"
+]
 #: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
 #: player's McMahon start score correction (`smmsCorrection`).
 START_CORRECTION_MIN, START_CORRECTION_MAX = -1, 2
@@ -80,6 +82,20 @@ class GoSettings(BaseModel):
         le=1,
         description="McMahon points for a round skipped (OpenGotha: ½ by default)",
     )
+    nbw_bye_points: Decimal = Field(
+        default=Decimal("1"),
+        ge=0,
+        le=1,
+        description="NBW (Swiss) points for a pairing bye (OpenGotha genNBW2ValueBye: 1 by "
+        "default), apart from the McMahon ones",
+    )
+    nbw_absence_points: Decimal = Field(
+        default=Decimal("0"),
+        ge=0,
+        le=1,
+        description="NBW (Swiss) points for a round skipped (OpenGotha genNBW2ValueAbsent: 0 "
+        "by default), apart from the McMahon ones",
+    )
     round_down: bool = Field(
         default=True,
         description="accumulated half points rounded down in the McMahon score (OpenGotha)",
@@ -119,7 +135,9 @@ class GoSettings(BaseModel):
         max_length=6,
         description="ranking criteria in order (OpenGotha names; at most 6, OpenGotha "
         "PLA_MAX_NUMBER_OF_CRITERIA): MMS, SOS, SOSOS, SODOS, DC (direct confrontation "
-        "among the players level on the criteria before it) and RATING",
+        "among the players level on the criteria before it), RATING, and the Swiss system's "
+        "NBW, SOSW, SOSOSW, SODOSW (with NBW first, a Go tournament is ranked by these "
+        "criteria alone, as OpenGotha ranks a Swiss)",
     )
 
     # -- Timing (LGC Timing rules "Start") ---------------------------------------------------
@@ -143,7 +161,7 @@ class GoSettings(BaseModel):
                 f"mcmahon_bar {self.mcmahon_bar} is below mcmahon_floor {self.mcmahon_floor}: "
                 "the bar is at or above the floor (OpenGotha)"
             )
-        for name in ("bye_points", "absence_points"):
+        for name in ("bye_points", "absence_points", "nbw_bye_points", "nbw_absence_points"):
             value: Decimal = getattr(self, name)
             if (value * 2) % 1 != 0:
                 raise ValueError(f"{name} {value}: McMahon points are 0, 1/2 or 1 (OpenGotha)")

@@ -136,6 +136,10 @@ CRITERION_OF: dict[GoCriterion, str] = {
     "SODOS": "sodos",
     "DC": "dc",
     "RATING": "rating",
+    "NBW": "nbw",
+    "SOSW": "sosw",
+    "SOSOSW": "sososw",
+    "SODOSW": "sodosw",
 }
 
 Status = Literal["paired", "bye", "absent", "not_paired"]
@@ -251,6 +255,7 @@ class GoRound:
     outcome: Literal["win", "draw", "loss"] | None = None  # None: result not entered
     handicap: int = 0  # stones of the game (0: even)
     points: Fraction = Fraction(0)  # bye or absence points (before rounding)
+    nbw_points: Fraction = Fraction(0)  # NBW (Swiss) points of a bye or absence
     # Played over the board (OpenGotha `gameWasPlayed`): False for a forfeit and for a
     # result not entered, and for every round without a game.
     over_the_board: bool = False
@@ -267,9 +272,23 @@ class GoScores:
     sos: Mapping[str, Fraction]
     sosos: Mapping[str, Fraction]
     sodos: Mapping[str, Fraction]
+    # The Swiss system's (OpenGotha steps 2, 4.1, 5: NBW, SOSW, SODOSW, SOSOSW).
+    nbw: Mapping[str, Fraction]
+    sosw: Mapping[str, Fraction]
+    sososw: Mapping[str, Fraction]
+    sodosw: Mapping[str, Fraction]
 
     def value(self, name: GoCriterion | str, pid: str) -> Fraction:
-        table = {"MMS": self.mms, "SOS": self.sos, "SOSOS": self.sosos, "SODOS": self.sodos}
+        table = {
+            "MMS": self.mms,
+            "SOS": self.sos,
+            "SOSOS": self.sosos,
+            "SODOS": self.sodos,
+            "NBW": self.nbw,
+            "SOSW": self.sosw,
+            "SOSOSW": self.sososw,
+            "SODOSW": self.sodosw,
+        }
         return table[name.upper()][pid]
 
     def corrected_mms(self, pid: str, r: GoRound) -> Fraction:
@@ -292,6 +311,14 @@ def _bye_points(settings: GoSettings, kind: str) -> Fraction:
     return Fraction(0)  # zero_bye, advance
 
 
+def _nbw_bye_points(settings: GoSettings, kind: str) -> Fraction:
+    if kind == "bye":  # pairing-allocated (OpenGotha genNBW2ValueBye)
+        return Fraction(settings.nbw_bye_points)
+    if kind == "half_bye":
+        return Fraction(1, 2)
+    return Fraction(0)
+
+
 def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
     """Each player's rounds 1..`rounds` (module docstring: paired, bye, absent, not paired)."""
     settings = settings_of(ct)
@@ -312,7 +339,12 @@ def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
                     over_the_board=e.game.played,
                 )
             else:
-                by_round[e.round] = GoRound(e.round, "bye", points=_bye_points(settings, e.kind))
+                by_round[e.round] = GoRound(
+                    e.round,
+                    "bye",
+                    points=_bye_points(settings, e.kind),
+                    nbw_points=_nbw_bye_points(settings, e.kind),
+                )
         if settings.unentered_results == "opengotha":  # OpenGotha RESULT_UNKNOWN: paired
             for u in ct.unresulted:
                 if pid not in (u.white, u.black) or u.round > rounds or u.round in by_round:
@@ -332,7 +364,14 @@ def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
             if r in by_round:
                 row.append(by_round[r])
             elif r in skipped:  # LGC RoundSkipped; OpenGotha "absent"
-                row.append(GoRound(r, "absent", points=Fraction(settings.absence_points)))
+                row.append(
+                    GoRound(
+                        r,
+                        "absent",
+                        points=Fraction(settings.absence_points),
+                        nbw_points=Fraction(settings.nbw_absence_points),
+                    )
+                )
             else:
                 row.append(GoRound(r, "not_paired"))
         out[pid] = tuple(row)
@@ -354,6 +393,16 @@ def _game_points(row: Sequence[GoRound], *, over_the_board_only: bool) -> Fracti
     )
 
 
+def _special(row: Sequence[GoRound], settings: GoSettings, *, nbw: bool) -> Fraction:
+    """The bye and absence points, their sum rounded down with `round_down` (OpenGotha
+    genRoundDownNBWMMS, for NBW and MMS alike)."""
+    total = sum(
+        ((r.nbw_points if nbw else r.points) for r in row if r.status in ("bye", "absent")),
+        Fraction(0),
+    )
+    return Fraction(math.floor(total)) if settings.round_down else total
+
+
 def virtual_mms(start: int, row: Sequence[GoRound]) -> Fraction:
     """OpenGotha's virtual McMahon score (`mmsVirtualX2`, read with
     `genCountNotPlayedGamesAsHalfPoint`): the start score + the points of the games played
@@ -371,49 +420,44 @@ def compute(
 ) -> GoScores:
     """The scores from start scores and records (module docstring: MMS, SOS, SOSOS, SODOS)."""
     mms: dict[str, Fraction] = {}
+    nbw: dict[str, Fraction] = {}
     for pid, row in recs.items():
         games = _game_points(row, over_the_board_only=False)
-        special = sum((r.points for r in row if r.status in ("bye", "absent")), Fraction(0))
-        if settings.round_down:  # OpenGotha genRoundDownNBWMMS: the sum, rounded down
-            special = Fraction(math.floor(special))
-        mms[pid] = start[pid] + games + special
+        mms[pid] = start[pid] + games + _special(row, settings, nbw=False)
+        nbw[pid] = games + _special(row, settings, nbw=True)
     # The opponents' scores SOS and SODOS read: the real MMS, or with
-    # count_not_played_as_half_point OpenGotha's virtual one (step 4.2: `bVirtual`).
-    seen = (
-        {pid: virtual_mms(start[pid], row) for pid, row in recs.items()}
-        if settings.count_not_played_as_half_point
-        else mms
-    )
+    # count_not_played_as_half_point OpenGotha's virtual one (step 4.2: `bVirtual`); the same
+    # for NBW in SOSW and SODOSW (step 4.1).
+    virtual = settings.count_not_played_as_half_point
+    seen = {pid: virtual_mms(start[pid], row) for pid, row in recs.items()} if virtual else mms
+    seen_nbw = {pid: virtual_mms(0, row) for pid, row in recs.items()} if virtual else nbw
     sos: dict[str, Fraction] = {}
     sodos: dict[str, Fraction] = {}
+    sosw: dict[str, Fraction] = {}
+    sodosw: dict[str, Fraction] = {}
     for pid, row in recs.items():
-        total = Fraction(0)
-        beaten = Fraction(0)
+        total = beaten = total_w = beaten_w = Fraction(0)
         for r in row:
             if r.status != "paired" or r.opponent not in mms:
-                total += start[pid]  # OpenGotha: the player's own start score
+                total += start[pid]  # OpenGotha: the player's own start score (SOSW: 0)
                 continue
             stones = r.handicap if r.colour == "white" else -r.handicap
             opp = seen[r.opponent] + stones
+            opp_w = seen_nbw[r.opponent]  # step 4.1: no handicap correction
             total += opp
-            if r.outcome == "win":
-                beaten += opp
-            elif r.outcome == "draw":
-                beaten += opp / 2
-        sos[pid] = total
-        sodos[pid] = beaten
+            total_w += opp_w
+            share = {"win": Fraction(1), "draw": Fraction(1, 2)}.get(r.outcome or "", Fraction(0))
+            beaten += opp * share
+            beaten_w += opp_w * share
+        sos[pid], sodos[pid], sosw[pid], sodosw[pid] = total, beaten, total_w, beaten_w
     sosos: dict[str, Fraction] = {}
+    sososw: dict[str, Fraction] = {}
     for pid, row in recs.items():
-        sosos[pid] = sum(
-            (
-                sos[r.opponent]
-                if r.status == "paired" and r.opponent in sos
-                else Fraction(start[pid] * rounds)
-                for r in row
-            ),
-            Fraction(0),
-        )
-    return GoScores(rounds, start, recs, mms, sos, sosos, sodos)
+        paired = [r.opponent for r in row if r.status == "paired" and r.opponent in sos]
+        unpaired = len(row) - len(paired)
+        sosos[pid] = sum((sos[o] for o in paired), Fraction(start[pid] * rounds * unpaired))
+        sososw[pid] = sum((sosw[o] for o in paired), Fraction(0))  # step 5: 0 unpaired
+    return GoScores(rounds, start, recs, mms, sos, sosos, sodos, nbw, sosw, sososw, sodosw)
 
 
 def go_scores(ct: Crosstable, rounds: int | None = None) -> GoScores:
@@ -491,6 +535,33 @@ def sodos(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> di
     """Sum of the (handicap-corrected) McMahon scores of the opponents beaten, half of it for
     a jigo (OpenGotha SODOSM); forfeit wins count, rounds without a game add nothing."""
     return _values(go_scores(ct).sodos, group)
+
+
+@go_criterion("nbw", "NBW", "step 2 (NBW)", "Number of wins (NBW)")
+def nbw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Number of wins (OpenGotha NBW, the Swiss system's main score): 1 per win, ½ per jigo,
+    1 each for a win for both, + the NBW points of byes and absences (`nbw_bye_points`,
+    `nbw_absence_points`; their sum rounded down with `round_down`). No start score."""
+    return _values(go_scores(ct).nbw, group)
+
+
+@go_criterion("sosw", "SOSW", "step 4.1 (SOSW)", "Opponents' wins (SOSW)")
+def sosw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the opponents' NBW (OpenGotha SOSW), no handicap correction; a round without a
+    game adds 0."""
+    return _values(go_scores(ct).sosw, group)
+
+
+@go_criterion("sososw", "SOSOSW", "step 5 (SOSOSW)", "Opponents' SOSW (SOSOSW)")
+def sososw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the opponents' SOSW (OpenGotha SOSOSW); a round without a game adds 0."""
+    return _values(go_scores(ct).sososw, group)
+
+
+@go_criterion("sodosw", "SODOSW", "step 4.1 (SODOSW)", "Beaten opponents' wins (SODOSW)")
+def sodosw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the NBW of the opponents beaten, half of it for a jigo (OpenGotha SODOSW)."""
+    return _values(go_scores(ct).sodosw, group)
 
 
 #: OpenGotha `Player.MIN_RATING`: the rating of a player with neither rating nor rank.
@@ -649,12 +720,15 @@ def chain_names(settings: GoSettings) -> tuple[str, ...]:
 
 
 def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
-    """A tournament ranked by the McMahon chain alone: a Go McMahon tournament (format or
-    pairing "mcmahon"), or any under the "lgc" preset."""
+    """A tournament ranked by the Go chain alone: a Go McMahon tournament (format or
+    pairing "mcmahon"), any under the "lgc" preset, and a Go tournament whose criteria start
+    with NBW (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss)."""
     if created is None:
         return False
     if created.rules_preset == "lgc":
         return True
+    if created.game == "go" and created.go is not None and created.go.criteria[0] == "NBW":
+        return True  # OpenGotha's Swiss system for Go: NBW first, the chain alone
     return created.game == "go" and "mcmahon" in (created.format, created.pairing)
 
 

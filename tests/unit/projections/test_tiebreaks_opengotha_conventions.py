@@ -22,6 +22,7 @@ d 3k on 27. Results are PGN-style: "1-0" White won.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -428,3 +429,57 @@ def test_rating_orders_players_level_on_mms() -> None:
     assert order(st) == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
     rows = {r.player_id: r for r in standings(st).rows}
     assert rows["b"].tiebreaks == (("mms", "26"), ("rating", "1600"))
+
+
+# --- 6. the Swiss system for Go: NBW, SOSW, SOSOSW, SODOSW ---------------------------------
+
+SWISS = GoSettings(criteria=["NBW", "SOSW", "SOSOSW"])  # OpenGotha PlacementParameterSet
+# initForSwiss
+
+
+def swiss(settings: GoSettings, *extra: list[Event]) -> StandingsState:
+    flat: list[Event] = [
+        ev.TournamentCreated(name="Go Swiss", game="go", format="swiss", go=settings),
+        *players("a", "b", "c"),
+    ]
+    for e in (*THREE, *extra):
+        flat += e
+    return fold(recorded("og-t5", flat))
+
+
+def test_swiss_criteria_count_wins_with_their_own_bye_points() -> None:
+    # THREE: a beats b (round 1) and c (round 2); c then b have the pairing bye, worth 1 NBW
+    # point (OpenGotha genNBW2ValueBye 2). NBW: a 2, b 0 + 1 = 1, c 1 + 0 = 1 (no start score).
+    # SOSW (opponents' NBW, a round without a game 0): a = 1 + 1, b = 2, c = 2.
+    # SOSOSW: a = SOSW(b) + SOSW(c) = 4; b = SOSW(a) = 2; c = 2. SODOSW: a beat both: 1 + 1.
+    st = swiss(SWISS)
+    assert scores(st, "NBW") == {"a": 2, "b": 1, "c": 1}
+    assert scores(st, "SOSW") == {"a": 2, "b": 2, "c": 2}
+    assert scores(st, "SOSOSW") == {"a": 4, "b": 2, "c": 2}
+    assert scores(st, "SODOSW") == {"a": 2, "b": 0, "c": 0}
+    # The McMahon scores keep their own bye points: b 29 + 1, c 28 + 1.
+    assert scores(st, "MMS") == {"a": 32, "b": 30, "c": 29}
+    # Ranked by NBW first, the chain alone: a, then b and c level on every criterion.
+    assert order(st) == [(1, "a"), (2, "b"), (2, "c")]
+
+
+def test_swiss_bye_and_absence_points_are_settings_apart_from_the_mcmahon_ones() -> None:
+    st = swiss(GoSettings(criteria=["NBW", "SOSW"], nbw_bye_points=Decimal("0")))
+    assert scores(st, "NBW") == {"a": 2, "b": 0, "c": 0}
+    assert scores(st, "SOSW") == {"a": 0, "b": 2, "c": 2}
+    assert scores(st, "MMS") == {"a": 32, "b": 30, "c": 29}  # bye_points still 1
+
+
+def test_swiss_criteria_read_virtual_scores_too() -> None:
+    # Virtual NBW (no start score): a 2, b 0 + ½, c ½ + 0: a's SOSW = ½ + ½ = 1.
+    st = swiss(GoSettings(criteria=["NBW", "SOSW"], count_not_played_as_half_point=True))
+    assert scores(st, "SOSW") == {"a": 1, "b": 2, "c": 2}
+    assert scores(st, "SODOSW") == {"a": 1, "b": 0, "c": 0}
+
+
+def test_a_go_swiss_without_nbw_first_is_ranked_as_before() -> None:
+    from projections.tiebreaks.mcmahon import mcmahon_ranked
+
+    plain = ev.TournamentCreated(name="Go Swiss", game="go", format="swiss")
+    assert not mcmahon_ranked(plain)
+    assert mcmahon_ranked(plain.model_copy(update={"go": SWISS}))
