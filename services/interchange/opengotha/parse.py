@@ -326,7 +326,9 @@ def _game(index: int, el: Element) -> OgGame:
         )
     handicap = number(a, "handicap", where, 0)
     if not 0 <= handicap <= 9:
-        raise OpenGothaError(f"{where} handicap", "opengotha.handicap", "0 to 9 stones")
+        raise OpenGothaError(
+            f"{where} handicap", "opengotha.handicap", f"{handicap} stones: a handicap is 0 to 9"
+        )
     white, black = a.get("whitePlayer", ""), a.get("blackPlayer", "")
     if not white or not black:
         raise OpenGothaError(where, "opengotha.game_players", "a Game names both players")
