@@ -48,7 +48,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from events_schema import events as ev
 from events_schema.go import GoCriterion, GoSettings
@@ -67,6 +69,7 @@ from services.interchange.opengotha.parse import (
 )
 from services.interchange.pipeline import Planned
 
+E = TypeVar("E", bound=ev.Event)
 NAMESPACE = uuid.UUID("6b1f3c2e-8d4a-4f59-a7c1-0e9d2b5f7a13")  # OpenGotha import event ids
 SOURCE = "imported from OpenGotha"
 FILE_SUBJECT, PLAYERS_SUBJECT = "opengotha:file", "opengotha:players"
@@ -258,6 +261,16 @@ def _with_supergroup(settings: GoSettings, og: OgFile, out: list[Convention]) ->
     return settings
 
 
+def _checked(where: str, cls: type[E], **fields: Any) -> E:
+    """The event, or the element refused naming the field out of range."""
+    try:
+        return cls(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(x) for x in first["loc"])
+        raise OpenGothaError(where, "opengotha.out_of_range", f"{field}: {first['msg']}") from None
+
+
 def created_of(og: OgFile, settings: GoSettings, name: str | None) -> ev.TournamentCreated:
     g = og.general
     starts, ends = day(g, "beginDate"), day(g, "endDate")
@@ -270,7 +283,9 @@ def created_of(og: OgFile, settings: GoSettings, name: str | None) -> ev.Tournam
     if komi * 2 != (komi * 2).to_integral_value() or abs(komi) > 1000:
         raise OpenGothaError(f"{GPS} komi", "opengotha.komi", f"komi {komi}: whole or half points")
     title = (g.get("name") or "").strip() or (name or "OpenGotha import")
-    return ev.TournamentCreated(
+    return _checked(
+        f"{GPS}",
+        ev.TournamentCreated,
         name=title[:200],
         game="go",
         format="mcmahon",
@@ -284,7 +299,9 @@ def created_of(og: OgFile, settings: GoSettings, name: str | None) -> ev.Tournam
 
 
 def _player_event(p: OgPlayer) -> ev.PlayerRegistered:
-    return ev.PlayerRegistered(
+    return _checked(
+        p.where,
+        ev.PlayerRegistered,
         player_id=player_id(p),
         name=f"{p.name} {p.first_name}"[:200],
         rating=p.rating if 0 <= p.rating <= 4000 else None,

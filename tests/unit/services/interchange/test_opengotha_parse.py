@@ -5,10 +5,15 @@ accents), ranks read as `Player.convertKDPToInt` reads them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.interchange.opengotha import parse
 from services.interchange.opengotha.parse import OpenGothaError, rank_value, read_opengotha
+from services.interchange.opengotha.plan import to_plan
 
 PARAMS = (
     '<TournamentParameterSet><GeneralParameterSet name="T" numberOfRounds="2"/>'
@@ -144,3 +149,37 @@ def test_ranks_are_read_as_opengotha_reads_them(text: str, value: int) -> None:
 def test_a_rank_that_is_no_rank_is_refused() -> None:
     exc = _refused(_file('<Player name="A" firstName="B" rank="strong"/>'))
     assert (exc.rule, exc.where) == ("opengotha.rank", "Player 1 (A B) rank")
+
+
+SAMPLE = Path(__file__).resolve().parents[3] / "data" / "opengotha" / "herbst-mcmahon-2026.xml"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_damaged_file_is_refused_or_read_whole_never_crashes(data: st.DataObject) -> None:
+    """A slice cut out of the sample, or a byte changed: the reader and the plan either give
+    the whole tournament or refuse it with a rule (`OpenGothaError`, or a field out of range
+    as `ValueError`); nothing else escapes."""
+    raw = bytearray(SAMPLE.read_bytes())
+    start = data.draw(st.integers(0, len(raw) - 1))
+    if data.draw(st.booleans()):
+        end = data.draw(st.integers(start, min(len(raw), start + 200)))
+        del raw[start:end]
+    else:
+        raw[start] = data.draw(st.integers(0, 255))
+    try:
+        og = read_opengotha(bytes(raw))
+        to_plan(og, name="x")
+    except ValueError:  # OpenGothaError is one
+        pass
+
+
+def test_a_value_out_of_arbiters_range_is_refused_naming_the_element() -> None:
+    raw = SAMPLE.read_bytes().replace(b'beginDate="2026-11-14"', b'beginDate="0001-01-01"')
+    with pytest.raises(OpenGothaError) as caught:
+        to_plan(read_opengotha(raw))
+    assert (caught.value.rule, caught.value.where) == (
+        "opengotha.out_of_range",
+        "GeneralParameterSet",
+    )
+    assert "starts_on" in caught.value.message
