@@ -373,6 +373,8 @@ def read_opengotha(raw: bytes) -> OgFile:
         ) from None
     except ParseError as exc:
         raise OpenGothaError("file", "opengotha.xml", f"not well-formed XML: {exc}") from None
+    except (LookupError, UnicodeError) as exc:  # the XML declaration names no known encoding
+        raise OpenGothaError("file", "opengotha.encoding", f"unreadable encoding: {exc}") from None
     if root.tag != "Tournament":
         raise OpenGothaError(
             root.tag, "opengotha.root", "the root element of an OpenGotha file is Tournament"
