@@ -79,8 +79,9 @@ def _kept(state: StandingsState) -> tuple[dict[str, Any], dict[str, dict[str, st
 
 
 def _split(name: str) -> tuple[str, str]:
-    """A name without kept parts: name and first name at the last blank (OpenGotha wants
-    both)."""
+    """A name without kept parts: name and first name at the last blank; a single word gets
+    the first name "x", as OpenGotha's own importer gives it ("an empty first name is not
+    allowed", `ExternalDocument.importPlayersAndGamesFromPlainFile`)."""
     head, _, tail = name.strip().rpartition(" ")
     return (head, tail) if head else (name.strip(), "x")
 

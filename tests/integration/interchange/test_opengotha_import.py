@@ -287,3 +287,79 @@ def test_an_import_into_a_tournament_that_exists_is_refused_and_appends_nothing(
         _import(log, other)
     assert "GeneralParameterSet" in caught.value.where
     assert len(list(log.read("herbst", 1))) == 28
+
+
+def test_what_the_players_show_that_arbiter_reads_otherwise_is_reported(
+    log: SQLiteEventLog,
+) -> None:
+    raw = _variant(
+        # Ivanova pre-registered; Novak marked absent in round 3 although she played it
+        ('name="Ivanova" participating="11111111111111111111" rank="25K" rating="100" '
+         'ratingOrigin="EGF" registeringStatus="FIN"',
+         'name="Ivanova" participating="11111111111111111111" rank="25K" rating="100" '
+         'ratingOrigin="EGF" registeringStatus="PRE"'),
+        ('name="Novak" participating="11111111111111111111"',
+         'name="Novak" participating="11011111111111111111"'),
+        # a tenth player who never played
+        ("</Players>",
+         '<Player firstName="Hans" name="Meier" rank="10K" participating="00000000000000000000"/>'
+         "</Players>"),
+    )  # fmt: skip
+    report = _import(log, raw)
+    said = {c.name: c.what for c in report.conventions}
+    assert list(said) == ["registeringStatus PRE", "participating", "players who never played"]
+    assert "Player 5 (Novak Ana) round 3" in said["participating"]
+    assert said["players who never played"].startswith("1 player with no game and no bye")
+    skipped = {
+        (r.event.player_id, r.event.round)
+        for r in _records(log, "herbst")
+        if isinstance(r.event, ev.RoundSkipped)
+    }
+    # Novak's game of round 3 is recorded (no skip); Meier skips all three rounds
+    assert skipped == {("p006", 2), ("p010", 1), ("p010", 2), ("p010", 3)}
+
+
+def test_a_go_tournament_made_in_arbiter_is_written_for_opengotha(log: SQLiteEventLog) -> None:
+    """Not imported: OpenGotha's defaults where Arbiter has no value, the supergroup as
+    `smmsCorrection`, names split at the last blank, a game without a result unknown."""
+    from builders import batch
+
+    from events_schema.go import GoSettings
+    from services.commands.service import CommandService
+
+    settings = GoSettings(mcmahon_bar="2d", mcmahon_floor="15k", supergroup_size=1)
+    CommandService(log).handle(
+        "lgc",
+        batch(
+            ev.TournamentCreated(
+                name="LGC Open", game="go", format="mcmahon", rounds=2, go=settings
+            ),
+            ev.PlayerRegistered(player_id="a", name="Ann Lee", go_rank="4d", seed=1),
+            ev.PlayerRegistered(player_id="b", name="Bo Kim", go_rank="2d", seed=2),
+            ev.PlayerRegistered(player_id="c", name="Cy", go_rank="20k", seed=3),
+            ev.RoundScheduled(
+                round=1,
+                pairings=[ev.Pairing(game_id="g1", white="a", black="b", board=1)],
+                byes=[ev.Bye(player_id="c")],
+            ),
+            ev.RoundSkipped(player_id="c", round=2, notice="exceptional", reason="ill"),
+        ),
+        ACTOR,
+    )
+    og = read_opengotha(export_opengotha(_records(log, "lgc")))
+    assert [(p.name, p.first_name, p.smms_correction) for p in og.players] == [
+        ("Ann", "Lee", 1),
+        ("Bo", "Kim", 0),
+        ("Cy", "x", 0),
+    ]
+    assert [p.participating[:2] for p in og.players] == ["11", "11", "10"]
+    assert [(g.white, g.black, g.result) for g in og.games] == [
+        ("ANNLEE", "BOKIM", "RESULT_UNKNOWN")
+    ]
+    assert [(b.round, b.player) for b in og.byes] == [(1, "CYX")]
+    assert (og.general["genMMBar"], og.general["genMMFloor"], og.general["numberOfRounds"]) == (
+        "2D",
+        "15K",
+        "2",
+    )
+    assert og.criteria == ["MMS", "SOSM", "SOSOSM"]
