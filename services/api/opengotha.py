@@ -41,12 +41,28 @@ UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
     422: {"description": "A malformed file (the element and the rule) or a refused event."},
 }
 
+#: The request body as the OpenAPI document names it: the file as OpenGotha saves it.
+UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/xml": {
+                "schema": {"type": "string", "description": "an OpenGotha tournament file"}
+            }
+        },
+    }
+}
+
 
 def opengotha_router(app: FastAPI) -> APIRouter:
     tokens: TokenStore = app.state.tokens
     router = APIRouter()
 
-    @router.post("/tournaments/{tournament_id}/opengotha", responses=UPLOAD_RESPONSES)
+    @router.post(
+        "/tournaments/{tournament_id}/opengotha",
+        responses=UPLOAD_RESPONSES,
+        openapi_extra=UPLOAD_BODY,
+    )
     async def upload(tournament_id: str, request: Request) -> Response:
         who, tid = writer(tokens, request, tournament_id, "import an OpenGotha file into")
         raw = await request.body()
