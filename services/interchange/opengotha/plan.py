@@ -40,7 +40,7 @@ beyond a supergroup, `genMMZero` other than 30K, `genCountNotPlayedGamesAsHalfPo
 counts the game as played), placement criteria other than MMS/SOSM/SOSOSM/SODOSM (the Swiss
 system for Go when NBW leads), `hdBasedOnMMS` false, pre-registered players, categories,
 teams, games paired for a player marked not participating, players who never played
-(OpenGotha hides them).
+(OpenGotha hides them), an end date before the begin date.
 """
 
 from __future__ import annotations
@@ -271,11 +271,20 @@ def _checked(where: str, cls: type[E], **fields: Any) -> E:
         raise OpenGothaError(where, "opengotha.out_of_range", f"{field}: {first['msg']}") from None
 
 
-def created_of(og: OgFile, settings: GoSettings, name: str | None) -> ev.TournamentCreated:
+def created_of(
+    og: OgFile, settings: GoSettings, name: str | None, out: list[Convention]
+) -> ev.TournamentCreated:
     g = og.general
     starts, ends = day(g, "beginDate"), day(g, "endDate")
     if starts is not None and ends is not None and ends < starts:
-        ends = starts  # OpenGotha keeps an end before the start; Arbiter cannot
+        out.append(
+            Convention(
+                "endDate",
+                f"{ends} is before beginDate {starts}: OpenGotha keeps it; Arbiter records the "
+                "tournament ending on its first day",
+            )
+        )
+        ends = starts
     size = number(g, "size", GPS, 19)
     if not 5 <= size <= 25:
         raise OpenGothaError(f"{GPS} size", "opengotha.size", f"board size {size}: 5 to 25")
@@ -335,7 +344,7 @@ def to_plan(og: OgFile, *, name: str | None = None, file_name: str = "OpenGotha"
     """The events recording `og` (module docstring), with the conventions reported."""
     conventions: list[Convention] = []
     settings = settings_of(og, conventions)
-    created = created_of(og, settings, name)
+    created = created_of(og, settings, name, conventions)
     pid = {p.index: player_id(p) for p in og.players}
     events: list[tuple[ev.Event, str]] = [(created, f"{file_name} {GPS}")]
     unrecorded: dict[str, int] = {}

@@ -183,3 +183,15 @@ def test_a_value_out_of_arbiters_range_is_refused_naming_the_element() -> None:
         "GeneralParameterSet",
     )
     assert "starts_on" in caught.value.message
+
+
+def test_a_key_written_on_a_turkish_locale_is_matched() -> None:
+    """Java's `toUpperCase()` on a Turkish machine writes "İ" for "i": OpenGotha there saves
+    Iñigo's key as DELACRUZİÑİGO; it is matched once the accents are off."""
+    games = (
+        '<Game roundNumber="1" tableNumber="1" whitePlayer="DELACRUZİÑİGO" '
+        'blackPlayer="ÇELİKAYŞE" result="RESULT_WHITEWINS"/>'
+    )
+    og = read_opengotha(_file(TWO, games))
+    (g,) = og.games
+    assert (og.player(g.white, g.where).index, og.player(g.black, g.where).index) == (2, 1)
