@@ -142,6 +142,14 @@ SUBJECTS: tuple[Subject, ...] = (
         shape=_order_present,
     ),
     Subject(
+        "opengotha:<part>",
+        r"opengotha:(?:file|players)",
+        None,
+        "services/interchange/opengotha/export.py (written back to the file)",
+        "OpenGotha ExternalDocument.java: the values of an imported file Arbiter keeps and "
+        "does not use",
+    ),
+    Subject(
         "season:plan",
         r"season:plan",
         None,

@@ -36,6 +36,7 @@ from services.api.http import (
     writer,
 )
 from services.api.openapi import command_openapi, document
+from services.api.opengotha import opengotha_router
 from services.api.pairing import pairing_router
 from services.api.relay import relay_router
 from services.api.results import results_router
@@ -181,6 +182,7 @@ def create_app(
     app.include_router(results_router(app))  # results by board, arbiter round over HTTP
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay
+    app.include_router(opengotha_router(app))  # OpenGotha files in and out (issue 26)
     return app
 
 

@@ -24,6 +24,7 @@ from services.cli import (
     feed,
     games,
     interchange,
+    opengotha,
     pairing,
     playoffs,
     prizes,
@@ -51,6 +52,7 @@ COMMANDS = (
     schema_export,  # schema
     demo,  # demo
     interchange,  # import trf|pgn|sgf, export trf|sgf
+    opengotha,  # import opengotha, export opengotha (into interchange's groups)
     audit,  # replay, diff, verify, correct, retract; checkpoint
     processors,  # processor
     feed,  # feed
