@@ -23,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from events_schema import Actor, CommandBatch
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
+from services.api.arena import arena_router
 from services.api.checkpoints import checkpoints_router
 from services.api.entries import entries_router
 from services.api.http import (
@@ -183,6 +184,7 @@ def create_app(
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay
     app.include_router(opengotha_router(app))  # OpenGotha files in and out (issue 26)
+    app.include_router(arena_router(app))  # the arena's status: GET /tournaments/{id}/arena
     return app
 
 

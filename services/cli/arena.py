@@ -6,17 +6,32 @@ tournament's own schedule (services/arena/), every move appended as it is played
 (shell-quoted when it has spaces), then any `option.NAME=VALUE` words, which belong to the
 `--engine` before them, and `nodes=N`, that engine's own node limit. NAME is a registered
 player's id (`arbiter players`), else their name.
+
+`arbiter arena-status TOURNAMENT [--json] [--at SEQ]`: the arena's games as a person follows
+them (projections/arena.py), the JSON `GET /tournaments/{id}/arena` answers.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import ActToken, As, AsJson, Backend, Db, fail, local_actor, local_log
-from services.cli.render import out, print_json
+from services.cli.common import (
+    ActToken,
+    As,
+    AsJson,
+    At,
+    Backend,
+    Db,
+    fail,
+    local_actor,
+    local_log,
+    tournament_records,
+)
+from services.cli.games import clock, shown_result
+from services.cli.render import escape, out, print_json
 
 
 def _engines(args: list[str]) -> list[tuple[str, list[str]]]:
@@ -153,8 +168,91 @@ def arena(
     out.print(f"[bold]{tournament}[/bold]: arena stopped: {report.stopped}")
 
 
+def evaluation_text(evaluation: dict[str, Any] | None) -> str:
+    """An evaluation as a broadcast shows it, White's point of view: "+0.28 d25", "#-3"."""
+    if evaluation is None:
+        return ""
+    if evaluation.get("mate_in") is not None:
+        text = f"#{evaluation['mate_in']}"
+    else:
+        text = f"{evaluation['cp'] / 100:+.2f}"
+    depth = evaluation.get("depth")
+    return f"{text} d{depth}" if depth is not None else text
+
+
+def clocks_text(clocks: dict[str, int | None]) -> str:
+    """Both clocks, White's first ("4:07 – 3:58"); "" when neither was read (a node limit)."""
+    white, black = clocks["white_ms"], clocks["black_ms"]
+    return "" if white is None and black is None else f"{clock(white)} – {clock(black)}"
+
+
+def state_text(game: dict[str, Any]) -> str:
+    """A game's state in words: "playing", "finished: 1-0 engine crash (tcec-rules Leagues
+    14.2)", "crashed: Crasher's engine at ply 4: the process died (exit code 3)…"."""
+    words = str(game["state"])
+    if game["state"] == "finished":
+        words = f"finished: {shown_result(game['result'], game['termination'])} {game['ending']}"
+    for crash in game["crashes"]:
+        seen = " ".join(crash["detail"].split()) or "no detail recorded"
+        at = f" at ply {crash['ply']}" if crash["ply"] is not None else ""
+        words += f"; {crash['name']}'s engine crashed{at}: {seen}"
+    return words
+
+
+def arena_status(
+    tournament: str,
+    as_json: AsJson = False,
+    at: At = None,
+    backend: Backend = None,
+    db: Db = None,
+) -> None:
+    """The arena's games as a person follows them (projections/arena.py): players, moves so
+    far, clocks, the last evaluation, and each game's state: pending, playing, finished (the
+    ending with its rule) or crashed (what was seen: exit code, last lines of stderr); below,
+    the run limits the arena played under.
+
+    Example: arbiter arena-status tcec-s1"""
+    from rich.table import Table
+
+    from projections.arena import arena_status as status_of
+
+    status = status_of(tournament_records(tournament, "arena", at, backend, db))
+    if as_json:
+        print_json(status)
+        return
+    counts = ", ".join(f"{n} {s}" for s, n in status["counts"].items() if n)
+    t = Table(title=f"Arena: {tournament} (as of seq {status['seq']}): {counts or 'no games'}")
+    for col in ("round", "white", "black", "moves", "clocks", "eval", "state"):
+        t.add_column(col, justify="right" if col in ("round", "moves") else "left")
+    for g in status["games"]:
+        last = g["last_move"]
+        moves = str(g["plies"])
+        if last is not None and g["state"] == "playing":
+            moves += f" ({last['san'] or last['uci'] or last['point']})"
+        cells = [
+            str(g["round"]) if g["stage"] == "main" else f"{g['stage']} {g['round']}",
+            g["white"]["name"],
+            g["black"]["name"],
+            moves,
+            clocks_text(g["clocks"]),
+            evaluation_text(g["evaluation"]),
+            state_text(g),
+        ]
+        t.add_row(*(escape(c) for c in cells))
+    out.print(t)
+    limits = status["limits"]
+    out.print(f"limit in force: {escape(limits['in_force']['text'])}")
+    for ruling in limits["rulings"]:
+        out.print(f"  seq {ruling['seq']}: {escape(ruling['text'])}")
+    for g in status["games"]:
+        if g["clock_note"]:
+            out.print(f"{g['game_id']}: {escape(g['clock_note'])}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `arena` to the `arbiter` app (extra words: the --engine groups)."""
+    """Add `arena` (extra words: the --engine groups) and `arena-status` to the `arbiter`
+    app."""
     app.command(
         "arena", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
     )(arena)
+    app.command("arena-status")(arena_status)
