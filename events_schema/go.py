@@ -1,7 +1,11 @@
 """Go settings carried by `TournamentCreated.go` (London Go Centre rules; McMahon pairing).
 
 Where the seed (`lgc-go-tournament-rules.txt`) is silent, the McMahon settings follow
-OpenGotha's conventions (the tool Go organisers know), named beside each field. Ranks are
+OpenGotha's conventions (the tool Go organisers know), named beside each field. The
+conventions added for issue 26 (start score corrections, results not entered, virtual scores,
+hiding players never paired, the Swiss criteria and their NBW points) default to the
+behaviour before them, so a `TournamentCreated` stored earlier reads exactly as it did and
+keeps its schema_version (fields added with their defaults; nothing renamed or narrowed). Ranks are
 written as Go players write them: "30k" … "1k", "1d" … "9d" (amateur), "1p" … "9p".
 """
 
@@ -127,7 +131,8 @@ class GoSettings(BaseModel):
         description="a display choice: players paired in no round (no game, with or without "
         "a result, and no pairing bye) are left out of the standings, the others' places "
         "counted without them (OpenGotha DPParameterSet.displayNPPlayers false: "
-        "Tournament.isPlayerImplied)",
+        "Tournament.isPlayerImplied); read where the Go chain ranks alone (McMahon, or NBW "
+        "first)",
     )
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),

@@ -119,7 +119,7 @@ from projections.tiebreaks.chain import Chain, Ranking, rank_by_chain_alone
 from projections.tiebreaks.registry import Compute, Value, count_key, criterion, points_key
 
 if TYPE_CHECKING:
-    from projections.standings.crosstable import Crosstable
+    from projections.standings.crosstable import Crosstable, Unresulted
 
 SOURCE = "OpenGotha (Tournament.fillBaseScoringInfoIfNecessary)"
 
@@ -322,6 +322,11 @@ def _nbw_bye_points(settings: GoSettings, kind: str) -> Fraction:
 def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
     """Each player's rounds 1..`rounds` (module docstring: paired, bye, absent, not paired)."""
     settings = settings_of(ct)
+    pending: dict[str, list[Unresulted]] = {}
+    if settings.unentered_results == "opengotha":  # OpenGotha RESULT_UNKNOWN: paired
+        for u in ct.unresulted:
+            pending.setdefault(u.white, []).append(u)
+            pending.setdefault(u.black, []).append(u)
     out: dict[str, tuple[GoRound, ...]] = {}
     for pid in ct.players:
         by_round: dict[int, GoRound] = {}
@@ -345,19 +350,18 @@ def records(ct: Crosstable, rounds: int) -> dict[str, tuple[GoRound, ...]]:
                     points=_bye_points(settings, e.kind),
                     nbw_points=_nbw_bye_points(settings, e.kind),
                 )
-        if settings.unentered_results == "opengotha":  # OpenGotha RESULT_UNKNOWN: paired
-            for u in ct.unresulted:
-                if pid not in (u.white, u.black) or u.round > rounds or u.round in by_round:
-                    continue
-                white = pid == u.white
-                by_round[u.round] = GoRound(
-                    u.round,
-                    "paired",
-                    u.black if white else u.white,
-                    "white" if white else "black",
-                    None,
-                    u.handicap,
-                )
+        for u in pending.get(pid, ()):
+            if u.round > rounds or u.round in by_round:
+                continue
+            white = pid == u.white
+            by_round[u.round] = GoRound(
+                u.round,
+                "paired",
+                u.black if white else u.white,
+                "white" if white else "black",
+                None,
+                u.handicap,
+            )
         skipped = ct.skipped.get(pid, frozenset())
         row = []
         for r in range(1, rounds + 1):

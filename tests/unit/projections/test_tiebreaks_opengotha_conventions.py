@@ -483,3 +483,26 @@ def test_a_go_swiss_without_nbw_first_is_ranked_as_before() -> None:
     plain = ev.TournamentCreated(name="Go Swiss", game="go", format="swiss")
     assert not mcmahon_ranked(plain)
     assert mcmahon_ranked(plain.model_copy(update={"go": SWISS}))
+
+
+def test_dc_counts_only_a_net_single_win_as_opengotha_does() -> None:
+    # OpenGotha's pair matrix sums +1 per win (no jigo, no forfeit) and makes an edge only
+    # where the sum is exactly 1 (`pair[i][j] == 1`): a won twice against b, so no edge, and
+    # DC leaves them level; one win and one forfeit win make a single win: a above b.
+    from projections.tiebreaks.mcmahon import direct_confrontation
+
+    ranks = {"a": "5k", "b": "5k"}
+    twice = field(
+        GoSettings(criteria=["MMS", "DC"]),
+        ranks,
+        rnd(1, ("g1", "a", "b", "1-0")),
+        rnd(2, ("g2", "b", "a", "0-1")),
+    )
+    assert direct_confrontation(crosstable(twice), ["a", "b"]) == {"a": 0, "b": 0}
+    once = field(
+        GoSettings(criteria=["MMS", "DC"]),
+        ranks,
+        rnd(1, ("g1", "a", "b", "1-0")),
+        rnd(2, ("g2", "b", "a", "0-1"), term="forfeit"),
+    )
+    assert direct_confrontation(crosstable(once), ["a", "b"]) == {"a": 1, "b": 0}
