@@ -325,6 +325,8 @@ def test_an_import_into_a_tournament_that_exists_is_refused_and_appends_nothing(
     with pytest.raises(ImportRefused) as caught:
         _import(log, other)
     assert "GeneralParameterSet" in caught.value.where
+    assert caught.value.rule == "stream.already_created"
+    assert "recorded as a new tournament (give another --tournament" in caught.value.message
     assert len(list(log.read("herbst", 1))) == 28
 
 
