@@ -31,19 +31,21 @@ from projections.standings import fold
 from projections.standings.state import GameRecord, StandingsState
 from projections.tiebreaks.mcmahon import rank_value, supergroup
 from services.interchange.opengotha.parse import MAX_ROUNDS, rank_text
-from services.interchange.opengotha.plan import FILE_SUBJECT, PLAYERS_SUBJECT
+from services.interchange.opengotha.plan import CRITERION, FILE_SUBJECT, PLAYERS_SUBJECT
 
 #: Arbiter's criterion -> OpenGotha's long name.
-CRITERION_NAME = {"MMS": "MMS", "SOS": "SOSM", "SOSOS": "SOSOSM", "SODOS": "SODOSM"}
+CRITERION_NAME = {ours: theirs for theirs, ours in CRITERION.items()}
 _RESULT = {
     ("1-0", False): "RESULT_WHITEWINS",
     ("0-1", False): "RESULT_BLACKWINS",
     ("1/2-1/2", False): "RESULT_EQUAL",
     ("0-0", False): "RESULT_BOTHLOSE",
+    ("1-1", False): "RESULT_BOTHWIN",
     ("1-0", True): "RESULT_WHITEWINS_BYDEF",
     ("0-1", True): "RESULT_BLACKWINS_BYDEF",
     ("1/2-1/2", True): "RESULT_EQUAL_BYDEF",
     ("0-0", True): "RESULT_BOTHLOSE_BYDEF",
+    ("1-1", True): "RESULT_BOTHWIN_BYDEF",
 }
 #: OpenGotha's defaults (ExternalDocument, Player) for a tournament not imported from a file.
 ROOT_DEFAULT = {"dataVersion": "201"}
@@ -116,7 +118,9 @@ def _players(
         attrs.setdefault(
             "rating", str(p.rating if p.rating is not None else (rank + 30) * 100 - 900)
         )
-        attrs.setdefault("smmsCorrection", "1" if p.player_id in super_group else "0")
+        corrected = settings.start_score_corrections.get(p.player_id, 0)
+        corrected += p.player_id in super_group
+        attrs.setdefault("smmsCorrection", str(corrected))
         attrs["club"] = p.club or ""
         attrs["country"] = p.federation or ""
         skipped = skips.get(p.player_id, frozenset())
@@ -150,6 +154,11 @@ def _general(state: StandingsState, kept: Mapping[str, str], rounds: int) -> dic
             "genMMS2ValueBye": str(int(settings.bye_points * 2)),
             "genMMS2ValueAbsent": str(int(settings.absence_points * 2)),
             "genRoundDownNBWMMS": "true" if settings.round_down else "false",
+            "genNBW2ValueBye": str(int(settings.nbw_bye_points * 2)),
+            "genNBW2ValueAbsent": str(int(settings.nbw_absence_points * 2)),
+            "genCountNotPlayedGamesAsHalfPoint": (
+                "true" if settings.count_not_played_as_half_point else "false"
+            ),
         }
     )
     # OpenGotha always has a bar; Arbiter's "no bar" is a bar above everyone (9D).
@@ -249,8 +258,13 @@ def export_opengotha(records: Sequence[Recorded]) -> bytes:
     for n in range(1, 7):
         name = criteria[n - 1] if n <= len(criteria) else "NULL"
         SubElement(pps, "PlacementCriterion", {"name": name, "number": str(n)})
-    for fragment in kept_file.get("parameter_sets", []):
+    kept_sets = kept_file.get("parameter_sets", [])
+    for fragment in kept_sets:
         tps.append(_xml(fragment))
+    if not any(f.startswith("<DPParameterSet") for f in kept_sets):
+        # OpenGotha hides the players never paired unless displayNPPlayers is true
+        shown = "false" if settings.hide_players_never_paired else "true"
+        SubElement(tps, "DPParameterSet", {"displayNPPlayers": shown})
     for fragment in kept_file.get("others", []):
         root.append(_xml(fragment))
     indent(root)

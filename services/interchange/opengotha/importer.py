@@ -14,7 +14,13 @@ from events_schema import Actor
 from services.eventlog.base import EventLog
 from services.interchange.opengotha.parse import OgFile, read_opengotha
 from services.interchange.opengotha.plan import NAMESPACE, Convention, OgPlan, to_plan
-from services.interchange.pipeline import AppendReport, Progress, Target, import_planned
+from services.interchange.pipeline import (
+    AppendReport,
+    ImportRefused,
+    Progress,
+    Target,
+    import_planned,
+)
 
 
 @dataclass
@@ -71,5 +77,16 @@ def import_opengotha(
         conventions=list(plan.conventions),
     )
     target = Target(log, tournament_id, actor, NAMESPACE, f"{tournament_id}:{digest}")
-    import_planned(target, report, plan.planned, progress)
+    try:
+        import_planned(target, report, plan.planned, progress)
+    except ImportRefused as exc:
+        if exc.rule != "stream.already_created":
+            raise
+        raise ImportRefused(
+            exc.rule,
+            exc.where,
+            f"{exc.message}: an OpenGotha file is recorded as a new tournament (give another "
+            "--tournament; a later save of an imported file is not merged into it)",
+            exc.index,
+        ) from None
     return report

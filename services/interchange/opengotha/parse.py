@@ -171,6 +171,7 @@ class OgFile:
     parameter_sets: list[str] = field(default_factory=list)  # the other sets, as written
     others: list[str] = field(default_factory=list)  # TeamTournamentParameterSet, Teams, ...
     categories: str = ""  # GeneralParameterSet's Categories child, as written
+    display: dict[str, str] = field(default_factory=dict)  # DPParameterSet (kept as written)
     by_key: dict[str, OgPlayer] = field(default_factory=dict)
 
     def player(self, key: str, where: str) -> OgPlayer:
@@ -422,6 +423,7 @@ def read_opengotha(raw: bytes) -> OgFile:
             )
         criteria.append((n, a.get("name", "NULL")))
     categories = gps.find("Categories")
+    dps = tps.find("DPParameterSet")
     og = OgFile(
         root=dict(root.attrib),
         players=players,
@@ -442,6 +444,7 @@ def read_opengotha(raw: bytes) -> OgFile:
             if el.tag not in ("Players", "Games", "ByePlayers", "TournamentParameterSet")
         ],
         categories="" if categories is None else _raw(categories),
+        display={} if dps is None else dict(dps.attrib),
         by_key=by_key,
     )
     _check_rounds(og)

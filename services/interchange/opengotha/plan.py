@@ -13,19 +13,28 @@ round's `RoundScheduled` (games ``r{round}-t{table}``, the bye a `pairing_alloca
 one `GameEnded` per result; last, the rounds not played yet that players will skip.
 
 Read into Arbiter's settings (OpenGotha `GeneralParameterSet`, `HandicapParameterSet`,
-`PlacementParameterSet`):
+`PlacementParameterSet`, `DPParameterSet`), OpenGotha's behaviour the default for an imported
+file where the LGC rules are silent (events_schema/go.py):
 
 * `genMMBar`, `genMMFloor` -> `mcmahon_bar`, `mcmahon_floor`; `genMMS2ValueBye`,
-  `genMMS2ValueAbsent` (in half points) -> `bye_points`, `absence_points`;
-  `genRoundDownNBWMMS` -> `round_down`; `hdCorrection`, `hdCeiling` -> `handicap_correction`,
+  `genMMS2ValueAbsent`, `genNBW2ValueBye`, `genNBW2ValueAbsent` (in half points) ->
+  `bye_points`, `absence_points`, `nbw_bye_points`, `nbw_absence_points`;
+  `genRoundDownNBWMMS` -> `round_down`; `genCountNotPlayedGamesAsHalfPoint` ->
+  `count_not_played_as_half_point`; `hdCorrection`, `hdCeiling` -> `handicap_correction`,
   `handicap_ceiling` (`handicap` "rank_difference", or "none" with a ceiling of 0);
+  `displayNPPlayers` false (OpenGotha's default) -> `hide_players_never_paired`;
 * `smmsCorrection` -> `supergroup_size` when the players corrected by +1 are exactly those
   Arbiter's supergroup of that size takes (`projections/tiebreaks/mcmahon.py`: the
-  strongest at or above the bar, a whole rank at a time);
-* placement criteria MMS, SOSM, SOSOSM, SODOSM -> `criteria` MMS, SOS, SOSOS, SODOS.
+  strongest at or above the bar, a whole rank at a time), else `start_score_corrections`;
+* placement criteria MMS, SOSM, SOSOSM, SODOSM, DC, Rating, NBW, SOSW, SOSOSW, SODOSW ->
+  `criteria` MMS, SOS, SOSOS, SODOS, DC, RATING, NBW, SOSW, SOSOSW, SODOSW (NBW first: the
+  Swiss system for Go);
+* a game without a result is counted as OpenGotha counts it (`unentered_results`
+  "opengotha": played, no point for either side).
 
 Results: ``RESULT_WHITEWINS``/``BLACKWINS`` 1-0/0-1, ``EQUAL`` ½-½ (a jigo), ``BOTHLOSE``
-0-0, each ``_BYDEF`` the same with termination forfeit; ``RESULT_UNKNOWN`` no result yet.
+0-0, ``BOTHWIN`` 1-1, each ``_BYDEF`` the same with termination forfeit; ``RESULT_UNKNOWN``
+no result yet.
 
 **Kept, and written back by the export** (`export.py`): every attribute Arbiter does not read
 into an event (EGF PIN, licences, grade, rating origin, registering status,
@@ -34,13 +43,11 @@ into an event (EGF PIN, licences, grade, rating origin, registering status,
 (`projections/rulings.py` subjects ``opengotha:*``).
 
 **Reported by name** (`Convention`), never dropped silently: what Arbiter cannot express
-yet, with how its standings then differ from OpenGotha's: per-player `smmsCorrection`
-beyond a supergroup, `genMMZero` other than 30K, `genCountNotPlayedGamesAsHalfPoint`,
-``RESULT_BOTHWIN``, a jigo where the komi has a half point, ``RESULT_UNKNOWN`` (OpenGotha
-counts the game as played), placement criteria other than MMS/SOSM/SOSOSM/SODOSM (the Swiss
-system for Go when NBW leads), `hdBasedOnMMS` false, pre-registered players, categories,
-teams, games paired for a player marked not participating, players who never played
-(OpenGotha hides them), an end date before the begin date.
+yet, with how its standings then differ from OpenGotha's: `genMMZero` other than 30K,
+a jigo where the komi has a half point, placement criteria Arbiter does not have (CUSSM,
+SOSM-1, STS, …), `hdBasedOnMMS` false, `smmsCorrection` beyond -1..2, pre-registered players,
+categories, teams, games paired for a player marked not participating, an end date before
+the begin date.
 """
 
 from __future__ import annotations
@@ -53,7 +60,12 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from events_schema import events as ev
-from events_schema.go import GoCriterion, GoSettings
+from events_schema.go import (
+    START_CORRECTION_MAX,
+    START_CORRECTION_MIN,
+    GoCriterion,
+    GoSettings,
+)
 from projections.go.scoring import komi_for
 from projections.tiebreaks.mcmahon import rank_name, supergroup
 from services.interchange.opengotha.parse import (
@@ -83,6 +95,12 @@ CRITERION: dict[str, GoCriterion] = {
     "SOSM": "SOS",
     "SOSOSM": "SOSOS",
     "SODOSM": "SODOS",
+    "DC": "DC",
+    "Rating": "RATING",
+    "NBW": "NBW",
+    "SOSW": "SOSW",
+    "SOSOSW": "SOSOSW",
+    "SODOSW": "SODOSW",
 }
 #: Attributes read into events (the export writes them from the events); the rest is kept.
 PLAYER_READ = frozenset({"rank", "club", "country", "participating"})
@@ -99,6 +117,9 @@ GENERAL_READ = frozenset(
         "genMMS2ValueBye",
         "genMMS2ValueAbsent",
         "genRoundDownNBWMMS",
+        "genNBW2ValueBye",
+        "genNBW2ValueAbsent",
+        "genCountNotPlayedGamesAsHalfPoint",
     }
 )
 HANDICAP_READ = frozenset({"hdCorrection", "hdCeiling"})
@@ -108,10 +129,12 @@ RESULT_OF: dict[str, tuple[ev.Result, ev.Termination]] = {
     "RESULT_BLACKWINS": ("0-1", "other"),
     "RESULT_EQUAL": ("1/2-1/2", "other"),
     "RESULT_BOTHLOSE": ("0-0", "other"),
+    "RESULT_BOTHWIN": ("1-1", "other"),
     "RESULT_WHITEWINS_BYDEF": ("1-0", "forfeit"),
     "RESULT_BLACKWINS_BYDEF": ("0-1", "forfeit"),
     "RESULT_EQUAL_BYDEF": ("1/2-1/2", "forfeit"),
     "RESULT_BOTHLOSE_BYDEF": ("0-0", "forfeit"),
+    "RESULT_BOTHWIN_BYDEF": ("1-1", "forfeit"),
 }
 
 
@@ -150,8 +173,22 @@ def _count(n: int, one: str) -> str:
     return f"{n} {one}" if n == 1 else f"{n} {one}s"
 
 
+def _halves(g: dict[str, str], name: str, out: list[Convention]) -> Decimal:
+    """A `gen…2Value…` attribute (OpenGotha counts these in half points; the XML reader's
+    default is 0) as points: 0, ½ or 1."""
+    value = number(g, name, GPS, 0)
+    if not 0 <= value <= 2:
+        out.append(Convention(name, f"{value} half points: Arbiter's are 0, ½ or 1; read as 1"))
+        value = min(max(value, 0), 2)
+    return Decimal(value) / 2
+
+
 def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
-    """The file's McMahon, handicap and placement settings as `GoSettings`."""
+    """The file's McMahon, handicap, placement and display settings as `GoSettings`, with
+    OpenGotha's conventions for what the LGC rules leave open (events_schema/go.py): the
+    per-player start score corrections, a game without a result counted as played
+    (`unentered_results` "opengotha"), the virtual scoring of unplayed rounds, the Swiss
+    points, the players never paired left out of the standings (`displayNPPlayers`)."""
     g, h = og.general, og.handicap
     floor = rank_value(g.get("genMMFloor", "20K"), f"{GPS} genMMFloor")
     bar = rank_value(g.get("genMMBar", "4D"), f"{GPS} genMMBar")
@@ -166,21 +203,6 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
                 "genMMZero",
                 f"McMahon zero {g['genMMZero']}: Arbiter's is 30K, so every MMS and SOS is "
                 f"{zero + 30} points above OpenGotha's (the places are the same)",
-            )
-        )
-    halves: dict[str, Decimal] = {}
-    for name in ("genMMS2ValueBye", "genMMS2ValueAbsent"):
-        value = number(g, name, GPS, 0)
-        if not 0 <= value <= 2:
-            out.append(Convention(name, f"{value} half points: Arbiter's are 0, ½ or 1; read as 1"))
-            value = min(max(value, 0), 2)
-        halves[name] = Decimal(value) / 2
-    if flag(g, "genCountNotPlayedGamesAsHalfPoint", False):
-        out.append(
-            Convention(
-                "genCountNotPlayedGamesAsHalfPoint",
-                "OpenGotha counts the rounds a player did not play as half points in the "
-                "virtual scores; Arbiter does not (its SOS/SOSOS may differ)",
             )
         )
     ceiling = number(h, "hdCeiling", HPS, 9)
@@ -200,24 +222,16 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
     others = []
     for name in og.criteria:
         mapped = CRITERION.get(name)
-        if mapped is not None and mapped not in criteria and len(criteria) < 4:
+        if mapped is not None and mapped not in criteria and len(criteria) < 6:
             criteria.append(mapped)
         else:
             others.append(name)
-    if og.criteria and og.criteria[0] in ("NBW", "CAT"):
-        out.append(
-            Convention(
-                "Swiss system for Go",
-                f"placement by {og.criteria[0]} first: Arbiter ranks Go by MMS (the McMahon "
-                "chain); the places may differ",
-            )
-        )
     if others:
         out.append(
             Convention(
                 "placement criteria",
-                f"{', '.join(others)} not applied: Arbiter's Go criteria are MMS, SOSM, SOSOSM "
-                "and SODOSM; players still level after them share the place",
+                f"{', '.join(others)} not applied: Arbiter's Go criteria are "
+                f"{', '.join(CRITERION)}; players still level after them share the place",
             )
         )
     settings = GoSettings(
@@ -226,17 +240,24 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
         handicap="none" if ceiling == 0 else "rank_difference",
         handicap_correction=correction,
         handicap_ceiling=ceiling,
-        bye_points=halves["genMMS2ValueBye"],
-        absence_points=halves["genMMS2ValueAbsent"],
+        bye_points=_halves(g, "genMMS2ValueBye", out),
+        absence_points=_halves(g, "genMMS2ValueAbsent", out),
+        nbw_bye_points=_halves(g, "genNBW2ValueBye", out),
+        nbw_absence_points=_halves(g, "genNBW2ValueAbsent", out),
         round_down=flag(g, "genRoundDownNBWMMS", True),
+        unentered_results="opengotha",
+        count_not_played_as_half_point=flag(g, "genCountNotPlayedGamesAsHalfPoint", False),
+        hide_players_never_paired=not flag(og.display, "displayNPPlayers", False),
         criteria=criteria or ["MMS"],
     )
-    return _with_supergroup(settings, og, out)
+    return _with_corrections(settings, og, out)
 
 
-def _with_supergroup(settings: GoSettings, og: OgFile, out: list[Convention]) -> GoSettings:
-    """OpenGotha `Player.smms` adds each player's `smmsCorrection`: expressed as Arbiter's
-    `supergroup_size` when the players at +1 are exactly a supergroup, else reported."""
+def _with_corrections(settings: GoSettings, og: OgFile, out: list[Convention]) -> GoSettings:
+    """OpenGotha `Player.smms` adds each player's `smmsCorrection`: Arbiter's
+    `supergroup_size` when the players at +1 are exactly a supergroup (the strongest at or
+    above the bar, whole ranks), else `start_score_corrections` player by player (-1 to 2,
+    OpenGotha's range; beyond it reported and bounded)."""
     corrected = {player_id(p): p.smms_correction for p in og.players if p.smms_correction}
     if not corrected:
         return settings
@@ -246,19 +267,23 @@ def _with_supergroup(settings: GoSettings, og: OgFile, out: list[Convention]) ->
         ranks = {player_id(p): rank_name(p.rank) for p in og.players}
         if supergroup(trial, ranks) == up:
             return trial
-    names = [
-        f"{p.name} {p.first_name} {p.smms_correction:+d}" for p in og.players if p.smms_correction
+    beyond = [
+        f"{p.name} {p.first_name} {p.smms_correction:+d}"
+        for p in og.players
+        if not START_CORRECTION_MIN <= p.smms_correction <= START_CORRECTION_MAX
     ]
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-    out.append(
-        Convention(
-            "smmsCorrection",
-            f"per-player McMahon start score corrections ({shown}) that are not a supergroup "
-            "of whole ranks above the bar: Arbiter starts these players on their rank's score "
-            "(their MMS, and their opponents' SOS, differ from OpenGotha's)",
+    if beyond:
+        out.append(
+            Convention(
+                "smmsCorrection",
+                f"{', '.join(beyond[:6])}: OpenGotha's corrections are {START_CORRECTION_MIN} "
+                f"to {START_CORRECTION_MAX}; Arbiter bounds them there",
+            )
         )
-    )
-    return settings
+    bounded = {
+        pid: min(max(c, START_CORRECTION_MIN), START_CORRECTION_MAX) for pid, c in corrected.items()
+    }
+    return settings.model_copy(update={"start_score_corrections": bounded})
 
 
 def _checked(where: str, cls: type[E], **fields: Any) -> E:
@@ -325,12 +350,8 @@ def _result(
     g: OgGame, created: ev.TournamentCreated, out: dict[str, int]
 ) -> tuple[ev.Result, ev.Termination] | None:
     """The result Arbiter records for `g`, None when it cannot (counted in `out`)."""
-    if g.result == "RESULT_UNKNOWN":
-        out["RESULT_UNKNOWN"] = out.get("RESULT_UNKNOWN", 0) + 1
-        return None
     mapped = RESULT_OF.get(g.result)
-    if mapped is None:  # both win
-        out[g.result] = out.get(g.result, 0) + 1
+    if mapped is None:  # RESULT_UNKNOWN: scheduled, no result yet
         return None
     if mapped[0] == "1/2-1/2":
         komi = komi_for(g.handicap, created.komi)
@@ -357,7 +378,7 @@ def to_plan(og: OgFile, *, name: str | None = None, file_name: str = "OpenGotha"
         extra = {k: v for k, v in g.attrs.items() if k in ("knownColor", "strKnownColor")}
         if extra and extra != {"knownColor": "true"}:
             kept_games[gid] = extra
-        if g.result != "RESULT_UNKNOWN" and _result(g, created, {}) is None:
+        if g.result in RESULT_OF and _result(g, created, {}) is None:
             kept_results[gid] = g.result
     bye_of = {b.round: og.player(b.player, b.where) for b in og.byes}
     played = og.played_rounds
@@ -400,19 +421,6 @@ def to_plan(og: OgFile, *, name: str | None = None, file_name: str = "OpenGotha"
                 f"paired while marked not participating ({shown}): the game is recorded",
             )
         )
-    never = [
-        p
-        for p in og.players
-        if played and not any(p.index in in_round.get(r, set()) for r in range(1, played + 1))
-    ]
-    if never:
-        conventions.append(
-            Convention(
-                "players who never played",
-                f"{_count(len(never), 'player')} with no game and no bye: OpenGotha leaves "
-                "them out of its standings, Arbiter lists them",
-            )
-        )
 
     # -- the kept values --------------------------------------------------------------------
     kept_file: dict[str, Any] = {
@@ -428,32 +436,14 @@ def to_plan(og: OgFile, *, name: str | None = None, file_name: str = "OpenGotha"
     }
     for g in og.games:
         _result(g, created, unrecorded)
-    for what, n in sorted(unrecorded.items()):
-        if what == "RESULT_UNKNOWN":
-            conventions.append(
-                Convention(
-                    "RESULT_UNKNOWN",
-                    f"{_count(n, 'game')} paired without a result: OpenGotha counts each as "
-                    "played with no point for either side (the opponent counts in SOS); "
-                    "Arbiter as a round without a game until the result is entered",
-                )
+    if unrecorded.get("jigo"):
+        conventions.append(
+            Convention(
+                "RESULT_EQUAL",
+                f"{_count(unrecorded['jigo'], 'jigo')} with a half point of komi: Arbiter's Go "
+                "has no jigo there (LGC Scoring); kept, not scored",
             )
-        elif what == "jigo":
-            conventions.append(
-                Convention(
-                    "RESULT_EQUAL",
-                    f"{_count(n, 'jigo')} with a half point of komi: Arbiter's Go has no jigo "
-                    "there (LGC Scoring); kept, not scored",
-                )
-            )
-        else:
-            conventions.append(
-                Convention(
-                    what,
-                    f"{_count(n, 'game')} both players won: Arbiter has no such result; kept, "
-                    "not scored (OpenGotha gives each player a win)",
-                )
-            )
+        )
     text = (
         f"{SOURCE}: the values Arbiter keeps and does not use, written back by "
         "`arbiter export opengotha`."

@@ -33,17 +33,15 @@ def test_import_then_again_appends_nothing(db: Path) -> None:
 
 
 def test_the_conventions_not_expressed_are_printed_by_name(db: Path, tmp_path: Path) -> None:
-    text = SAMPLE.read_text(encoding="utf-8").replace(
-        'genCountNotPlayedGamesAsHalfPoint="false"', 'genCountNotPlayedGamesAsHalfPoint="true"'
-    )
-    path = tmp_path / "halfpoint.xml"
+    text = SAMPLE.read_text(encoding="utf-8").replace('genMMZero="30K"', 'genMMZero="25K"')
+    path = tmp_path / "zero.xml"
     path.write_text(text, encoding="utf-8")
     said = cli_run("import", "opengotha", str(path))
-    assert "halfpoint: OpenGotha conventions Arbiter does not express yet:" in said
-    assert "genCountNotPlayedGamesAsHalfPoint: OpenGotha counts the rounds" in said
+    assert "zero: OpenGotha conventions Arbiter does not express yet:" in said
+    assert "genMMZero: McMahon zero 25K: Arbiter's is 30K" in said
     report = cli_json("import", "opengotha", str(path))  # the same file: nothing appended
     assert report["duplicate"] is True and report["appended"] == 0
-    assert [c["name"] for c in report["not_expressed"]] == ["genCountNotPlayedGamesAsHalfPoint"]
+    assert [c["name"] for c in report["not_expressed"]] == ["genMMZero"]
 
 
 def test_export_to_a_file_and_to_stdout(db: Path, tmp_path: Path) -> None:

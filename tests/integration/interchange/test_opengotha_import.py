@@ -196,7 +196,6 @@ CONVENTIONS = (
      'firstName="Élise" grade="3D" name="Dupont" participating="11111111111111111111" '
      'rank="3D" rating="2290" ratingOrigin="EGF" registeringStatus="FIN" smmsCorrection="1"'),
     ('genCountNotPlayedGamesAsHalfPoint="false"', 'genCountNotPlayedGamesAsHalfPoint="true"'),
-    ('genMMZero="30K"', 'genMMZero="20K"'),
     ('<PlacementCriterion name="NULL" number="4"/>', '<PlacementCriterion name="DC" number="4"/>'),
     ('result="RESULT_WHITEWINS" roundNumber="3" tableNumber="3"',
      'result="RESULT_BOTHWIN" roundNumber="3" tableNumber="3"'),
@@ -205,50 +204,90 @@ CONVENTIONS = (
 )  # fmt: skip
 
 
+def test_opengothas_conventions_are_read_into_the_settings(log: SQLiteEventLog) -> None:
+    """Per-player start score corrections, the virtual scoring of unplayed rounds, DC, a
+    win for both and a game without a result: each is expressed (events_schema/go.py), so
+    nothing is reported, and the MMS are OpenGotha's (module docstring, changed as follows):
+    Dupont starts on 32+1 = 33 and wins once: 34; Lindqvist's round 3 is a win for both:
+    22+2 = 24 (Rossi keeps his win: 26); Novak - Ivanova of round 3 has no result: played,
+    no point for either (Novak 29, Ivanova 10+1 bye = 11)."""
+    report = _import(log, _variant(*CONVENTIONS))
+    assert report.conventions == []
+    state = fold(_records(log, "herbst"))
+    assert state.created is not None and state.created.go is not None
+    go = state.created.go
+    assert (go.supergroup_size, go.start_score_corrections) == (0, {"p001": 1, "p002": 1})
+    assert go.count_not_played_as_half_point and go.unentered_results == "opengotha"
+    assert go.criteria == ["MMS", "SOS", "SOSOS", "DC"]
+    ended = {
+        r.event.game_id: r.event.result
+        for r in _records(log, "herbst")
+        if isinstance(r.event, ev.GameEnded)
+    }
+    assert ended["r3-t3"] == "1-1" and "r3-t4" not in ended
+    table = standings(state)
+    mms = [(state.players[r.player_id].name, dict(r.tiebreaks)["mms"]) for r in table.rows]
+    assert mms == [
+        ("Müller Jörg", "35"),
+        ("Dupont Élise", "34"),
+        ("Kovács Péter", "33"),
+        ("Smith John", "31"),
+        ("Novak Ana", "29"),
+        ("Rossi Marco", "26"),
+        ("Lindqvist Eva", "24"),
+        ("García Pablo", "21"),
+        ("Ivanova Olga", "11"),
+    ]
+    # written back as they were
+    back = read_opengotha(export_opengotha(_records(log, "herbst")))
+    results = {(g.round, g.table): g.result for g in back.games}
+    assert results[(3, 3)] == "RESULT_BOTHWIN" and results[(3, 4)] == "RESULT_UNKNOWN"
+    assert [p.smms_correction for p in back.players][:3] == [1, 1, 0]
+    assert back.general["genCountNotPlayedGamesAsHalfPoint"] == "true"
+    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "DC"]
+
+
 def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
     log: SQLiteEventLog,
 ) -> None:
-    raw = _variant(*CONVENTIONS)
+    raw = _variant(
+        ('genMMZero="30K"', 'genMMZero="20K"'),
+        ('hdBasedOnMMS="true"', 'hdBasedOnMMS="false"'),
+        ('<PlacementCriterion name="NULL" number="4"/>',
+         '<PlacementCriterion name="CUSSM" number="4"/>'),
+        ('registeringStatus="FIN" smmsCorrection="1"',
+         'registeringStatus="FIN" smmsCorrection="3"'),
+    )  # fmt: skip
     report = _import(log, raw)
-    names = [c.name for c in report.conventions]
-    assert names == [
-        "genMMZero",
-        "genCountNotPlayedGamesAsHalfPoint",
-        "placement criteria",
-        "smmsCorrection",
-        "RESULT_BOTHWIN",
-        "RESULT_UNKNOWN",
-    ]
     said = {c.name: c.what for c in report.conventions}
-    assert "DC not applied" in said["placement criteria"]
-    assert "Dupont Élise +1" in said["smmsCorrection"]
-    assert report.results == 10  # the both-win and the unknown are not scored
+    assert list(said) == ["genMMZero", "hdBasedOnMMS", "placement criteria", "smmsCorrection"]
+    assert "10 points above OpenGotha's" in said["genMMZero"]
+    assert said["placement criteria"].startswith("CUSSM not applied")
+    assert said["smmsCorrection"].startswith("Müller Jörg +3")
     # the ruling that keeps the file's values says them too
     kept = next(
         r.event
         for r in _records(log, "herbst")
         if isinstance(r.event, ev.RulingIssued) and r.event.ruling_id == "opengotha-file"
     )
-    assert "RESULT_BOTHWIN" in kept.text and "smmsCorrection" in kept.text
-    # nothing is dropped: the export writes the both-win and the corrections back
+    assert "genMMZero" in kept.text and "CUSSM" in kept.text
+    # nothing is dropped: the export writes them back
     back = read_opengotha(export_opengotha(_records(log, "herbst")))
-    results = {(g.round, g.table): g.result for g in back.games}
-    assert results[(3, 3)] == "RESULT_BOTHWIN" and results[(3, 4)] == "RESULT_UNKNOWN"
-    assert [p.smms_correction for p in back.players][:2] == [1, 1]
-    assert back.general["genMMZero"] == "20K"
-    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "DC"]
+    assert back.general["genMMZero"] == "20K" and back.handicap["hdBasedOnMMS"] == "false"
+    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "CUSSM"]
+    assert back.players[0].smms_correction == 3
 
 
-def test_a_swiss_file_is_reported_as_the_swiss_system_for_go(log: SQLiteEventLog) -> None:
+def test_a_swiss_file_is_ranked_by_opengothas_swiss_criteria(log: SQLiteEventLog) -> None:
     crit = '<PlacementCriterion name="{}" number="{}"/>'
     raw = _variant(
         (crit.format("MMS", 1), crit.format("NBW", 1)),
         (crit.format("SOSM", 2), crit.format("SOSW", 2)),
     )
     _, plan = plan_file(raw, name="swiss", file_name="swiss.xml")
-    names = [c.name for c in plan.conventions]
-    assert names == ["Swiss system for Go", "placement criteria"]
-    assert "NBW, SOSW not applied" in plan.conventions[1].what
+    assert plan.conventions == []
+    assert plan.settings.criteria == ["NBW", "SOSW", "SOSOS"]
+    assert (plan.settings.nbw_bye_points, plan.settings.nbw_absence_points) == (1, 0)
 
 
 def test_a_jigo_with_half_point_komi_is_kept_and_reported(log: SQLiteEventLog) -> None:
@@ -286,6 +325,8 @@ def test_an_import_into_a_tournament_that_exists_is_refused_and_appends_nothing(
     with pytest.raises(ImportRefused) as caught:
         _import(log, other)
     assert "GeneralParameterSet" in caught.value.where
+    assert caught.value.rule == "stream.already_created"
+    assert "recorded as a new tournament (give another --tournament" in caught.value.message
     assert len(list(log.read("herbst", 1))) == 28
 
 
@@ -307,9 +348,8 @@ def test_what_the_players_show_that_arbiter_reads_otherwise_is_reported(
     )  # fmt: skip
     report = _import(log, raw)
     said = {c.name: c.what for c in report.conventions}
-    assert list(said) == ["registeringStatus PRE", "participating", "players who never played"]
+    assert list(said) == ["registeringStatus PRE", "participating"]
     assert "Player 5 (Novak Ana) round 3" in said["participating"]
-    assert said["players who never played"].startswith("1 player with no game and no bye")
     skipped = {
         (r.event.player_id, r.event.round)
         for r in _records(log, "herbst")
@@ -317,6 +357,9 @@ def test_what_the_players_show_that_arbiter_reads_otherwise_is_reported(
     }
     # Novak's game of round 3 is recorded (no skip); Meier skips all three rounds
     assert skipped == {("p006", 2), ("p010", 1), ("p010", 2), ("p010", 3)}
+    # Meier, never paired, is left out of the standings (OpenGotha displayNPPlayers false)
+    rows = standings(fold(_records(log, "herbst"))).rows
+    assert [r.player_id for r in rows] == [f"p00{i}" for i in range(1, 10)]
 
 
 def test_a_go_tournament_made_in_arbiter_is_written_for_opengotha(log: SQLiteEventLog) -> None:
