@@ -130,5 +130,9 @@ def _result(
         return "0"
     if ending.result == "0-0":
         return "Void"
+    if ending.result == "1-1":
+        # SGF FF[4] RE has no win for both (OpenGotha's BOTHWIN, issue 26): "?" is its
+        # "unknown result"; the decision itself stays in the events.
+        return "?"
     winner = _WINNER[ending.result]
     return f"{winner}+{_REASON.get(ending.termination, '')}"

@@ -560,3 +560,16 @@ def test_gnugo_games_import_and_their_counts_differ_from_re_only_by_the_rules(
         counted = read_result(row.counted)
         assert counted is not None and counted.margin == expected, where
         assert row.disagrees == (expected != said.margin), where
+
+
+def test_export_of_a_win_for_both_writes_an_unknown_result(log: SQLiteEventLog):
+    # SGF's RE has no win for both (OpenGotha's BOTHWIN, "1-1"): "?" (unknown), not a crash
+    _inline(log, "(;FF[4]GM[1]SZ[9]PB[A]PW[B]RE[B+R];B[ee];W[cc])")
+    envs = [
+        e.model_copy(update={"payload": {**e.payload, "result": "1-1", "termination": "other"}})
+        if e.type == "GameEnded"
+        else e
+        for e in _events(log)
+    ]
+    data = export_sgf([Recorded.of(e) for e in envs], "g0001")
+    assert _parsed(data)["result"] == "?"
