@@ -36,6 +36,7 @@ from typing import Annotated, Any, get_args
 
 import typer
 
+from services.cli import exports
 from services.cli.common import (
     ActToken,
     As,
@@ -421,5 +422,5 @@ def register(app: typer.Typer) -> None:
         app,
         "export",
         "Export a tournament to a file.",
-        {"trf": export_trf_cmd, "sgf": export_sgf_cmd},
+        {"trf": export_trf_cmd, "sgf": export_sgf_cmd, **exports.COMMANDS},
     )

@@ -1,0 +1,74 @@
+"""A tournament's files for other programs and rating bodies, over HTTP (any reader; a
+broadcaster's view is delayed as every reader route's is):
+
+- `GET /tournaments/{id}/games.pgn?round=`: every chess game as PGN, as `arbiter export pgn`
+  writes it (services/interchange/pgn/export.py), a download (`?token=` taken, as the one
+  game's `games/{game_id}.pgn`).
+
+Errors use the API's `{"error": {rule, field, message}}` format: 404 for an unknown
+tournament or round, 422 for a tournament the format cannot hold (a Go tournament's PGN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from events_schema import Recorded
+from services.api.delayed import visible_upto, with_delay
+from services.api.http import ApiError, reader
+from services.commands.auth import TokenStore
+
+
+def exports_router(app: FastAPI) -> APIRouter:
+    tokens: TokenStore = app.state.tokens
+    router = APIRouter()
+
+    async def download(
+        request: Request,
+        tournament_id: str,
+        kind: str,
+        build: Callable[[Sequence[Recorded]], str],
+        media_type: str,
+        suffix: str,
+        query_token: bool = False,
+    ) -> Response:
+        tid = reader(tokens, request, tournament_id, query_token=query_token)
+        upto = await visible_upto(app, request, tid, query_token=query_token)  # delayed view
+
+        def run() -> str:
+            records = [Recorded.of(e) for e in app.state.log.read(tid, 1, upto)]
+            if not records:
+                raise ApiError(404, f"{kind}.unknown_tournament", "tournament_id", f"no {tid}")
+            return build(records)
+
+        text = await run_in_threadpool(run)
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in tid)
+        headers = {"Content-Disposition": f'attachment; filename="{safe}{suffix}"'}
+        return with_delay(app, Response(text, media_type=media_type, headers=headers), tid, upto)
+
+    @router.get("/tournaments/{tournament_id}/games.pgn")
+    async def games_pgn(
+        tournament_id: str,
+        request: Request,
+        round_: int | None = Query(None, alias="round", ge=1, le=10_000),
+    ) -> Response:
+        """Every chess game of the tournament as PGN (`arbiter export pgn`)."""
+        from services.interchange.pgn.export import ExportRefused, export_tournament_pgn
+
+        def build(records: Sequence[Recorded]) -> str:
+            try:
+                return export_tournament_pgn(records, round_)
+            except ExportRefused as exc:
+                status = 422 if exc.rule == "pgn.not_chess" else 404
+                field = "round" if exc.field == "--round" else "tournament_id"
+                raise ApiError(status, exc.rule, field, exc.message) from None
+
+        return await download(
+            request, tournament_id, "pgn", build, "application/x-chess-pgn", ".pgn", True
+        )
+
+    return router
