@@ -4,14 +4,20 @@ broadcaster's view is delayed as every reader route's is):
 - `GET /tournaments/{id}/games.pgn?round=`: every chess game as PGN, as `arbiter export pgn`
   writes it (services/interchange/pgn/export.py), a download (`?token=` taken, as the one
   game's `games/{game_id}.pgn`).
+- `GET /tournaments/{id}/h9?class=&place=`: a Go tournament's results as the EGF h9 file
+  (services/interchange/egf/h9.py), as `arbiter export h9` writes it.
+- `GET /tournaments/{id}/aga?place=&rules=`: a Go tournament's results as the AGA results
+  file (services/interchange/egf/aga.py), as `arbiter export aga` writes it.
 
 Errors use the API's `{"error": {rule, field, message}}` format: 404 for an unknown
-tournament or round, 422 for a tournament the format cannot hold (a Go tournament's PGN).
+tournament or round, 422 for a tournament the format cannot hold (a Go tournament's PGN, a
+chess tournament's h9 or AGA file).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import Response
@@ -70,5 +76,45 @@ def exports_router(app: FastAPI) -> APIRouter:
         return await download(
             request, tournament_id, "pgn", build, "application/x-chess-pgn", ".pgn", True
         )
+
+    def results_file(
+        kind: str, write: Callable[[Sequence[Recorded]], str]
+    ) -> Callable[[Sequence[Recorded]], str]:
+        from services.interchange.egf.common import ResultsFileRefused
+
+        def build(records: Sequence[Recorded]) -> str:
+            try:
+                return write(records)
+            except ResultsFileRefused as exc:
+                status = 404 if exc.rule.endswith("unknown_tournament") else 422
+                raise ApiError(status, exc.rule, "tournament_id", exc.message) from None
+
+        return build
+
+    @router.get("/tournaments/{tournament_id}/h9")
+    async def h9(
+        tournament_id: str,
+        request: Request,
+        egf_class: Literal["A", "B", "C", "D"] = Query("B", alias="class"),
+        place: str = Query(",", max_length=200),
+    ) -> Response:
+        """The Go tournament's results as the EGF h9 file (`arbiter export h9`)."""
+        from services.interchange.egf.h9 import export_h9
+
+        build = results_file("h9", lambda r: export_h9(r, egf_class=egf_class, place=place))
+        return await download(request, tournament_id, "h9", build, "text/plain", ".h9")
+
+    @router.get("/tournaments/{tournament_id}/aga")
+    async def aga(
+        tournament_id: str,
+        request: Request,
+        place: str = Query("", max_length=200),
+        rules: str = Query("AGA", min_length=1, max_length=64),
+    ) -> Response:
+        """The Go tournament's results as the AGA results file (`arbiter export aga`)."""
+        from services.interchange.egf.aga import export_aga
+
+        build = results_file("aga", lambda r: export_aga(r, place=place, rules=rules))
+        return await download(request, tournament_id, "aga", build, "text/plain", ".txt")
 
     return router

@@ -86,6 +86,8 @@ _OPERATION_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): (401, 403, 404, 422),
     ("get", "/tournaments/{tournament_id}/games/{game_id}"): (401, 403, 404, 422),
     ("get", "/tournaments/{tournament_id}/games.pgn"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/h9"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/aga"): (401, 403, 404, 422),
 }
 # Operations that answer 201 (created), not 200, with the body FastAPI documented for 200.
 _CREATED = frozenset({("post", "/tournaments/{tournament_id}/checkpoints")})
@@ -96,6 +98,8 @@ _MEDIA_TYPES: dict[tuple[str, str], str] = {
     ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): "application/x-chess-pgn",
     ("get", "/tournaments/{tournament_id}/console"): "text/html",
     ("get", "/tournaments/{tournament_id}/games.pgn"): "application/x-chess-pgn",
+    ("get", "/tournaments/{tournament_id}/h9"): "text/plain",
+    ("get", "/tournaments/{tournament_id}/aga"): "text/plain",
 }
 # Routes that also take `?token=` (EventSource cannot set headers): the feed's and the
 # checkpoints' routes.
