@@ -97,9 +97,19 @@ def _check_format(fmt: str | None, kind: str) -> None:
 
 
 def _tournament_id(tournament: str | None, file: Path, kind: str) -> str:
-    """--tournament, else an id from the file's name (refused as `<kind>.invalid`)."""
+    """--tournament, else an id from the file's name (refused as `<kind>.invalid`: a
+    tournament id is a stream id, `events_schema.ids.StreamId`)."""
+    import re
+
     from services.interchange.pipeline import tournament_id_for
 
+    if tournament is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", tournament):
+        fail(
+            f"{kind}.invalid",
+            "--tournament",
+            f"{tournament!r} is not a tournament id: 1 to 64 letters, digits, '.', '_' or '-', "
+            "the first a letter or a digit",
+        )
     try:
         return tournament or tournament_id_for(file)
     except ValueError as exc:
@@ -196,6 +206,8 @@ def import_pgn_cmd(
             fmt=fmt,
             progress=progress,
         )
+    for note in report.notes:
+        err.print(f"[yellow]note[/yellow] {file.name} {note}")
     for g in report.disagreements:
         err.print(
             f"[yellow]disagreement[/yellow] {file.name} game {g.index} (line {g.line}, "
@@ -333,7 +345,7 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
-    from services.interchange.pipeline import ImportRefused, tournament_id_for
+    from services.interchange.pipeline import ImportRefused
     from services.interchange.trf import (
         edition_choice,
         import_trf,
@@ -342,9 +354,9 @@ def import_trf(
     )
     from services.interchange.trf.parse import TrfError, decode_trf, parse_trf
 
+    tid = _tournament_id(tournament, file, "trf")
     try:
         raw = file.read_bytes()
-        tid = tournament or tournament_id_for(file)
         trf = parse_trf(decode_trf(raw))
         digest = hashlib.sha256(raw).hexdigest()
         planned = to_events(trf, name=file.stem, fmt=fmt, rules_preset=rules, file_name=file.name)
@@ -365,6 +377,7 @@ def import_trf(
                 tournament_id=tid,
                 actor=local_actor(as_, token, tid),
                 id_namespace=f"{tid}:{digest}",
+                file_name=file.name,
                 planned=planned,
             )
         except ImportRefused as exc:
