@@ -95,7 +95,7 @@ def exports_router(app: FastAPI) -> APIRouter:
     async def h9(
         tournament_id: str,
         request: Request,
-        egf_class: Literal["A", "B", "C", "D"] = Query("B", alias="class"),
+        egf_class: Literal["A", "B", "C", "D"] | None = Query(None, alias="class"),
         place: str = Query(",", max_length=200),
     ) -> Response:
         """The Go tournament's results as the EGF h9 file (`arbiter export h9`)."""

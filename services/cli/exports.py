@@ -5,7 +5,7 @@
   PGN (services/interchange/pgn/export.py): the tags (Round "round.board", Elo, TimeControl,
   Termination and the rule that ended it in `TerminationRule`), `[%clk]`, `[%emt]`,
   `[%eval]` in the move comments; `arbiter import pgn` reads it back to the same games.
-- `export h9 TOURNAMENT [--class B] [--place 'FR,Paris'] [-o FILE]`: a Go tournament's
+- `export h9 TOURNAMENT [--class A|B|C|D] [--place 'FR,Paris'] [-o FILE]`: a Go tournament's
   results as the EGF h9 file (services/interchange/egf/h9.py).
 - `export aga TOURNAMENT [--place P] [--rules AGA] [-o FILE]`: a Go tournament's results as
   the AGA results file (services/interchange/egf/aga.py).
@@ -62,8 +62,13 @@ def export_pgn_cmd(
 def export_h9_cmd(
     tournament: str,
     egf_class: Annotated[
-        str, typer.Option("--class", help="the EGF tournament class: A, B, C or D")
-    ] = "B",
+        str | None,
+        typer.Option(
+            "--class",
+            help="the EGF tournament class A, B, C or D (default: from the time control, as "
+            "OpenGotha computes it)",
+        ),
+    ] = None,
     place: Annotated[
         str, typer.Option("--place", help="country code and town, e.g. 'FR,Paris'")
     ] = ",",
@@ -75,7 +80,7 @@ def export_h9_cmd(
     from services.interchange.egf.common import ResultsFileRefused
     from services.interchange.egf.h9 import export_h9
 
-    if egf_class not in ("A", "B", "C", "D"):
+    if egf_class is not None and egf_class not in ("A", "B", "C", "D"):
         fail("h9.invalid", "--class", f"{egf_class!r} is not an EGF class (A, B, C, D)")
     records = tournament_records(tournament, "h9", backend=backend, db=db)
     try:

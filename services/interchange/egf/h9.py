@@ -4,7 +4,8 @@ European Go Database takes it and as OpenGotha writes it (OpenGotha `ExternalDoc
 
 The header, one `; XX[...]` line each:
 
-    ; CL[B]                       the EGF tournament class (A, B, C, D: the organiser's)
+    ; CL[B]                       the EGF tournament class: given (`--class`), else from the
+                                  first time control as OpenGotha's `egfClass` (A, B, C; X)
     ; EV[Paris Go Open 2026]      the event (the tournament's name)
     ; PC[FR,Paris]                the place: country code, town (`--place`)
     ; DT[2026-05-01,2026-05-03]   first and last day (`starts_on`, `ends_on`; else the days
@@ -12,7 +13,8 @@ The header, one `; XX[...]` line each:
     ; HA[h1]                      the handicap correction (written only when handicaps are
                                   given by rank difference and the correction is not 0)
     ; KM[7.5]                     komi
-    ; TM[60]                      the basic time in minutes (the first time control's)
+    ; TM[72]                      the EGF adjusted time in minutes (OpenGotha's
+                                  `egfAdjustedTime`, from the first time control)
     ; CM[Canadian byo-yomi]       the overtime system (Sudden death, Standard byo-yomi,
                                   Canadian byo-yomi, Fischer)
 
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from events_schema import Recorded
+from events_schema import events as ev
 from projections.standings.crosstable import Entry
 from projections.standings.table import standings
 from services.interchange.egf.common import ResultsFileError, dates, go_state
@@ -109,9 +112,45 @@ def _result(entry: Entry, numbers: dict[str, int]) -> H9Result:
     return H9Result(0, sign if entry.kind != "zero_bye" else "-")
 
 
-def h9_file(records: Sequence[Recorded], *, egf_class: str = "B", place: str = ",") -> H9File:
+def egf_adjusted_time(tc: ev.TimeControl | None) -> int:
+    """The EGF's adjusted thinking time in seconds, as OpenGotha computes it
+    (`Tournament.java`, `egfAdjustedTime`): the basic time, plus 45 periods of standard
+    byo-yomi, plus 60 moves at the Canadian rate (time / stones), plus 120 Fischer
+    increments; sudden death: the basic time."""
+    if tc is None:
+        return 0
+    bt = tc.base_seconds
+    if tc.overtime == "byo_yomi":
+        return bt + 45 * tc.overtime_seconds
+    if tc.overtime == "canadian":
+        return bt + (60 * tc.overtime_seconds) // max(tc.overtime_stones, 1)
+    if tc.overtime == "fischer" or tc.increment_seconds:
+        return bt + 120 * (tc.increment_seconds or tc.overtime_seconds)
+    return bt
+
+
+def egf_class_of(tc: ev.TimeControl | None) -> str:
+    """The EGF tournament class from the thinking time, as OpenGotha computes it
+    (`Tournament.java`, `egfClass`): A, B, C by the basic time and the adjusted time (Fischer
+    with lower basic times), else X (not rated)."""
+    if tc is None:
+        return "X"
+    bt, at = tc.base_seconds, egf_adjusted_time(tc)
+    fischer = tc.overtime == "fischer" or (tc.overtime == "none" and tc.increment_seconds > 0)
+    steps = (
+        ((2700, 4500, "A"), (1800, 3000, "B"), (1200, 1800, "C"))
+        if fischer
+        else ((3600, 4500, "A"), (2400, 3000, "B"), (1500, 1800, "C"))
+    )
+    return next((c for base, adjusted, c in steps if bt >= base and at >= adjusted), "X")
+
+
+def h9_file(
+    records: Sequence[Recorded], *, egf_class: str | None = None, place: str = ","
+) -> H9File:
     """The h9 file of the Go tournament whose records these are, as data (`export_h9` writes
-    it); `ResultsFileRefused` for a tournament that is not one."""
+    it); `ResultsFileRefused` for a tournament that is not one. `egf_class`: the class to
+    write (None: from the first time control, as OpenGotha computes it)."""
     state = go_state(records, "h9")
     created = state.created
     assert created is not None
@@ -121,12 +160,12 @@ def h9_file(records: Sequence[Recorded], *, egf_class: str = "B", place: str = "
     start, end = dates(records, state)
     tc = created.time_controls[0] if created.time_controls else None
     go = created.go
-    header = {"CL": egf_class, "EV": created.name, "PC": place}
+    header = {"CL": egf_class or egf_class_of(tc), "EV": created.name, "PC": place}
     header["DT"] = f"{start.isoformat()},{end.isoformat()}"
     if go is not None and go.handicap == "rank_difference" and go.handicap_correction:
         header["HA"] = f"h{go.handicap_correction}"
     header["KM"] = _komi(created.komi)
-    header["TM"] = str(tc.base_seconds // 60 if tc is not None else 0)
+    header["TM"] = str(egf_adjusted_time(tc) // 60)
     header["CM"] = _OVERTIME.get(tc.overtime if tc is not None else "none", "")
     numbers = {row.player_id: n for n, row in enumerate(table.rows, 1)}
     players = []
@@ -177,7 +216,9 @@ def write_h9(h9: H9File) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_h9(records: Sequence[Recorded], *, egf_class: str = "B", place: str = ",") -> str:
+def export_h9(
+    records: Sequence[Recorded], *, egf_class: str | None = None, place: str = ","
+) -> str:
     """The EGF h9 results file of the Go tournament whose records these are."""
     return write_h9(h9_file(records, egf_class=egf_class, place=place))
 

@@ -18,7 +18,13 @@ from events_schema import events as ev
 from events_schema.go import GoSettings
 from services.interchange.egf.aga import export_aga, read_aga
 from services.interchange.egf.common import ResultsFileError, ResultsFileRefused
-from services.interchange.egf.h9 import H9Result, export_h9, read_h9
+from services.interchange.egf.h9 import (
+    H9Result,
+    egf_adjusted_time,
+    egf_class_of,
+    export_h9,
+    read_h9,
+)
 
 
 def _tournament() -> list[ev.Event]:
@@ -32,7 +38,11 @@ def _tournament() -> list[ev.Event]:
             go=GoSettings(handicap="rank_difference", handicap_correction=1),
             time_controls=[
                 ev.TimeControl(
-                    name="60m+cb", base_seconds=3600, overtime="canadian", overtime_seconds=300
+                    name="60m+cb",
+                    base_seconds=3600,
+                    overtime="canadian",
+                    overtime_seconds=300,
+                    overtime_stones=25,
                 )
             ],
         ),
@@ -74,7 +84,7 @@ def test_the_h9_file_reads_back_to_the_places_ranks_and_results():
         "DT": h9.header["DT"],
         "HA": "h1",
         "KM": "6.5",
-        "TM": "60",
+        "TM": "72",  # OpenGotha egfAdjustedTime: 3600 s + 60 × 300 s / 25 stones = 72 min
         "CM": "Canadian byo-yomi",
     }
     assert text.startswith("; CL[A]\n; EV[Paris Go Open 2026]\n; PC[FR,Paris]\n; DT[")
@@ -116,6 +126,25 @@ def test_the_aga_file_reads_back_to_the_players_and_rated_games():
         (99999, 99998, "w", 3, 0),
         (99997, 99999, "b", 0, 6),
     ]
+
+
+def test_the_class_follows_the_time_as_opengotha_computes_it():
+    # OpenGotha Tournament.java egfClass: A from 60 min basic and 75 min adjusted time (45
+    # and 75 with Fischer), B from 40/50 (30/50), C from 25/30 (20/30), else X
+    def tc(base: int, **kw: object) -> ev.TimeControl:
+        return ev.TimeControl(name="t", base_seconds=base, **kw)  # type: ignore[arg-type]
+
+    assert egf_class_of(tc(3600, overtime="byo_yomi", overtime_seconds=30)) == "A"  # 60+22.5
+    assert egf_adjusted_time(tc(3600, overtime="byo_yomi", overtime_seconds=30)) == 4950
+    assert egf_class_of(tc(3600)) == "B"  # sudden death: 60 min adjusted, under A's 75
+    assert egf_class_of(tc(2700, increment_seconds=15)) == "A"  # Fischer 45 + 30
+    assert egf_class_of(tc(1500)) == "X"  # 25 min sudden death: under C's 30 adjusted
+    assert (
+        egf_class_of(tc(1500, overtime="canadian", overtime_seconds=300, overtime_stones=20)) == "C"
+    )
+    assert egf_class_of(None) == "X"
+    text = export_h9(recorded("paris", _tournament()))
+    assert text.startswith("; CL[B]\n")  # 60 min + Canadian 5 min / 25 stones: 72 adjusted
 
 
 def test_a_chess_tournament_and_a_bad_file_are_refused():
