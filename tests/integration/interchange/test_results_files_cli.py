@@ -16,13 +16,13 @@ from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.egf import read_aga, read_h9
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "services" / "interchange"))
-from test_egf_results import _tournament
+from test_egf_results import paris_go_open
 
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = cli_db(tmp_path, monkeypatch)
-    append_events(path, "paris", *_tournament())
+    append_events(path, "paris", *paris_go_open())
     return path
 
 

@@ -27,7 +27,7 @@ from services.interchange.egf.h9 import (
 )
 
 
-def _tournament() -> list[ev.Event]:
+def paris_go_open() -> list[ev.Event]:
     return [
         ev.TournamentCreated(
             name="Paris Go Open 2026",
@@ -75,7 +75,7 @@ def _tournament() -> list[ev.Event]:
 
 
 def test_the_h9_file_reads_back_to_the_places_ranks_and_results():
-    text = export_h9(recorded("paris", _tournament()), egf_class="A", place="FR,Paris")
+    text = export_h9(recorded("paris", paris_go_open()), egf_class="A", place="FR,Paris")
     h9 = read_h9(text)
     assert h9.header == {
         "CL": "A",
@@ -109,7 +109,7 @@ def test_the_h9_file_reads_back_to_the_places_ranks_and_results():
 
 
 def test_the_aga_file_reads_back_to_the_players_and_rated_games():
-    text = export_aga(recorded("paris", _tournament()), place="Paris, FR")
+    text = export_aga(recorded("paris", paris_go_open()), place="Paris, FR")
     assert text.startswith("TOURNEY Paris Go Open 2026, Paris, FR\n\tstart=")
     aga = read_aga(text)
     assert aga.tourney == "Paris Go Open 2026, Paris, FR"
@@ -143,7 +143,7 @@ def test_the_class_follows_the_time_as_opengotha_computes_it():
         egf_class_of(tc(1500, overtime="canadian", overtime_seconds=300, overtime_stones=20)) == "C"
     )
     assert egf_class_of(None) == "X"
-    text = export_h9(recorded("paris", _tournament()))
+    text = export_h9(recorded("paris", paris_go_open()))
     assert text.startswith("; CL[B]\n")  # 60 min + Canadian 5 min / 25 stones: 72 adjusted
 
 
