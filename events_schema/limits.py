@@ -22,7 +22,7 @@ environment: `services.config.limits_from_env`):
 - `max_string` 16,384 (`ARBITER_MAX_STRING`): characters in any one string, keys included.
 - `max_items` 10,000 (`ARBITER_MAX_ITEMS`): entries in one list or object.
 - `max_import_bytes` 64 MiB (`ARBITER_MAX_IMPORT_BYTES`): one file an import reads (`arbiter
-  import pgn`), refused before it is parsed.
+  import pgn|sgf|trf`), refused before it is read.
 - `max_import_games` 20,000 (`ARBITER_MAX_IMPORT_GAMES`): games one import may hold, refused
   at the first game beyond it (with its line).
 - `max_int` 2**53 - 1: integers lie in [-max_int, max_int], exact in every JSON reader

@@ -96,6 +96,24 @@ def _check_format(fmt: str | None, kind: str) -> None:
         fail(f"{kind}.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
 
 
+def _read_bounded(file: Path) -> bytes:
+    """The file's bytes, refused before they are read when the file is larger than one import
+    may read (`limits.import_bytes`: `Limits.max_import_bytes`, ARBITER_MAX_IMPORT_BYTES);
+    `OSError` as reading raises it."""
+    from services.config import limits_from_env
+
+    bound = limits_from_env().max_import_bytes
+    size = file.stat().st_size
+    if size > bound:
+        fail(
+            "limits.import_bytes",
+            file.name,
+            f"{size:,} bytes: one import reads at most {bound:,} (limits.max_import_bytes, "
+            "ARBITER_MAX_IMPORT_BYTES); split the file",
+        )
+    return file.read_bytes()
+
+
 def _tournament_id(tournament: str | None, file: Path, kind: str) -> str:
     """--tournament, else an id from the file's name (refused as `<kind>.invalid`: a
     tournament id is a stream id, `events_schema.ids.StreamId`)."""
@@ -186,7 +204,7 @@ def import_pgn_cmd(
 
     _check_format(fmt, "pgn")
     try:
-        data = file.read_bytes()
+        data = _read_bounded(file)
     except OSError as exc:
         fail("pgn.unreadable", "FILE", str(exc))
     tid = _tournament_id(tournament, file, "pgn")
@@ -261,7 +279,7 @@ def import_sgf_cmd(
     data: list[tuple[str, bytes]] = []
     for file in files:
         try:
-            data.append((file.name, file.read_bytes()))
+            data.append((file.name, _read_bounded(file)))
         except OSError as exc:
             fail("sgf.unreadable", str(file), str(exc))
     tid = _tournament_id(tournament, files[0], "sgf")
@@ -356,7 +374,7 @@ def import_trf(
 
     tid = _tournament_id(tournament, file, "trf")
     try:
-        raw = file.read_bytes()
+        raw = _read_bounded(file)
         trf = parse_trf(decode_trf(raw))
         digest = hashlib.sha256(raw).hexdigest()
         planned = to_events(trf, name=file.stem, fmt=fmt, rules_preset=rules, file_name=file.name)

@@ -112,3 +112,14 @@ def test_what_one_import_may_hold_is_bounded(db, tmp_path, monkeypatch):
     monkeypatch.setenv("ARBITER_MAX_IMPORT_BYTES", "100")
     said = _refused(db, path, "pgn")
     assert "refused limits.import_bytes (x.pgn)" in said and "at most 100" in said
+
+
+@pytest.mark.parametrize("kind", ["trf", "sgf"])
+def test_a_file_larger_than_one_import_reads_is_refused_before_reading(
+    db, tmp_path, monkeypatch, kind
+):
+    path = tmp_path / f"x.{kind}"
+    path.write_text(f"012 Open\n{TRF_PLAYER}\n" if kind == "trf" else "(;GM[1]SZ[19];B[dd])")
+    monkeypatch.setenv("ARBITER_MAX_IMPORT_BYTES", "10")
+    said = _refused(db, path, kind)
+    assert f"refused limits.import_bytes (x.{kind})" in said and "at most 10" in said
