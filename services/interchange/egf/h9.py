@@ -226,6 +226,7 @@ def export_h9(
 def read_h9(text: str) -> H9File:
     """An h9 file read back (`ResultsFileError` naming the line of the first problem)."""
     out = H9File()
+    lines: list[int] = []  # each player's line
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
@@ -236,10 +237,11 @@ def read_h9(text: str) -> H9File:
                 out.header[m.group(1)] = m.group(2)
             continue
         out.players.append(_player(line, number))
-    for p in out.players:
+        lines.append(number)
+    for p, number in zip(out.players, lines, strict=True):
         for r in p.results:
             if r.opponent > len(out.players):
-                raise ResultsFileError(0, f"player {p.place} meets {r.opponent}: no such line")
+                raise ResultsFileError(number, f"player {p.place} meets {r.opponent}: no such line")
     return out
 
 

@@ -161,3 +161,6 @@ def test_a_chess_tournament_and_a_bad_file_are_refused():
     with pytest.raises(ResultsFileError) as line:
         read_h9("; CL[B]\n   1 nobody\n")
     assert line.value.line == 2
+    with pytest.raises(ResultsFileError) as ghost:
+        read_h9("; CL[B]\n\n   1 Ana Kim 3d FR xxxx 1 0 0 0 7+/w\n")
+    assert ghost.value.line == 3 and "meets 7" in ghost.value.reason
