@@ -1,8 +1,9 @@
 """PGN export: one chess game of the log as PGN text (the live page's download,
-`GET /tournaments/{id}/games/{game_id}.pgn`), written with python-chess (`chess.pgn.Game`,
-`add_variation`, `set_clock`, `set_eval`, the `StringExporter`), and the same game as the
-plain record the live page draws its move list and large board from (`game_record`,
-`GET /tournaments/{id}/games/{game_id}`).
+`GET /tournaments/{id}/games/{game_id}.pgn`), every game of a tournament (`arbiter export pgn
+T [--round N]`, `GET /tournaments/{id}/games.pgn`: `export_tournament_pgn`, stage by stage,
+round by round, board by board), written with python-chess (`chess.pgn.Game`,
+`add_variation`, the `StringExporter`), and the same game as the plain record the live page
+draws its move list and large board from (`game_record`, `GET /tournaments/{id}/games/{id}`).
 
 What is written, from the ranking's fold (`projections.standings.state`: the moves, results
 and players in force, retractions and unwound moves applied) and the records:
@@ -10,18 +11,27 @@ and players in force, retractions and unwound moves applied) and the records:
 - the Seven Tag Roster (PGN standard 8.1.1): Event the tournament's name (a stage other than
   the main one in brackets, "Open 2026 (playoff)"), Site "?" (Arbiter records no site), Date
   the day the game's first move (or its `GameStarted`) occurred, else the tournament's
-  `starts_on`, else "????.??.??"; Round the round number; White, Black the players' names;
-  Result the result in force ("*" while none, and for a double loss "0-0", which PGN cannot
-  write: its Termination says why);
+  `starts_on`, else "????.??.??"; Round "round.board" (8.1.1.5's sub-round: the board, so
+  `import pgn` reads the round back from the number before the dot); White, Black the
+  players' names; Result the result in force ("*" while none, and for a double loss "0-0",
+  which PGN cannot write: its Termination says why);
 - WhiteElo/BlackElo, WhiteTitle/BlackTitle, WhiteFideId/BlackFideId when registered; Board
-  (the pairing's board number), GameId (Arbiter's game id), Termination (PGN 9.8.1's words:
-  "normal", "time forfeit", "adjudication", "abandoned" for a forfeit, "rules infraction"),
-  FEN/SetUp (and Variant "Chess960") for a game that started from another position;
-- the moves in force, each with the mover's clock after it as `[%clk h:mm:ss]` and the
-  engine's evaluation as `[%eval cp,depth]` / `[%eval #n,depth]` in White's view (the
-  comments lichess writes and `services/interchange/pgn` reads back: an export imports to
-  the same moves, clocks and evaluations). A move the position cannot take (a historical
-  oddity the fold kept, as `projections/live.py` stops there) ends the movetext.
+  (the pairing's board number), GameId (Arbiter's game id), TimeControl (9.6.1's
+  `base+increment` in seconds: the pairing's time control, else the tournament's only one;
+  none for Go overtime or asymmetric clocks), Termination (PGN 9.8.1's words: "normal",
+  "time forfeit", "adjudication", "abandoned" for a forfeit, "rules infraction"),
+  TerminationDetails (the words `import pgn` reads the ending from: an imported game's own
+  source words, else the ending's detail, else its termination) and `TerminationRule` (the
+  rule that ended it, `GameEnded.rule`: "FIDE Laws 5.1.1", "tcec-rules Leagues 10.2", "arena:
+  White mates"), FEN/SetUp (and Variant "Chess960") for a game that started from another
+  position;
+- the moves in force, each with its facts as lichess-style commands in its comment: the
+  mover's clock after it `[%clk h:mm:ss.mmm]`, the time it took `[%emt …]`, the engine's
+  evaluation `[%eval cp,depth]` / `[%eval #n,depth]` in White's view, the nodes searched
+  `[%nodes n]` (`projections/endings/pgn_comments.py` reads each back exactly: an export
+  imports to the same moves, clocks, times, evaluations, depths and nodes). A move the
+  position cannot take (a historical oddity the fold kept, as `projections/live.py` stops
+  there) ends the movetext.
 
 Go games are refused (`pgn.not_chess`): their file is SGF (`arbiter export sgf`).
 """
