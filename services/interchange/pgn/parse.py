@@ -13,7 +13,12 @@ tag that names another result than the final token is refused naming its line (t
 two things and either could be the slip: nothing is guessed); a tag given twice is refused
 naming the second (the first used to be replaced silently). A file cut inside a move or a
 move's comment is the game up to its last complete move (`PgnGame.cut`): a partial move is
-not a move, and a move whose comment was cut has facts (clock, time) not yet known."""
+not a move, and a move whose comment was cut has facts (clock, time) not yet known.
+
+A file that would be misread is refused naming the line (issue 26 item 6): a `Round` naming a
+round or board beyond `MAX_ROUND` ("999…9.1" would otherwise read as no round and reorder
+the rounds), a `WhiteElo`/`BlackElo` that is not a rating 0–4000, a control character (a NUL
+byte) in any tag value, and a game beyond the bound of one import (`max_games`)."""
 
 from __future__ import annotations
 
