@@ -396,7 +396,8 @@ def decode_trf(data: bytes) -> str:
     byte-order mark, or a NUL in every other byte), which TRF is not written in."""
     if not data.strip():
         raise TrfError(1, "", "the file is empty: no TRF records")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[1::2].count(0) * 2 >= len(data) // 2:
+    zeros = max(data[0::2].count(0), data[1::2].count(0))  # UTF-16 BE, LE without a BOM
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (zeros and zeros * 4 >= len(data)):
         raise TrfError(1, "", "the file is UTF-16: a TRF file is UTF-8 (or Windows-1252)")
     try:
         return data.decode("utf-8-sig")

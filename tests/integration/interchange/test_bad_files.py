@@ -44,6 +44,7 @@ def _pgn(round_: str = "1", white: str = "Ana", elo: str = "2500", tc: str = "30
         (b"  \r\n\n", "x.trf:1", "the file is empty"),
         ("012 Open\n".encode("utf-16"), "x.trf:1", "the file is UTF-16"),
         ("012 Open\n".encode("utf-16-le"), "x.trf:1", "the file is UTF-16"),
+        ("012 Open\n".encode("utf-16-be"), "x.trf:1", "the file is UTF-16"),
         (
             ("012 Open\n" + TRF_PLAYER.replace("Ana ", "A\x00a ") + "\n").encode(),
             "x.trf:2",
@@ -60,9 +61,10 @@ def test_an_unreadable_trf_is_refused_with_its_line(db, tmp_path, data, where, w
 
 def test_a_trf_without_players_is_not_an_empty_tournament(db, tmp_path):
     path = tmp_path / "x.trf"
-    path.write_text("012 Open\n042 2026/05/01\n")
-    said = _refused(db, path, "trf")
-    assert "refused trf.no_players (x.trf:1)" in said and "imported" not in said
+    for text in ("012 Open\n042 2026/05/01\n", "x"):  # (one byte: not taken for UTF-16)
+        path.write_text(text)
+        said = _refused(db, path, "trf")
+        assert "refused trf.no_players (x.trf:1)" in said and "imported" not in said
 
 
 @pytest.mark.parametrize("kind", ["trf", "pgn"])
