@@ -21,6 +21,10 @@ environment: `services.config.limits_from_env`):
   event payload needs 5; a request adds 4).
 - `max_string` 16,384 (`ARBITER_MAX_STRING`): characters in any one string, keys included.
 - `max_items` 10,000 (`ARBITER_MAX_ITEMS`): entries in one list or object.
+- `max_import_bytes` 64 MiB (`ARBITER_MAX_IMPORT_BYTES`): one file an import reads (`arbiter
+  import pgn|sgf|trf`), refused before it is read.
+- `max_import_games` 20,000 (`ARBITER_MAX_IMPORT_GAMES`): games one import may hold, refused
+  at the first game beyond it (with its line).
 - `max_int` 2**53 - 1: integers lie in [-max_int, max_int], exact in every JSON reader
   (JavaScript's safe integers) and in SQLite.
 - `earliest`, `latest` 1800-01-01Z, 2200-01-01Z: any datetime (`occurred_at`, dates in
@@ -68,6 +72,8 @@ class Limits:
     max_depth: int = 16
     max_string: int = 16_384
     max_items: int = 10_000
+    max_import_bytes: int = 64 * MIB
+    max_import_games: int = 20_000
     max_int: int = 2**53 - 1
     earliest: datetime = datetime(1800, 1, 1, tzinfo=UTC)
     latest: datetime = datetime(2200, 1, 1, tzinfo=UTC)
@@ -80,6 +86,8 @@ class Limits:
         "max_depth": "ARBITER_MAX_DEPTH",
         "max_string": "ARBITER_MAX_STRING",
         "max_items": "ARBITER_MAX_ITEMS",
+        "max_import_bytes": "ARBITER_MAX_IMPORT_BYTES",
+        "max_import_games": "ARBITER_MAX_IMPORT_GAMES",
     }
 
     @classmethod

@@ -12,7 +12,8 @@ the same way (> 0: White mates, < 0: Black mates):
 - cutechess (`parse_cutechess`): `{+0.35/20 1.2s}` — the score is in the **mover's** view, so
   the caller says who moved; `{+M5/30 0.5s, White mates}`; `{book}`.
 - lichess (`parse_lichess`): `[%eval 0.35]`, `[%eval #-3]`, `[%eval -1.20,25]` (White's view),
-  `[%clk 0:01:23.4]` (the mover's clock after the move), `[%emt 0:00:05]` (move time).
+  `[%clk 0:01:23.4]` (the mover's clock after the move), `[%emt 0:00:05]` (move time), and
+  `[%nodes 123456]` (Arbiter's PGN export writes the nodes searched so).
 
 `parse_comment(comment, mover)` picks the dialect from the text.
 """
@@ -180,6 +181,7 @@ def parse_lichess(comment: str) -> MoveComment:
     depth: int | None = None
     clock_ms: int | None = None
     move_time_ms: int | None = None
+    nodes: int | None = None
     for m in _COMMAND.finditer(comment):
         name, value = m.group("name"), m.group("value").strip()
         if name == "eval":
@@ -190,6 +192,9 @@ def parse_lichess(comment: str) -> MoveComment:
             clock_ms = _hms_ms(value)
         elif name == "emt":
             move_time_ms = _hms_ms(value)
+        elif name == "nodes":  # Arbiter's export (services/interchange/pgn/export.py)
+            nodes = _int(value)
+            nodes = nodes if nodes is not None and nodes >= 0 else None
     rest = _COMMAND.sub("", comment).strip()
     return MoveComment(
         eval_cp=eval_cp,
@@ -197,6 +202,7 @@ def parse_lichess(comment: str) -> MoveComment:
         depth=depth,
         move_time_ms=move_time_ms,
         clock_ms=clock_ms,
+        nodes=nodes,
         notes=(rest,) if rest else (),
     )
 

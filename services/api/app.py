@@ -26,6 +26,7 @@ from events_schema.limits import LimitExceeded, Limits
 from services.api.arena import arena_router
 from services.api.checkpoints import checkpoints_router
 from services.api.entries import entries_router
+from services.api.exports import exports_router
 from services.api.http import (
     ApiError,
     error_response,
@@ -185,6 +186,7 @@ def create_app(
     app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay
     app.include_router(opengotha_router(app))  # OpenGotha files in and out (issue 26)
     app.include_router(arena_router(app))  # the arena's status: GET /tournaments/{id}/arena
+    app.include_router(exports_router(app))  # PGN, EGF h9, AGA files (services/interchange)
     return app
 
 

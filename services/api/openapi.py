@@ -85,6 +85,9 @@ _OPERATION_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("post", "/tournaments/{tournament_id}/checkpoints"): (401, 403, 404, 422, 503),
     ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): (401, 403, 404, 422),
     ("get", "/tournaments/{tournament_id}/games/{game_id}"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/games.pgn"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/h9"): (401, 403, 404, 422),
+    ("get", "/tournaments/{tournament_id}/aga"): (401, 403, 404, 422),
 }
 # Operations that answer 201 (created), not 200, with the body FastAPI documented for 200.
 _CREATED = frozenset({("post", "/tournaments/{tournament_id}/checkpoints")})
@@ -94,6 +97,9 @@ _MEDIA_TYPES: dict[tuple[str, str], str] = {
     ("get", "/tournaments/{tournament_id}/live"): "text/html",
     ("get", "/tournaments/{tournament_id}/games/{game_id}.pgn"): "application/x-chess-pgn",
     ("get", "/tournaments/{tournament_id}/console"): "text/html",
+    ("get", "/tournaments/{tournament_id}/games.pgn"): "application/x-chess-pgn",
+    ("get", "/tournaments/{tournament_id}/h9"): "text/plain",
+    ("get", "/tournaments/{tournament_id}/aga"): "text/plain",
 }
 # Routes that also take `?token=` (EventSource cannot set headers): the feed's and the
 # checkpoints' routes.

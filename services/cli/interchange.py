@@ -36,6 +36,7 @@ from typing import Annotated, Any, get_args
 
 import typer
 
+from services.cli import exports
 from services.cli.common import (
     ActToken,
     As,
@@ -95,10 +96,38 @@ def _check_format(fmt: str | None, kind: str) -> None:
         fail(f"{kind}.invalid", "--format", f"{fmt!r} is not one of {', '.join(_formats())}")
 
 
+def _read_bounded(file: Path) -> bytes:
+    """The file's bytes, refused before they are read when the file is larger than one import
+    may read (`limits.import_bytes`: `Limits.max_import_bytes`, ARBITER_MAX_IMPORT_BYTES);
+    `OSError` as reading raises it."""
+    from services.config import limits_from_env
+
+    bound = limits_from_env().max_import_bytes
+    size = file.stat().st_size
+    if size > bound:
+        fail(
+            "limits.import_bytes",
+            file.name,
+            f"{size:,} bytes: one import reads at most {bound:,} (limits.max_import_bytes, "
+            "ARBITER_MAX_IMPORT_BYTES); split the file",
+        )
+    return file.read_bytes()
+
+
 def _tournament_id(tournament: str | None, file: Path, kind: str) -> str:
-    """--tournament, else an id from the file's name (refused as `<kind>.invalid`)."""
+    """--tournament, else an id from the file's name (refused as `<kind>.invalid`: a
+    tournament id is a stream id, `events_schema.ids.StreamId`)."""
+    import re
+
     from services.interchange.pipeline import tournament_id_for
 
+    if tournament is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", tournament):
+        fail(
+            f"{kind}.invalid",
+            "--tournament",
+            f"{tournament!r} is not a tournament id: 1 to 64 letters, digits, '.', '_' or '-', "
+            "the first a letter or a digit",
+        )
     try:
         return tournament or tournament_id_for(file)
     except ValueError as exc:
@@ -175,7 +204,7 @@ def import_pgn_cmd(
 
     _check_format(fmt, "pgn")
     try:
-        data = file.read_bytes()
+        data = _read_bounded(file)
     except OSError as exc:
         fail("pgn.unreadable", "FILE", str(exc))
     tid = _tournament_id(tournament, file, "pgn")
@@ -195,6 +224,8 @@ def import_pgn_cmd(
             fmt=fmt,
             progress=progress,
         )
+    for note in report.notes:
+        err.print(f"[yellow]note[/yellow] {file.name} {note}")
     for g in report.disagreements:
         err.print(
             f"[yellow]disagreement[/yellow] {file.name} game {g.index} (line {g.line}, "
@@ -248,7 +279,7 @@ def import_sgf_cmd(
     data: list[tuple[str, bytes]] = []
     for file in files:
         try:
-            data.append((file.name, file.read_bytes()))
+            data.append((file.name, _read_bounded(file)))
         except OSError as exc:
             fail("sgf.unreadable", str(file), str(exc))
     tid = _tournament_id(tournament, files[0], "sgf")
@@ -332,7 +363,7 @@ def import_trf(
     """Record a FIDE TRF-16 file as a new tournament, through the command path."""
     import hashlib
 
-    from services.interchange.pipeline import ImportRefused, tournament_id_for
+    from services.interchange.pipeline import ImportRefused
     from services.interchange.trf import (
         edition_choice,
         import_trf,
@@ -341,9 +372,9 @@ def import_trf(
     )
     from services.interchange.trf.parse import TrfError, decode_trf, parse_trf
 
+    tid = _tournament_id(tournament, file, "trf")
     try:
-        raw = file.read_bytes()
-        tid = tournament or tournament_id_for(file)
+        raw = _read_bounded(file)
         trf = parse_trf(decode_trf(raw))
         digest = hashlib.sha256(raw).hexdigest()
         planned = to_events(trf, name=file.stem, fmt=fmt, rules_preset=rules, file_name=file.name)
@@ -364,6 +395,7 @@ def import_trf(
                 tournament_id=tid,
                 actor=local_actor(as_, token, tid),
                 id_namespace=f"{tid}:{digest}",
+                file_name=file.name,
                 planned=planned,
             )
         except ImportRefused as exc:
@@ -421,5 +453,5 @@ def register(app: typer.Typer) -> None:
         app,
         "export",
         "Export a tournament to a file.",
-        {"trf": export_trf_cmd, "sgf": export_sgf_cmd},
+        {"trf": export_trf_cmd, "sgf": export_sgf_cmd, **exports.COMMANDS},
     )

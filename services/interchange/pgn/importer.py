@@ -17,6 +17,7 @@ import hashlib
 import uuid
 
 from events_schema import Actor
+from events_schema.limits import LimitExceeded
 from projections.endings.rules import Ruleset, ruleset_for
 from projections.games import disagreement
 from projections.tournament.state import TournamentState
@@ -61,7 +62,16 @@ def import_pgn(
             ruleset_for(rules)
         except KeyError as exc:
             raise ImportRefused("pgn.unknown_rules", "--rules", str(exc.args[0])) from None
-    games = read_pgn(decode(data), progress)
+    bound = log.limits.max_import_bytes
+    if len(data) > bound:  # refused before it is parsed (issue 26 item 6)
+        raise LimitExceeded(
+            "import_bytes",
+            file_name,
+            f"{len(data):,} bytes: one import reads at most {bound:,} "
+            "(limits.max_import_bytes, ARBITER_MAX_IMPORT_BYTES); split the file",
+            413,
+        )
+    games = read_pgn(decode(data), progress, log.limits.max_import_games)
     digest = hashlib.sha256(data).hexdigest()
     namespace = f"pgn:{tournament_id}:{digest}:{rules or ''}:{'rules' if adjudicate else 'manual'}"
     if log.last_seq(tournament_id) > 0 and (
@@ -79,6 +89,7 @@ def import_pgn(
         adjudicate,
         len(the_plan.players),
         len(the_plan.rounds),
+        notes=the_plan.notes,
     )
     target = Target(log, tournament_id, actor, _NAMESPACE, namespace)
     decide_then_append(
@@ -125,6 +136,7 @@ def _into_existing(
         by_rules,
         len(placement.registered),
         len(placement.rounds),
+        notes=the_plan.notes,
     )
     ruleset = ruleset_for(own_rules) if by_rules else None
 

@@ -13,11 +13,17 @@ tag that names another result than the final token is refused naming its line (t
 two things and either could be the slip: nothing is guessed); a tag given twice is refused
 naming the second (the first used to be replaced silently). A file cut inside a move or a
 move's comment is the game up to its last complete move (`PgnGame.cut`): a partial move is
-not a move, and a move whose comment was cut has facts (clock, time) not yet known."""
+not a move, and a move whose comment was cut has facts (clock, time) not yet known.
+
+A file that would be misread is refused naming the line (issue 26 item 6): a `Round` naming a
+round or board beyond `MAX_ROUND` ("999…9.1" would otherwise read as no round and reorder
+the rounds), a `WhiteElo`/`BlackElo` that is not a rating 0–4000, a control character (a NUL
+byte) in any tag value, and a game beyond the bound of one import (`max_games`)."""
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,6 +41,11 @@ _CHESS960 = frozenset(
 )
 _STANDARD = frozenset({"", "standard", "chess", "normal", "from position", "fromposition"})
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+#: The largest round (and board) a `Round` tag may name, as `POST /tournaments/{id}/pair`
+#: bounds a round (services/api/pairing.py): "999…9.1" is refused, not read as "no round".
+MAX_ROUND = 10_000
+_ROUND = re.compile(r"\s*(\d+)(?:\.(\d+))?")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _FINAL = ("1-0", "0-1", "1/2-1/2")
 
 
@@ -221,20 +232,25 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def read_pgn(text: str, progress: Progress | None = None) -> list[PgnGame]:
+def read_pgn(
+    text: str, progress: Progress | None = None, max_games: int | None = None
+) -> list[PgnGame]:
     """Every game of a PGN text, or `PgnError` for the first problem."""
     games: list[PgnGame] = []
-    for game in read_games(text, progress):
+    for game in read_games(text, progress, max_games):
         if isinstance(game, PgnError):
             raise game
         games.append(game)
     return games
 
 
-def read_games(text: str, progress: Progress | None = None) -> list[PgnGame | PgnError]:
+def read_games(
+    text: str, progress: Progress | None = None, max_games: int | None = None
+) -> list[PgnGame | PgnError]:
     """Every game of a PGN text, each read or refused on its own (`PgnError` in its place: a
     live source's game with an illegal move is held while the others go on); no games at
-    all is `PgnError`."""
+    all is `PgnError`, and so is a game beyond `max_games` (the bound of one import,
+    `events_schema.limits.Limits.max_import_games`: read no further)."""
     reader = _Lines(text)
     total = len(text)
     games: list[PgnGame | PgnError] = []
@@ -242,6 +258,12 @@ def read_games(text: str, progress: Progress | None = None) -> list[PgnGame | Pg
         raw = chess.pgn.read_game(reader, Visitor=lambda: _Visitor(reader))
         if raw is None:
             break
+        if max_games is not None and len(games) >= max_games:
+            raise PgnError(
+                raw.line,
+                f"more than {max_games:,} games: the most one import may hold "
+                "(limits.max_import_games, ARBITER_MAX_IMPORT_GAMES); split the file",
+            )
         try:
             if raw.error is not None:
                 raise PgnError(*raw.error)
@@ -270,10 +292,31 @@ def _game(raw: _Raw, index: int) -> PgnGame:
             f"Result {result!r} contradicts the movetext's final {raw.token!r} "
             f"(line {raw.token_line}): correct the one that is wrong",
         )
+    for tag, value in headers.items():
+        if (bad := _CONTROL.search(value)) is not None:
+            raise PgnError(
+                lines.get(tag, raw.line),
+                f"tag {tag} holds the control character U+{ord(bad.group()):04X}: "
+                "tag values are printing characters (PGN standard 8.1.1)",
+            )
     for side in ("White", "Black"):
         name = headers.get(side, "").strip()
         if len(name) > 200:
             raise PgnError(lines.get(side, raw.line), f"{side} is longer than 200 characters")
+        elo = headers.get(f"{side}Elo", "").strip()
+        if elo not in ("", "?", "-") and not (elo.isdigit() and int(elo) <= 4000):
+            raise PgnError(
+                lines.get(f"{side}Elo", raw.line),
+                f"{side}Elo {elo[:40]!r} is not a rating: a whole number from 0 to 4000 "
+                "(PlayerRegistered.rating), or '?' / '-' for none",
+            )
+    rnd = _ROUND.match(headers.get("Round", ""))
+    if rnd is not None and any(int(n) > MAX_ROUND for n in rnd.groups() if n is not None):
+        raise PgnError(
+            lines.get("Round", raw.line),
+            f"Round {headers['Round'][:40]!r}: a round or board beyond {MAX_ROUND:,}, the most "
+            "a tournament schedules",
+        )
     white, black = player_name(headers, "White"), player_name(headers, "Black")
     if white == black:
         raise PgnError(

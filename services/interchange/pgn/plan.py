@@ -148,6 +148,21 @@ class Plan:
     players: list[ev.PlayerRegistered]
     games: list[PlannedGame]
     rounds: dict[int, list[PlannedGame]]
+    notes: list[str] = field(default_factory=list)  # what was not recorded, with its line
+
+
+def time_control_note(game: PgnGame) -> str | None:
+    """Why the game's `TimeControl` tag is not recorded, with its line (None: recorded, or
+    no tag): only `base[+increment]` in seconds is (`time_control_of`)."""
+    text = game.header("TimeControl")
+    if not text or time_control_of(text) is not None:
+        return None
+    line = game.header_lines.get("TimeControl", game.line)
+    return (
+        f"line {line}: TimeControl {text[:40]!r} not recorded: Arbiter keeps base[+increment] "
+        "in seconds, the base at most 9,999,999 and the increment at most 99,999 (PGN 9.6.1's "
+        "other forms are not read)"
+    )
 
 
 def _format(event: str, games: Sequence[PlannedGame], players: int) -> str:
@@ -178,7 +193,10 @@ def plan(
     players: dict[str, ev.PlayerRegistered] = {}
     planned: list[PlannedGame] = []
     tcs: dict[str, ev.TimeControl] = {}
+    notes: dict[str, str] = {}  # one note per distinct TimeControl text not recorded
     for g in games:
+        if (note := time_control_note(g)) is not None:
+            notes.setdefault(g.header("TimeControl"), note)
         engine = _engine_game(g)
         ids = []
         for side in ("White", "Black"):
@@ -239,7 +257,7 @@ def plan(
         time_controls=list(tcs.values()),
         adjudication="rules" if adjudicate else "manual",
     )
-    return Plan(created, list(players.values()), planned, rounds)
+    return Plan(created, list(players.values()), planned, rounds, list(notes.values()))
 
 
 def _number_rounds(games: Sequence[PlannedGame]) -> dict[int, list[PlannedGame]]:

@@ -4,7 +4,7 @@ and `--json` writes them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.interchange.game_import import GameRow, GamesReport
@@ -43,6 +43,9 @@ class ImportReport(GamesReport[GameReport]):
     adjudicate: bool
     players: int
     rounds: int
+    # What the file says that was not recorded, each with its line (issue 26 item 6: never
+    # dropped without a word): "line 12: TimeControl '40/7200:3600' not recorded: …".
+    notes: list[str] = field(default_factory=list)
 
     @property
     def in_progress(self) -> list[GameReport]:
@@ -65,5 +68,6 @@ class ImportReport(GamesReport[GameReport]):
                 ]
             ),
             "in_progress": [g.game_id for g in self.in_progress],
+            "notes": self.notes,
             "game_rows": [g.as_dict() for g in self.games],
         }

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from events_schema import Actor
 from services.eventlog.base import EventLog
-from services.interchange.pipeline import AppendReport, Planned, Progress, Target, import_planned
+from services.interchange.pipeline import (
+    AppendReport,
+    ImportRefused,
+    Planned,
+    Progress,
+    Target,
+    import_planned,
+)
 from services.interchange.trf.parse import TrfFile
 from services.interchange.trf.plan import NAMESPACE, to_events
 
@@ -44,6 +51,10 @@ def import_trf(
     event id is derived from it and the event's index, so the same import again appends
     nothing; without, the ids are random. `planned`: the plan, when the caller made it
     already (to refuse a malformed file before opening the log)."""
+    if not trf.players:  # (issue 26 item 6: not "imported 0 players, 0 rounds")
+        raise ImportRefused(
+            "trf.no_players", f"{file_name}:1", "no player records (001): nothing to import"
+        )
     if planned is None:
         planned = to_events(trf, name=name, fmt=fmt, rules_preset=rules_preset, file_name=file_name)
     report = TrfImportReport(tournament_id, len(trf.players), trf.played_rounds)

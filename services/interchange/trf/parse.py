@@ -275,6 +275,8 @@ def parse_trf(text: str) -> TrfFile:
         line = raw.rstrip()
         if not line:
             continue
+        if (nul := line.find("\x00")) >= 0:  # (stored, it would end the name in C readers)
+            raise TrfError(lineno, str(nul + 1), "a NUL byte: TRF records are text")
         tag = line[:3]
         value = line[3:].strip()
         if tag == "001":
@@ -389,7 +391,14 @@ def header_date(trf: TrfFile, tag: str) -> date | None:
 
 
 def decode_trf(data: bytes) -> str:
-    """TRF bytes as text: UTF-8 (as JaVaFo asks), else Windows-1252 (older Swiss-Manager)."""
+    """TRF bytes as text: UTF-8 (as JaVaFo asks), else Windows-1252 (older Swiss-Manager).
+    Refused (issue 26 item 6: never an empty tournament): an empty file, and UTF-16 (a
+    byte-order mark, or a NUL in every other byte), which TRF is not written in."""
+    if not data.strip():
+        raise TrfError(1, "", "the file is empty: no TRF records")
+    zeros = max(data[0::2].count(0), data[1::2].count(0))  # UTF-16 BE, LE without a BOM
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (zeros and zeros * 4 >= len(data)):
+        raise TrfError(1, "", "the file is UTF-16: a TRF file is UTF-8 (or Windows-1252)")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

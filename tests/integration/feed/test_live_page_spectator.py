@@ -206,7 +206,7 @@ def test_title_moves_pgn_rounds_large_board_and_phone_layout(tmp_path: Path):
             h = game.headers
             assert (h["Event"], h["Round"], h["White"], h["Black"]) == (
                 NAME,
-                "2",
+                "2.1",  # round.board
                 "Bram de Vries",
                 "Ana Ortega",
             )

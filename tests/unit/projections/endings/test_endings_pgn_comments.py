@@ -58,6 +58,20 @@ def test_lichess_eval_and_clocks():
     assert parse_lichess("[%clk 1:00:00] [%emt 0:00:05]").move_time_ms == 5000
 
 
+def test_arbiter_exports_nodes_and_exact_milliseconds():
+    # services/interchange/pgn/export.py writes the milliseconds and the nodes searched
+    c = parse_lichess("[%eval 1.11,14] [%clk 0:29:02.290] [%emt 0:01:00.710] [%nodes 9555929]")
+    assert (c.eval_cp, c.depth, c.clock_ms, c.move_time_ms, c.nodes, c.notes) == (
+        111,
+        14,
+        1_742_290,
+        60_710,
+        9_555_929,
+        (),
+    )
+    assert parse_lichess("[%nodes -3]").nodes is None  # not a count
+
+
 def test_parse_comment_picks_the_dialect():
     assert parse_comment(TCEC, "black").eval_cp == 99  # TCEC: White's view whoever moved
     assert parse_comment("+0.50/18 2.0s", "black").eval_cp == -50

@@ -52,7 +52,7 @@ def test_the_pgn_reads_back_with_the_tags_moves_clocks_and_evaluations():
     )
     game = _read(text)
     h = game.headers
-    assert (h["Event"], h["Site"], h["Round"]) == ("Spring Open 2026", "?", "1")
+    assert (h["Event"], h["Site"], h["Round"]) == ("Spring Open 2026", "?", "1.1")  # round.board
     assert (h["White"], h["Black"], h["Result"]) == ("Ana Ortega", "Bram de Vries", "1-0")
     assert (h["WhiteElo"], h["BlackElo"], h["WhiteTitle"]) == ("2612", "2587", "GM")
     assert h["BlackFideId"] == "1503014" and "WhiteFideId" not in h
