@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR
 
 from events_schema import Recorded
-from services.interchange.egf.common import ResultsFileError, dates, go_state
+from services.interchange.egf.common import ResultsFileError, dates, go_state, rating_ids
 
 _TEMPORARY_FROM = 99999  # OpenGotha: "a dummy AGA Id ... starting from 99999 and decreasing"
 _RANK = re.compile(r"^(?:[1-9]|[12][0-9]|30)k$|^[1-9][dp]$")
@@ -65,14 +65,11 @@ def aga_file(records: Sequence[Recorded], *, place: str = "", rules: str = "AGA"
         settings={"start": start.isoformat(), "finish": end.isoformat(), "rules": rules},
     )
     ids: dict[str, int] = {}
-    taken = {
-        int(str(getattr(info, "aga_id", "") or "0"))
-        for info in state.players.values()
-        if str(getattr(info, "aga_id", "") or "").isdigit()
-    }
+    known_ids = {pid: kept.get("aga_id", "") for pid, kept in rating_ids(state).items()}
+    taken = {int(known) for known in known_ids.values() if known.isdigit()}
     temporary = _TEMPORARY_FROM
-    for pid, info in state.players.items():
-        known = str(getattr(info, "aga_id", "") or "")
+    for pid in state.players:
+        known = known_ids.get(pid, "")
         if known.isdigit() and int(known) > 0:
             ids[pid] = int(known)
             continue

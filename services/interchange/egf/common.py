@@ -53,3 +53,24 @@ def dates(records: Sequence[Recorded], state: StandingsState) -> tuple[date, dat
     start = created.starts_on or first
     end = created.ends_on or max(start, last)
     return start, end
+
+
+def rating_ids(state: StandingsState) -> dict[str, dict[str, str]]:
+    """Each player's rating-body ids where Arbiter knows them: `egd_pin` (EGD PIN) and
+    `aga_id`, from the values an OpenGotha import kept (its `egfPin` and `agaId`
+    attributes, `opengotha:players` rulings); a player without them has no entry."""
+    from services.interchange.opengotha.plan import PLAYERS_SUBJECT
+
+    out: dict[str, dict[str, str]] = {}
+    for ruling in state.rulings.values():
+        if ruling.subject != PLAYERS_SUBJECT:
+            continue
+        for pid, attrs in dict(ruling.decision.get("players", {})).items():
+            ids = {
+                ours: str(attrs.get(theirs, "")).strip()
+                for ours, theirs in (("egd_pin", "egfPin"), ("aga_id", "agaId"))
+                if str(attrs.get(theirs, "")).strip()
+            }
+            if ids:
+                out[str(pid)] = ids
+    return out

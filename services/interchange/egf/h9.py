@@ -29,7 +29,7 @@ first four criteria of the tournament's chain (as OpenGotha writes the placement
 ("12+/w3": won against number 12 with White, handicap 3; the handicap omitted when 0), a
 forfeit `<opponent><+|->!` (not rated: OpenGotha's "!" of a result by default), a bye `0+`
 (`0=` a half-point bye), `0-` a round without a game; and the player's EGD PIN after `|`
-when it is known (a player registered with one: `egd_pin`).
+when it is known (kept by an OpenGotha import from its `egfPin`: `common.rating_ids`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from events_schema import Recorded
 from events_schema import events as ev
 from projections.standings.crosstable import Entry
 from projections.standings.table import standings
-from services.interchange.egf.common import ResultsFileError, dates, go_state
+from services.interchange.egf.common import ResultsFileError, dates, go_state, rating_ids
 
 _OVERTIME = {
     "none": "Sudden death",
@@ -168,6 +168,7 @@ def h9_file(
     header["TM"] = str(egf_adjusted_time(tc) // 60)
     header["CM"] = _OVERTIME.get(tc.overtime if tc is not None else "none", "")
     numbers = {row.player_id: n for n, row in enumerate(table.rows, 1)}
+    known_ids = rating_ids(state)
     players = []
     for n, row in enumerate(table.rows, 1):
         info = state.players[row.player_id]
@@ -180,7 +181,7 @@ def h9_file(
         criteria += ["0"] * (4 - len(criteria))
         country = (row.federation or "").strip().upper()
         club = re.sub(r"\s+", "", info.club or "")[:4]
-        pin = getattr(info, "egd_pin", None)  # (a PIN field, where the registration has one)
+        pin = known_ids.get(row.player_id, {}).get("egd_pin")  # kept by an OpenGotha import
         players.append(
             H9Player(
                 n,

@@ -406,3 +406,19 @@ def test_a_go_tournament_made_in_arbiter_is_written_for_opengotha(log: SQLiteEve
         "2",
     )
     assert og.criteria == ["MMS", "SOSM", "SOSOSM"]
+
+
+def test_the_egd_pins_and_aga_ids_of_an_imported_file_reach_the_results_files(
+    log: SQLiteEventLog,
+) -> None:
+    from services.interchange.egf.aga import aga_file
+    from services.interchange.egf.h9 import h9_file
+
+    raw = SAMPLE.read_bytes().replace(b'agaId="" club="Ber"', b'agaId="4242" club="Ber"', 1)
+    _import(log, raw)
+    records = _records(log, "herbst")
+    pins = {p.name: p.pin for p in h9_file(records).players}
+    assert pins["Müller Jörg"] == "12345678" and pins["Dupont Élise"] == "14213397"
+    aga = aga_file(records)
+    assert aga.players[4242][0] == "Müller Jörg"  # his AGA id, not a temporary one
+    assert 99999 in aga.players  # the others without one: OpenGotha's temporary ids
