@@ -90,6 +90,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "PlayerArrived": {"game_id": "g1", "player_id": "a", "at": "2026-11-24T10:31:00+00:00"},
     "ClockPaused": {"game_id": "g1", "circumstance": 5},
     "BroadcastDelaySet": {"seconds": 30},
+    "PairingsProhibited": {"players": ["p1", "p2"]},
+    "AccelerationSet": {},
     "ClockResumed": {"game_id": "g1"},
     "ClockSet": {"game_id": "g1", "reason": "clock_replaced", "white_ms": 1, "black_ms": 2},
     "ClockStarted": {"game_id": "g1", "at": "2026-11-24T10:20:00+00:00"},
