@@ -780,6 +780,21 @@ class AccelerationSet(Event):
     reason: str = Field(default="", max_length=2000)
 
 
+class TrfRecordsKept(Event):
+    """Records of an imported TRF26 file that no other event stores (e.g. 162 game score
+    system, 192 tournament type, 202/212 tie-break lists, 222 time control, 330 team
+    forfeits, 022/102/122 header lines), kept verbatim in file order so that `arbiter export
+    trf --format trf26` writes them back unchanged (services/interchange/trf/write26.py): a
+    record is never dropped silently. The latest in force is the one written."""
+
+    event_type: ClassVar[str] = "TrfRecordsKept"
+
+    lines: list[Annotated[str, Field(min_length=3, max_length=2000, pattern=r"^[^\r\n]*$")]] = (
+        Field(default_factory=list, max_length=10_000)
+    )
+    source: str = Field(default="TRF26", max_length=200)
+
+
 # ---------------------------------------------------------------------------------------------
 # Corrections: history is never rewritten; these reference the event they correct.
 # ---------------------------------------------------------------------------------------------
@@ -840,4 +855,5 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     BroadcastDelaySet,
     PairingsProhibited,
     AccelerationSet,
+    TrfRecordsKept,
 )

@@ -109,6 +109,8 @@ class StandingsState:
     # AccelerationSet by event id, in stream order (the latest AccelerationSet is in force).
     prohibitions: dict[UUID, ev.PairingsProhibited] = field(default_factory=dict)
     accelerations: dict[UUID, ev.AccelerationSet] = field(default_factory=dict)
+    # TRF26 records an import kept verbatim (TrfRecordsKept), by event id, in stream order.
+    kept_records: dict[UUID, ev.TrfRecordsKept] = field(default_factory=dict)
     # Stored events no reader can decode, not retracted: event id -> (seq, type, reason).
     # While any is here the tournament's projections are held (not published).
     unreadable: dict[UUID, tuple[int, str, str]] = field(default_factory=dict)
@@ -429,6 +431,16 @@ def _(event: ev.AccelerationSet, state: StandingsState, event_id: UUID, seq: int
 @_undoes
 def _(state: StandingsState, target: UUID) -> None:
     state.accelerations.pop(target, None)
+
+
+@_apply.register
+def _(event: ev.TrfRecordsKept, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.kept_records[event_id] = event
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.kept_records.pop(target, None)
 
 
 @_apply.register

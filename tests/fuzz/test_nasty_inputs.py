@@ -92,6 +92,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "BroadcastDelaySet": {"seconds": 30},
     "PairingsProhibited": {"players": ["p1", "p2"]},
     "AccelerationSet": {},
+    "TrfRecordsKept": {},
     "ClockResumed": {"game_id": "g1"},
     "ClockSet": {"game_id": "g1", "reason": "clock_replaced", "white_ms": 1, "black_ms": 2},
     "ClockStarted": {"game_id": "g1", "at": "2026-11-24T10:20:00+00:00"},

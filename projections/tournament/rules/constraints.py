@@ -122,3 +122,17 @@ def _(proposed: ev.AccelerationSet, state: TournamentState) -> list[ev.Event]:
     if not current and not proposed.values:
         raise Rejected("acceleration.unchanged", "payload.values", "no acceleration is in force")
     return [proposed]
+
+
+@rule(ev.TrfRecordsKept)
+def _(proposed: ev.TrfRecordsKept, state: TournamentState) -> list[ev.Event]:
+    """TRF26 records an import keeps verbatim (written back by the TRF26 export): accepted as
+    proposed; each line starts with a record tag of three characters."""
+    for i, line in enumerate(proposed.lines):
+        if len(line) > 3 and line[3] != " ":
+            raise Rejected(
+                "trf.record_malformed",
+                f"payload.lines[{i}]",
+                f"{line[:20]!r}: a TRF record is a 3-character tag, a blank, then its data",
+            )
+    return [proposed]
