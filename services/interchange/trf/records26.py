@@ -26,14 +26,24 @@ are the 001 lines' ``+``/``-``), 352/362 team records, ``###`` comments, other `
 extensions, and the header lines 022, 032, 082, 092, 102, 112, 122, 132 (no event stores
 them either). Names are read as UTF-8, as TRF26 specifies (`parse.decode_trf`).
 
-What the import does not do with them yet (a reading, not a silent drop: the record is kept
-and written back): a 162 record other than 1-½-0 is not turned into the tournament's scoring
-(the 001 points column is checked, and a mismatch warned, as for TRF-16), nor 202/212 into its
-tie-break chain, nor 222 into its time control.
+Read into the tournament's creation as well (`creation26`), and kept for the write-back:
+
+* 162 game score system (``162  W 1.0    D 0.5    L 0.0    P 1.0``: a symbol and its points
+  every 9 columns from column 6, as gacrux reads it): W win (also a forfeit win), D draw (also
+  a half-point bye), L loss, P the pairing-allocated bye, as the tournament's `Scoring`; points
+  that are not whole or half points are refused (they would change every score);
+* 192 tournament type: ``FIDE_DUTCH`` pairs by the Dutch system (`pairing="dutch"`); another
+  type is kept only (the format given to `import trf` decides);
+* 212 (the standings' tie-breaks, after PTS), else 202: the tournament's tie-break chain, FIDE's
+  codes (C.07, as gacrux names them: BH, BH/C1, SB, DE, WIN, ARO, ...) as Arbiter's criteria;
+  a code Arbiter does not compute is refused by name (the standings would mean another thing);
+* 222 time control, when it is seconds and an increment (``5400+30``): the tournament's time
+  control; another encoding is kept only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -292,3 +302,115 @@ def _requested_byes(
         )
         for rnd in sorted(ahead)
     ]
+
+
+#: FIDE C.07 tie-break codes (TRF26 records 202/212, gacrux's names) -> Arbiter's criteria
+#: (projections/tiebreaks/fide.py).
+TIEBREAK_CODES: dict[str, str] = {
+    "BH": "buchholz",
+    "BH/C1": "buchholz-cut1",
+    "BH/C2": "buchholz-cut2",
+    "BH/M1": "buchholz-median1",
+    "BH/M2": "buchholz-median2",
+    "SB": "fide-sonneborn-berger",
+    "SB/C1": "fide-sonneborn-berger-cut1",
+    "SB/C2": "fide-sonneborn-berger-cut2",
+    "DE": "fide-direct-encounter",
+    "WIN": "fide-wins",
+    "WON": "fide-games-won",
+    "BPG": "fide-black-games",
+    "BWG": "fide-black-wins",
+    "PS": "fide-progressive",
+    "PS/C1": "fide-progressive-cut1",
+    "PS/C2": "fide-progressive-cut2",
+    "ARO": "fide-aro",
+    "ARO/C1": "fide-aro-cut1",
+    "ARO/C2": "fide-aro-cut2",
+    "ARO/M1": "fide-aro-median1",
+    "ARO/M2": "fide-aro-median2",
+    "TPR": "fide-tpr",
+    "APRO": "fide-apro",
+    "AOB": "fide-aob",
+    "FB": "fide-fore-buchholz",
+    "FB/C1": "fide-fore-buchholz-cut1",
+    "FB/C2": "fide-fore-buchholz-cut2",
+    "FB/M1": "fide-fore-buchholz-median1",
+    "FB/M2": "fide-fore-buchholz-median2",
+    "KS": "fide-koya",
+}
+_SCORE_FIELDS = {
+    "W": ("win", "forfeit_win"),
+    "D": ("draw", "half_bye"),
+    "L": ("loss",),
+    "P": ("bye",),
+}
+_TIME = re.compile(r"(\d+)(?:\+(\d+))?")
+
+
+def _scoring(line: str, lineno: int) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for pos in range(5, len(line), 9):
+        sym = line[pos].upper()
+        raw = line[pos + 1 : pos + 5].strip()
+        if sym not in _SCORE_FIELDS or not raw:
+            continue
+        try:
+            half = Decimal(raw) * 2
+        except InvalidOperation:
+            raise TrfError(
+                lineno, f"{pos + 2}-{pos + 5}", f"162 {sym} {raw!r} is not points"
+            ) from None
+        if half != half.to_integral_value() or half < 0:
+            raise TrfError(
+                lineno,
+                f"{pos + 2}-{pos + 5}",
+                f"162 {sym} {raw}: Arbiter scores whole and half points only",
+            )
+        for name in _SCORE_FIELDS[sym]:
+            values[name] = int(half)
+    return values
+
+
+def _chain(line: str, lineno: int) -> list[ev.TiebreakSpec]:
+    codes = [c for c in line[4:].replace(",", " ").split() if c.upper() != "PTS"]
+    out = []
+    for code in codes:
+        name = TIEBREAK_CODES.get(code.upper())
+        if name is None:
+            raise TrfError(
+                lineno,
+                "",
+                f"{line[:3]} tie-break {code!r} is not one Arbiter computes "
+                f"({', '.join(TIEBREAK_CODES)})",
+            )
+        out.append(ev.TiebreakSpec(name=name))
+    return out
+
+
+def creation26(trf: TrfFile, created: ev.TournamentCreated) -> ev.TournamentCreated:
+    """`created` with what records 162, 192, 202/212 and 222 say (the module docstring)."""
+    update: dict[str, object] = {}
+    chains: dict[str, tuple[str, int]] = {}
+    for lineno, line in trf.other_lines:
+        tag = line[:3]
+        if tag == "162":
+            scoring = _scoring(line, lineno)
+            if scoring:
+                update["scoring"] = ev.Scoring(**{**created.scoring.model_dump(), **scoring})
+        elif tag == "192" and line[4:].strip().upper() == "FIDE_DUTCH":
+            update["pairing"] = "dutch"
+        elif tag in ("202", "212"):
+            chains[tag] = (line, lineno)
+        elif tag == "222" and (m := _TIME.fullmatch(line[4:].strip())):
+            value = line[4:].strip()
+            update["time_controls"] = [
+                ev.TimeControl(
+                    name=value[:64], base_seconds=int(m[1]), increment_seconds=int(m[2] or 0)
+                )
+            ]
+    chosen = chains.get("212") or chains.get("202")
+    if chosen is not None:
+        update["tiebreaks"] = _chain(*chosen)
+    if not update:
+        return created
+    return ev.TournamentCreated.model_validate({**created.model_dump(), **update})

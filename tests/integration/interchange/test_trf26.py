@@ -74,6 +74,14 @@ KEPT = [
 ]
 
 
+#: 212 "PTS BH/C1 BH SB" as Arbiter's criteria.
+CHAIN = [
+    ev.TiebreakSpec(name="buchholz-cut1"),
+    ev.TiebreakSpec(name="buchholz"),
+    ev.TiebreakSpec(name="fide-sonneborn-berger"),
+]
+
+
 def byes_ruling(rnd: int, byes: dict[str, str]) -> ev.RulingIssued:
     return ev.RulingIssued(
         ruling_id=f"byes-main-r{rnd}-1",
@@ -89,7 +97,13 @@ def played() -> Sim:
     sim = Sim(dutch.propose, seed=1, tid="golden")
     sim.add(
         ev.TournamentCreated(
-            name="Open Praha 2026", format="swiss", rounds=5, starts_on=date(2026, 5, 1)
+            name="Open Praha 2026",
+            format="swiss",
+            rounds=5,
+            starts_on=date(2026, 5, 1),
+            pairing="dutch",
+            tiebreaks=CHAIN,
+            time_controls=[ev.TimeControl(name="5400+30", base_seconds=5400, increment_seconds=30)],
         )
     )
     for pid, name, rating in NAMES:
@@ -153,6 +167,13 @@ def test_import_then_export_gives_the_file_back_byte_for_byte():
 
 def test_the_records_are_read_into_events():
     events = [r.event for r in imported(decode_trf(GOLDEN.read_bytes()))]
+    created = events[0]
+    assert isinstance(created, ev.TournamentCreated)
+    assert created.tiebreaks == CHAIN  # 212
+    assert created.pairing == "dutch"  # 192 FIDE_DUTCH
+    assert created.time_controls[0].base_seconds == 5400  # 222
+    assert created.time_controls[0].increment_seconds == 30
+    assert created.scoring == ev.Scoring()  # 162: 1, ½, 0, bye 1
     kept = [e for e in events if isinstance(e, ev.TrfRecordsKept)]
     assert [e.lines for e in kept] == [
         [KEPT[0], "092 Individual: Swiss-System", *KEPT[1:3], "152 W", *KEPT[3:]]
@@ -286,6 +307,27 @@ def test_a_malformed_260_is_refused_with_its_line():
     with pytest.raises(TrfError) as info:
         to_events(parse_trf(text))
     assert "start rank 99 has no 001 line" in str(info.value)
+
+
+def test_a_score_system_of_three_points_a_win_is_read_and_thirds_are_refused():
+    text = GOLDEN.read_bytes().decode("utf-8")
+    three = text.replace(
+        "162  W 1.0    D 0.5    L 0.0    P 1.0", "162  W 3.0    D 1.0    L 0.0    P 3.0"
+    )
+    created = to_events(parse_trf(three))[0].event
+    assert isinstance(created, ev.TournamentCreated)
+    assert (created.scoring.win, created.scoring.draw, created.scoring.bye) == (6, 2, 6)
+    thirds = text.replace("D 0.5", "D 0.3")
+    with pytest.raises(TrfError) as info:
+        to_events(parse_trf(thirds))
+    assert "whole and half points only" in str(info.value)
+
+
+def test_a_tie_break_arbiter_does_not_compute_is_refused_by_name():
+    text = GOLDEN.read_bytes().decode("utf-8").replace("212 PTS BH/C1 BH SB", "212 PTS BH/C1 XYZ")
+    with pytest.raises(TrfError) as info:
+        to_events(parse_trf(text))
+    assert "tie-break 'XYZ' is not one Arbiter computes" in str(info.value)
 
 
 def test_a_full_point_bye_requested_ahead_is_refused():
