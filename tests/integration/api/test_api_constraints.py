@@ -121,3 +121,18 @@ def test_prohibit_and_accelerate_on_the_command_line_then_pair(tmp_path: Path, m
     assert json.dumps(rnd.payload)  # stored
     text = cli_run("accelerate", "open", "--file", str(values))
     assert "AccelerationSet explicit: 1 values for 1 players" in text
+
+
+def test_the_trf26_export_over_http_carries_the_constraints(api):
+    client, t, _log = api
+    h = H(t["arbiter"])
+    client.post("/tournaments/open/prohibitions", json={"players": ["1", "2"]}, headers=h)
+    client.post("/tournaments/open/acceleration", json={"method": "baku"}, headers=h)
+    r = client.get("/tournaments/open/trf?format=trf26", headers=h)
+    assert r.status_code == 200, r.text
+    lines = r.text.splitlines()
+    assert "260   1   5    1    2" in lines
+    assert "250  1.0  1.0   1   2    1    4" in lines
+    r = client.get("/tournaments/open/trf", headers=h)  # TRF-16 by default: none of them
+    assert not [line for line in r.text.splitlines() if line[:3] in ("250", "260")]
+    assert client.get("/tournaments/open/trf?format=trf9", headers=h).status_code == 422

@@ -20,7 +20,7 @@ from gacrux.trf2json import trf2json
 from events_schema import events as ev
 from projections.pairing import dutch
 from projections.pairing.acceleration import baku_values
-from services.interchange.trf import export_trf
+from services.interchange.trf import export_trf, export_trf26
 
 COLOUR = dutch.colour_subject("main")
 
@@ -113,6 +113,10 @@ def test_a_prohibited_pair_is_never_paired_and_gacrux_pairs_the_same():
     text = export_trf(recorded(sim.tid, sim.events))
     text += record_260(1, 5, ["p01", "p05"], number) + "\n"
     assert gacrux_rounds(text) == ours(played, number)
+    # Arbiter's own TRF26 export writes the same record, and gacrux pairs it the same way
+    trf26 = export_trf26(recorded(sim.tid, sim.events))
+    assert record_260(1, 5, ["p01", "p05"], number) in trf26.splitlines()
+    assert gacrux_rounds(trf26) == ours(played, number)
 
 
 def test_baku_acceleration_changes_rounds_one_and_two_as_gacrux_pairs_them():
@@ -147,6 +151,13 @@ def test_baku_acceleration_changes_rounds_one_and_two_as_gacrux_pairs_them():
     text = export_trf(recorded(sim.tid, sim.events))
     text += "\n".join(record_250(values, number)) + "\n"
     assert gacrux_rounds(text) == ours(played, number)
+    trf26 = export_trf26(recorded(sim.tid, sim.events))
+    assert gacrux_rounds(trf26) == ours(played, number)
+    # the export joins consecutive start ranks: 250 for 1-4 in rounds 1-2, then in round 3
+    assert [line for line in trf26.splitlines() if line.startswith("250")] == [
+        "250  1.0  1.0   1   2    1    4",
+        "250  0.5  0.5   3   3    1    4",
+    ]
 
 
 def test_a_requested_bye_is_honoured_before_pairing():
@@ -168,3 +179,13 @@ def test_a_requested_bye_is_honoured_before_pairing():
     win_white(sim, rnd)
     number = numbers(sim)
     assert gacrux_rounds(export_trf(recorded(sim.tid, sim.events))) == ours([rnd], number)
+
+
+def test_a_retracted_prohibition_no_longer_binds():
+    sim = sim_of(8)
+    sim.add(ev.PairingsProhibited(players=["p01", "p05"]))
+    prohibition = sim.decided.events
+    (pid,) = [k for k, ref in prohibition.items() if ref.type == "PairingsProhibited"]
+    sim.add(ev.EventRetracted(retracted_event_id=pid, reason="entered by mistake"))
+    assert sim.context().prohibitions == ()
+    assert ("p01", "p05") in pairs(sim.pair())
