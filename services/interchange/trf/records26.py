@@ -18,6 +18,9 @@ Read into events (the layouts as gacrux's `trf2json` reads and writes them):
   accelerated rounds).
 * 260 prohibited pairings, ``260 RRR RRR NNNN NNNN ...``: first and last round, then the start
   ranks none of whom may meet another: one `PairingsProhibited` per record.
+* 152 initial colour (``W``/``B``, C.04.3 art. 5.2.5): the colour lot the Dutch pairing reads
+  (`LotDrawn`, subject ``main:initial-colour``), so the next round pairs with the file's
+  colour rather than a new draw; write.py writes 152 back from it.
 
 Kept verbatim (`TrfRecordsKept`, written back unchanged by write26.py): every other record no
 event stores, in file order: 162 game score system, 172, 182, 192 tournament type, 202/212
@@ -48,7 +51,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from events_schema import events as ev
-from projections.pairing.dutch import byes_subject
+from projections.pairing.dutch import byes_subject, colour_subject
 from services.interchange.trf.parse import EDITION_NOTE, TrfError, TrfFile
 
 #: Records TRF26 has and TRF-16 has not: one of them makes a file TRF26.
@@ -74,7 +77,7 @@ TRF26_TAGS = frozenset(
     }
 )
 #: The records read into events here.
-READ_TAGS = frozenset({"240", "250", "260"})
+READ_TAGS = frozenset({"152", "240", "250", "260"})
 DETAIL = "imported from TRF26"
 
 
@@ -115,6 +118,7 @@ class Records26:
     accelerations: list[AccelerationRecord] = field(default_factory=list)
     prohibitions: list[ProhibitionRecord] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    initial_colour: str | None = None  # 152: "white" or "black"
 
 
 def _num(line: str, lineno: int, first: int, last: int, what: str) -> int:
@@ -214,6 +218,11 @@ def read26(trf: TrfFile) -> Records26:
             out.accelerations.append(_acceleration(line, lineno, ranks))
         elif tag == "260":
             out.prohibitions.append(_prohibition(line, lineno, ranks))
+        elif tag == "152":
+            colour = line[4:].strip().upper()
+            if colour not in ("W", "B"):
+                raise TrfError(lineno, "5", f"152 initial colour {colour!r} is not W or B")
+            out.initial_colour = "white" if colour == "W" else "black"
         elif EDITION_NOTE.fullmatch(line.strip()) is None:  # our edition note: read by plan.py
             out.kept.append(line)
     return out
@@ -229,6 +238,15 @@ def events26(trf: TrfFile, file_name: str = "TRF") -> list[tuple[ev.Event, str]]
     out: list[tuple[ev.Event, str]] = []
     if recs.kept:
         out.append((ev.TrfRecordsKept(lines=recs.kept), f"{file_name}: records kept"))
+    if recs.initial_colour is not None:
+        lot = ev.LotDrawn(
+            purpose="colours",
+            subject=colour_subject("main"),
+            candidates=["black", "white"],
+            outcome=[recs.initial_colour],
+            seed=f"{DETAIL}, record 152",
+        )
+        out.append((lot, f"{file_name}: record 152"))
     all_ranks = sorted(p.start_rank for p in trf.players)
     if recs.accelerations:
         values = [

@@ -175,9 +175,9 @@ def test_the_records_are_read_into_events():
     assert created.time_controls[0].increment_seconds == 30
     assert created.scoring == ev.Scoring()  # 162: 1, ½, 0, bye 1
     kept = [e for e in events if isinstance(e, ev.TrfRecordsKept)]
-    assert [e.lines for e in kept] == [
-        [KEPT[0], "092 Individual: Swiss-System", *KEPT[1:3], "152 W", *KEPT[3:]]
-    ]
+    assert [e.lines for e in kept] == [[KEPT[0], "092 Individual: Swiss-System", *KEPT[1:]]]
+    (lot,) = [e for e in events if isinstance(e, ev.LotDrawn)]  # 152 W
+    assert (lot.subject, lot.outcome) == ("main:initial-colour", ["white"])
     (prohibited,) = [e for e in events if isinstance(e, ev.PairingsProhibited)]
     assert (prohibited.players, prohibited.first_round, prohibited.last_round) == (
         ["p001", "p002"],
@@ -345,3 +345,28 @@ def test_import_and_export_trf26_on_the_command_line(tmp_path: Path, monkeypatch
     cli_run("export", "trf", "praha", "--format", "trf26", "--out", str(out))
     assert out.read_bytes() == GOLDEN.read_bytes()
     assert any(e.type == "AccelerationSet" for e in log_events(db, "praha"))
+
+
+def test_the_next_round_of_the_imported_file_pairs_as_gacrux_pairs_it():
+    """Round 4 of the golden, paired by `arbiter pair`'s Dutch system from the imported events
+    (the 240 byes, the acceleration's end, the prohibition, the 152 colour), and by gacrux
+    from the file itself."""
+    from projections.pairing.base import context
+    from projections.standings import fold
+
+    text = GOLDEN.read_bytes().decode("utf-8")
+    state = fold(imported(text))
+    proposal = dutch.propose(context(state, "main"))
+    assert proposal.lots == () and proposal.round is not None
+    rnd = proposal.round
+    assert rnd.round == 4
+    number = {f"p{n:03d}": n for n in range(1, 11)}
+    ours = [(number[g.white], number[g.black]) for g in rnd.pairings]
+    ours += [(number[b.player_id], 0) for b in rnd.byes if b.kind == "pairing_allocated"]
+    assert {(b.player_id, b.kind) for b in rnd.byes if b.kind != "pairing_allocated"} == {
+        ("p003", "half"),
+        ("p009", "zero"),
+        ("p010", "half"),
+    }
+    tournament = _gacrux(text)["tournaments"][0]
+    assert dutch.run_gacrux(tournament, 4) == ours
