@@ -1,6 +1,6 @@
 """The records of FIDE's TRF26 (the report format since 1 September 2025) beyond TRF-16, read
 into events (issue 26). A file is TRF26 when it holds any record TRF-16 does not have
-(`is_trf26`: 162, 172, 182, 192, 202, 212, 222, 240, 250, 260, 299, 300, 310, 320, 330, 352,
+(`is_trf26`: 142, 162, 172, 182, 192, 202, 212, 222, 240, 250, 260, 299, 300, 310, 320, 330, 352,
 362); otherwise it is read as TRF-16, exactly as before.
 
 Read into events (the layouts as gacrux's `trf2json` reads and writes them):
@@ -35,6 +35,7 @@ Read into the tournament's creation as well (`creation26`), and kept for the wri
   every 9 columns from column 6, as gacrux reads it): W win (also a forfeit win), D draw (also
   a half-point bye), L loss, P the pairing-allocated bye, as the tournament's `Scoring`; points
   that are not whole or half points are refused (they would change every score);
+* 142 number of rounds (as gacrux writes it; XXR, JaVaFo's, wins when both are there);
 * 192 tournament type: ``FIDE_DUTCH`` pairs by the Dutch system (`pairing="dutch"`); another
   type is kept only (the format given to `import trf` decides);
 * 212 (the standings' tie-breaks, after PTS), else 202: the tournament's tie-break chain, FIDE's
@@ -57,6 +58,7 @@ from services.interchange.trf.parse import EDITION_NOTE, TrfError, TrfFile
 #: Records TRF26 has and TRF-16 has not: one of them makes a file TRF26.
 TRF26_TAGS = frozenset(
     {
+        "142",
         "162",
         "172",
         "182",
@@ -411,7 +413,14 @@ def creation26(trf: TrfFile, created: ev.TournamentCreated) -> ev.TournamentCrea
     chains: dict[str, tuple[str, int]] = {}
     for lineno, line in trf.other_lines:
         tag = line[:3]
-        if tag == "162":
+        if tag == "142" and trf.rounds is None:
+            rounds = _num(line, lineno, 5, len(line), "142 number of rounds")
+            if rounds < trf.played_rounds:
+                raise TrfError(
+                    lineno, "", f"142 says {rounds} rounds but players have entries for more"
+                )
+            update["rounds"] = rounds
+        elif tag == "162":
             scoring = _scoring(line, lineno)
             if scoring:
                 update["scoring"] = ev.Scoring(**{**created.scoring.model_dump(), **scoring})

@@ -370,3 +370,39 @@ def test_the_next_round_of_the_imported_file_pairs_as_gacrux_pairs_it():
     }
     tournament = _gacrux(text)["tournaments"][0]
     assert dutch.run_gacrux(tournament, 4) == ours
+
+
+def test_a_trf26_file_written_by_gacrux_reads_back_to_the_same_tournament():
+    """gacrux's own TRF26 writer (`trf2json.output_file`) rewrites the golden from what it
+    read (its layout: 212 with commas, 142 rounds, 162 with A/X, no 240 ahead); imported, it
+    is the same tournament: players, rounds, results, acceleration, prohibition, chain."""
+    text = GOLDEN.read_bytes().decode("utf-8")
+    chessfile = trf2json()
+    chessfile.parse_file(text, 0)
+    written = chessfile.output_file(chessfile.chessjson["event"], 1, 0)
+    assert written.startswith("012 Open Praha 2026")
+
+    def facts(events: list[Any]) -> dict[str, Any]:
+        created = events[0]
+        return {
+            "created": (created.tiebreaks, created.scoring, created.pairing, created.rounds),
+            "same": [
+                e
+                for e in events
+                if isinstance(
+                    e,
+                    (
+                        ev.PlayerRegistered,
+                        ev.RoundScheduled,
+                        ev.GameEnded,
+                        ev.AccelerationSet,
+                        ev.PairingsProhibited,
+                        ev.LotDrawn,
+                    ),
+                )
+            ],
+        }
+
+    ours = facts([r.event for r in imported(text)])
+    theirs = facts([r.event for r in imported(written)])
+    assert theirs == ours
