@@ -127,12 +127,5 @@ def _(proposed: ev.AccelerationSet, state: TournamentState) -> list[ev.Event]:
 @rule(ev.TrfRecordsKept)
 def _(proposed: ev.TrfRecordsKept, state: TournamentState) -> list[ev.Event]:
     """TRF26 records an import keeps verbatim (written back by the TRF26 export): accepted as
-    proposed; each line starts with a record tag of three characters."""
-    for i, line in enumerate(proposed.lines):
-        if len(line) > 3 and line[3] != " ":
-            raise Rejected(
-                "trf.record_malformed",
-                f"payload.lines[{i}]",
-                f"{line[:20]!r}: a TRF record is a 3-character tag, a blank, then its data",
-            )
+    proposed (the event's schema bounds the lines: one record each, no line break)."""
     return [proposed]
