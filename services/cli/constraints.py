@@ -102,9 +102,13 @@ def accelerate(
     env = result.envelopes[0]
     count = len(env.payload["values"])
     players = len({v["player_id"] for v in env.payload["values"]})
+    what = (
+        f"{env.payload['method']}: {count} values for {players} players"
+        if count
+        else "none: the acceleration removed"
+    )
     out.print(
-        f"{tournament}#{env.seq} AccelerationSet {env.payload['method']}: {count} values for "
-        f"{players} players (by {escape(env.actor.id)})",
+        f"{tournament}#{env.seq} AccelerationSet {what} (by {escape(env.actor.id)})",
         soft_wrap=True,
     )
 
