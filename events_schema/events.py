@@ -742,6 +742,64 @@ class BroadcastDelaySet(Event):
     reason: str = Field(default="", max_length=2000)
 
 
+class PairingsProhibited(Event):
+    """An arbiter forbids these players to meet one another (family members, club mates:
+    FIDE C.04.3 absolute criteria are the engine's; the prohibition is the tournament's, as
+    TRF26 record 260 carries it): no two of `players` are paired in rounds `first_round` to
+    `last_round` (None: to the end). The Dutch pairing hands it to gacrux (its `prohibited`).
+    In force until retracted; several add up."""
+
+    event_type: ClassVar[str] = "PairingsProhibited"
+
+    players: list[PlayerId] = Field(min_length=2, max_length=64)
+    first_round: int = Field(default=1, ge=1, le=1000)
+    last_round: int | None = Field(default=None, ge=1, le=1000)
+    reason: str = Field(default="", max_length=2000)
+
+
+class VirtualPoints(BaseModel):
+    """Virtual points added to a player's pairing score (never to the score) in rounds
+    `first_round` to `last_round`, in half-points (FIDE C.04.5.1; TRF26 record 250)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    player_id: PlayerId
+    first_round: int = Field(ge=1, le=1000)
+    last_round: int = Field(ge=1, le=1000)
+    points: int = Field(ge=1, le=100, description="half-points")
+
+
+class AccelerationSet(Event):
+    """The tournament's accelerated rounds: `values`, the virtual points per player and round
+    range (TRF26 record 250). `method` "baku": FIDE's Baku acceleration (C.04.5.1), the values
+    computed from the field when it was set (GA = the first 2*ceil(N/4) players of the initial
+    order; 1 point in the first half, rounded up, of the accelerated rounds, ½ in the rest; the
+    accelerated rounds are the first half of the tournament, rounded up); "explicit": values as
+    given (a TRF26 file's, or an arbiter's). The latest in force replaces earlier ones; no
+    values: no acceleration."""
+
+    event_type: ClassVar[str] = "AccelerationSet"
+
+    method: Literal["baku", "explicit"] = "explicit"
+    values: list[VirtualPoints] = Field(default_factory=list, max_length=10_000)
+    reason: str = Field(default="", max_length=2000)
+
+
+class TrfRecordsKept(Event):
+    """Records of an imported TRF26 file that no other event stores (e.g. 162 game score
+    system, 192 tournament type, 202/212 tie-break lists, 222 time control, 330 team
+    forfeits, 022/102/122 header lines), kept verbatim in file order so that `arbiter export
+    trf --format trf26` writes them back unchanged (services/interchange/trf/write26.py): a
+    record is never dropped silently. The latest in force is the one written."""
+
+    event_type: ClassVar[str] = "TrfRecordsKept"
+
+    lines: list[Annotated[str, Field(min_length=3, max_length=2000, pattern=r"^[^\r\n]*$")]] = (
+        Field(default_factory=list, max_length=10_000)
+    )
+    source: str = Field(default="TRF26", max_length=200)
+
+
 # ---------------------------------------------------------------------------------------------
 # Corrections: history is never rewritten; these reference the event they correct.
 # ---------------------------------------------------------------------------------------------
@@ -800,4 +858,7 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     ResultCorrected,
     EventRetracted,
     BroadcastDelaySet,
+    PairingsProhibited,
+    AccelerationSet,
+    TrfRecordsKept,
 )

@@ -119,6 +119,10 @@ class PairingContext:
     crosstable: Crosstable | None = None
     # LGC: round -> the players skipping it (RoundSkipped in force, any round, paired or not)
     skipped: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    # Pairing constraints in force (projections/tournament/rules/constraints.py): prohibited
+    # pairings (TRF26 record 260), and the acceleration (TRF26 record 250; None: none).
+    prohibitions: tuple[ev.PairingsProhibited, ...] = ()
+    acceleration: ev.AccelerationSet | None = None
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -274,6 +278,8 @@ def context(state: StandingsState, stage: str = "main", rnd: int | None = None) 
         rulings=tuple(state.rulings.values()),
         crosstable=ct,
         skipped={r: frozenset(ps) for r, ps in sorted(by_round.items())},
+        prohibitions=tuple(state.prohibitions.values()),
+        acceleration=list(state.accelerations.values())[-1] if state.accelerations else None,
     )
 
 

@@ -86,6 +86,11 @@ def game_id(stage: str, rnd: int, board: int) -> str:
     return f"{stage}-r{rnd}-b{board}"
 
 
+#: A prohibited pairing: first round, last round (None: to the end), the players none of whom
+#: may meet another (TRF26 record 260).
+Prohibition = tuple[int, int | None, tuple[str, ...]]
+
+
 @dataclass(frozen=True)
 class DutchRound:
     """One round for gacrux to pair: round `rnd` among `order` (in pairing-number order, cid
@@ -101,6 +106,8 @@ class DutchRound:
     initial_colour: Colour
     rounds: int | None = None
     bonus: Mapping[int, Mapping[str, int]] | None = None
+    # Prohibited pairings (TRF26 record 260): (first round, last round or None, players).
+    prohibited: Sequence[Prohibition] = ()
 
     @classmethod
     def of(
@@ -112,9 +119,18 @@ class DutchRound:
         rounds: int | None,
         bonus: Mapping[int, Mapping[str, int]] | None = None,
     ) -> DutchRound:
-        """Round `ctx.round` of the context's players, under its scoring."""
+        """Round `ctx.round` of the context's players, under its scoring, with the
+        prohibited pairings in force (`prohibitions`)."""
         return cls(
-            ctx.players, order, present, ctx.round, ctx.scoring, initial_colour, rounds, bonus
+            ctx.players,
+            order,
+            present,
+            ctx.round,
+            ctx.scoring,
+            initial_colour,
+            rounds,
+            bonus,
+            prohibitions(ctx),
         )
 
 
@@ -201,6 +217,24 @@ def initial_colour(ctx: PairingContext) -> Colour | LotRequest:
             f"lot {subject!r} drew {drawn!r}; the initial colour is 'white' or 'black'",
         )
     return "white" if drawn == "white" else "black"
+
+
+def prohibitions(ctx: PairingContext) -> tuple[Prohibition, ...]:
+    """The prohibited pairings in force (`PairingsProhibited`, TRF26 record 260)."""
+    return tuple((p.first_round, p.last_round, tuple(p.players)) for p in ctx.prohibitions)
+
+
+def virtual_points(ctx: PairingContext) -> dict[int, dict[str, int]]:
+    """The acceleration in force as the pairing bonus, round -> player -> half-points
+    (`AccelerationSet`: FIDE C.04.5.1 Baku, or TRF26 record 250's values): added to the
+    pairing score of that round, never to the score."""
+    out: dict[int, dict[str, int]] = {}
+    if ctx.acceleration is None:
+        return out
+    for v in ctx.acceleration.values:
+        for r in range(v.first_round, v.last_round + 1):
+            out.setdefault(r, {})[v.player_id] = v.points
+    return out
 
 
 def planned_rounds(ctx: PairingContext) -> int | None:
@@ -305,6 +339,25 @@ def _accelerations(
     return values
 
 
+def _prohibited(
+    cid_of: Mapping[str, int], prohibited: Sequence[Prohibition], last: int
+) -> list[dict[str, Any]]:
+    """gacrux's `prohibited` (TRF26 record 260: rounds, then the competitors none of whom
+    meets another), of the players gacrux sees."""
+    out: list[dict[str, Any]] = []
+    for first, until, players in prohibited:
+        cids = sorted(cid_of[p] for p in players if p in cid_of)
+        if len(cids) >= 2:
+            out.append(
+                {
+                    "firstRound": first,
+                    "lastRound": until if until is not None else last,
+                    "competitors": cids,
+                }
+            )
+    return out
+
+
 def gacrux_input(req: DutchRound) -> tuple[dict[str, Any], tuple[str, ...]]:
     """gacrux's tournament (a chessjson "tournament" object) for pairing round `req.rnd` among
     `req.order` (pairing numbers 1..len(order)), of whom `req.present` are paired; and the
@@ -382,6 +435,7 @@ def gacrux_input(req: DutchRound) -> tuple[dict[str, Any], tuple[str, ...]]:
         "pairingSystem": ["dutch"],
         "maxMeets": 1,
         "accelerated": {"name": "", "values": _accelerations(cids, req.bonus or {}, rnd)},
+        "prohibited": _prohibited(cid_of, req.prohibited, max(total, rnd)),
     }
     return tournament, cids
 
@@ -478,7 +532,8 @@ def propose(ctx: PairingContext) -> Proposal:
     byes = requested_byes(ctx)
     present = [p for p in ctx.active if p not in byes]
     order = initial_ranking(ctx.players.values())
-    paired = pair_round(DutchRound.of(ctx, order, present, colour, rounds))
+    bonus = virtual_points(ctx)  # C.04.5.1 / TRF26 record 250
+    paired = pair_round(DutchRound.of(ctx, order, present, colour, rounds, bonus or None))
     rnd = scheduled(ctx.stage, ctx.round, paired.pairs, [paired.bye] if paired.bye else (), byes)
     # Players named as templates (projections/mentions.py): the edge says them by name.
     notes = (

@@ -105,6 +105,12 @@ class StandingsState:
     start_game: dict[UUID, str] = field(default_factory=dict)
     rulings: dict[UUID, ev.RulingIssued] = field(default_factory=dict)
     lots: dict[UUID, ev.LotDrawn] = field(default_factory=dict)  # in stream order
+    # Pairing constraints in force (read by the pairing context): PairingsProhibited and
+    # AccelerationSet by event id, in stream order (the latest AccelerationSet is in force).
+    prohibitions: dict[UUID, ev.PairingsProhibited] = field(default_factory=dict)
+    accelerations: dict[UUID, ev.AccelerationSet] = field(default_factory=dict)
+    # TRF26 records an import kept verbatim (TrfRecordsKept), by event id, in stream order.
+    kept_records: dict[UUID, ev.TrfRecordsKept] = field(default_factory=dict)
     # Stored events no reader can decode, not retracted: event id -> (seq, type, reason).
     # While any is here the tournament's projections are held (not published).
     unreadable: dict[UUID, tuple[int, str, str]] = field(default_factory=dict)
@@ -405,6 +411,36 @@ def _(event: ev.RulingIssued, state: StandingsState, event_id: UUID, seq: int) -
 @_undoes
 def _(state: StandingsState, target: UUID) -> None:
     state.rulings.pop(target, None)
+
+
+@_apply.register
+def _(event: ev.PairingsProhibited, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.prohibitions[event_id] = event
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.prohibitions.pop(target, None)
+
+
+@_apply.register
+def _(event: ev.AccelerationSet, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.accelerations[event_id] = event
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.accelerations.pop(target, None)
+
+
+@_apply.register
+def _(event: ev.TrfRecordsKept, state: StandingsState, event_id: UUID, seq: int) -> None:
+    state.kept_records[event_id] = event
+
+
+@_undoes
+def _(state: StandingsState, target: UUID) -> None:
+    state.kept_records.pop(target, None)
 
 
 @_apply.register

@@ -18,6 +18,7 @@ from projections.rejection import Rejected
 # The rules register themselves (`@rule(T)`) when their modules are imported: one per seam.
 from projections.tournament.rules import (  # noqa: F401
     arbitration,
+    constraints,
     corrections,
     go,
     play,

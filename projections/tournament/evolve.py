@@ -578,6 +578,26 @@ def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
 
 
 @_apply.register
+def _(event: ev.PairingsProhibited, state: TournamentState, rec: Recorded) -> None:
+    state.prohibitions[rec.envelope.event_id] = event
+
+
+@_undoes(ev.PairingsProhibited)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.prohibitions.pop(tid, None)
+
+
+@_apply.register
+def _(event: ev.AccelerationSet, state: TournamentState, rec: Recorded) -> None:
+    state.accelerations[rec.envelope.event_id] = event
+
+
+@_undoes(ev.AccelerationSet)
+def _(state: TournamentState, target: EventRef, tid: UUID) -> None:
+    state.accelerations.pop(tid, None)  # the one set before it is in force again
+
+
+@_apply.register
 def _(event: Unreadable, state: TournamentState, rec: Recorded) -> None:
     state.unreadable[rec.envelope.event_id] = (rec.envelope.seq, event.reason)
 

@@ -12,7 +12,14 @@ from uuid import UUID
 
 import chess
 
-from events_schema.events import Colour, Result, Termination, TournamentCreated
+from events_schema.events import (
+    AccelerationSet,
+    Colour,
+    PairingsProhibited,
+    Result,
+    Termination,
+    TournamentCreated,
+)
 from projections.broadcast import BroadcastDelay
 from projections.endings.adjudicator import Adjudicator, MoveFacts
 from projections.standings.state import StandingsState
@@ -134,6 +141,10 @@ class TournamentState:
     invalidations: dict[UUID, UUID] = field(default_factory=dict)
     # Pauses and resumes in force, oldest first; a retraction removes its entry.
     pauses: list[tuple[UUID, bool]] = field(default_factory=list)
+    # Pairing constraints in force (rules/constraints.py): PairingsProhibited by event id, and
+    # the AccelerationSet events in force (the latest is the acceleration).
+    prohibitions: dict[UUID, PairingsProhibited] = field(default_factory=dict)
+    accelerations: dict[UUID, AccelerationSet] = field(default_factory=dict)
     # The broadcast delay in force (BroadcastDelaySet: projections/broadcast.py).
     broadcast_delay: BroadcastDelay = field(default_factory=BroadcastDelay)
     # Stored events that cannot be decoded and are not retracted: event id -> (seq, reason).

@@ -25,6 +25,7 @@ from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.arena import arena_router
 from services.api.checkpoints import checkpoints_router
+from services.api.constraints import constraints_router
 from services.api.entries import entries_router
 from services.api.exports import exports_router
 from services.api.http import (
@@ -181,6 +182,7 @@ def create_app(
     app.include_router(checkpoints_router(app))  # signed checkpoints
     app.include_router(pairing_router(app))  # arbiter pair / schedule over HTTP
     app.include_router(entries_router(app))  # arbiter create / register / withdraw / bye
+    app.include_router(constraints_router(app))  # arbiter prohibit / accelerate
     app.include_router(results_router(app))  # results by board, arbiter round over HTTP
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay

@@ -11,9 +11,10 @@
   or ended, nothing appended; 403 for a role other than arbiter or admin.
 - `GET /tournaments/{id}/schedule?stage=`: the rounds so far, a round robin's rounds to come,
   a cup's bracket (any reader).
-- `GET /tournaments/{id}/trf?order=`: the TRF-16 export (any reader), for an external pairing
-  checker: by default the players are numbered by the pairing system's own pairing numbers
-  (`order=pairing`; `registration` and `rating` on request), as `arbiter export trf --order`.
+- `GET /tournaments/{id}/trf?order=&format=trf16|trf26`: the TRF-16 (or TRF26: write26.py)
+  export (any reader), for an external pairing checker: by default the players are numbered
+  by the pairing system's own pairing numbers (`order=pairing`; `registration` and `rating`
+  on request), as `arbiter export trf --order`.
 
 Errors use the API's `{"error": {rule, field, message}}` format: 422 when the round cannot be
 paired (e.g. `pairing.round_unfinished`), 404 for an unknown tournament.
@@ -121,12 +122,14 @@ def pairing_router(app: FastAPI) -> APIRouter:
         tournament_id: str,
         request: Request,
         order: Literal["pairing", "registration", "rating"] = Query("pairing"),
+        format: Literal["trf16", "trf26"] = Query("trf16"),
     ) -> Response:
         """The tournament as a FIDE TRF-16 file (XXR rounds, XXC first colour, byes and
         forfeits in the round columns), as `arbiter export trf` writes it: players numbered
         by the pairing system's own pairing numbers unless `order` says otherwise
         (services/interchange/trf/write.py)."""
         from services.interchange.trf import export_trf as write_trf
+        from services.interchange.trf import export_trf26
 
         tid = reader(tokens, request, tournament_id)
         upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
@@ -136,6 +139,8 @@ def pairing_router(app: FastAPI) -> APIRouter:
             if not records:
                 raise ApiError(404, "trf.unknown_tournament", "tournament_id", f"no {tid}")
             try:
+                if format == "trf26":  # TRF26: 240/250/260 and the records kept (write26.py)
+                    return export_trf26(records, order=order)
                 return write_trf(records, order=order)
             except ValueError as exc:
                 raise ApiError(422, "trf.unrepresentable", "tournament_id", str(exc)) from None

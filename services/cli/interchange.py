@@ -1,8 +1,9 @@
 """`arbiter import trf|pgn|sgf` and `arbiter export trf|sgf`: a tournament in from a file and
 out to one, through the shared import pipeline (services/interchange/).
 
-- `import trf FILE [--rules PRESET] [--tournament ID] [--format F]`: record a FIDE TRF-16 file
-  (services/interchange/trf) as a new tournament, through the command path.
+- `import trf FILE [--rules PRESET] [--tournament ID] [--format F]`: record a FIDE TRF-16 or
+  TRF26 file (services/interchange/trf; TRF26 recognised by its records, records26.py) as a
+  new tournament, through the command path.
 - `import pgn FILE [--rules PRESET] [--tournament ID] [--adjudicate] [--format F] [--json]`:
   record the file (services/interchange/pgn/) as a new tournament; every game whose recorded
   ending disagrees with the file's (another result, another ply, another rule) is printed on
@@ -18,7 +19,8 @@ out to one, through the shared import pipeline (services/interchange/).
   with its node and reason appending nothing, each game's RE kept beside Arbiter's ending,
   every disagreement printed on stderr and listed in the JSON, nothing appended by a second
   import.
-- `export trf TOURNAMENT [--out FILE] [--order O]`: the tournament as a TRF-16 file.
+- `export trf TOURNAMENT [--out FILE] [--order O] [--format trf16|trf26]`: the tournament as a
+  TRF-16 file, or TRF26 (services/interchange/trf/write26.py).
 - `export sgf TOURNAMENT GAME [--out FILE]`: the game as SGF
   (services/interchange/sgf/export.py: size, komi, handicap, players, ranks, result, the moves
   in force), on stdout without --out.
@@ -367,6 +369,7 @@ def import_trf(
     from services.interchange.trf import (
         edition_choice,
         import_trf,
+        is_trf26,
         points_mismatches,
         to_events,
     )
@@ -387,6 +390,8 @@ def import_trf(
     for warning in points_mismatches(trf):
         err.print(f"[yellow]warning[/yellow] {warning}")
     out.print(f"{tid}: {edition_choice(trf)}")
+    if is_trf26(trf):  # FIDE TRF26: records 240/250/260 read, the others kept (records26.py)
+        out.print(f"{tid}: TRF26 (records 240, 250, 260 read; the others kept and written back)")
     with local_log(backend, db) as log:
         try:
             report = import_trf(
@@ -422,21 +427,33 @@ def export_trf_cmd(
             "'rating'",
         ),
     ] = "pairing",
+    trf_format: Annotated[
+        typing.Literal["trf16", "trf26"],
+        typer.Option(
+            "--format",
+            help="'trf16' (default) or 'trf26': FIDE's 2026 report, with the requested byes "
+            "(240), the acceleration (250), the prohibited pairings (260) and the records an "
+            "import kept",
+        ),
+    ] = "trf16",
     backend: Backend = None,
     db: Db = None,
 ) -> None:
-    """Write a tournament as a FIDE TRF-16 file."""
-    from services.interchange.trf import export_trf
+    """Write a tournament as a FIDE TRF-16 (or, with --format trf26, TRF26) file."""
+    from services.interchange.trf import export_trf, export_trf26
 
     records = tournament_records(tournament, "standings", backend=backend, db=db)
     try:
-        text = export_trf(records, order=order)
+        if trf_format == "trf26":
+            text = export_trf26(records, order=order)
+        else:
+            text = export_trf(records, order=order)
     except ValueError as exc:
         fail("trf.unrepresentable", "TOURNAMENT", str(exc))
     if out_file is None:
         sys.stdout.write(text)
         return
-    out_file.write_bytes(text.encode())
+    out_file.write_bytes(text.encode("utf-8"))
     out.print(f"wrote {tournament} to {out_file}")
 
 

@@ -19,6 +19,7 @@ import typer
 from services.cli import (
     arena,
     audit,
+    constraints,
     demo,
     entries,
     feed,
@@ -46,6 +47,7 @@ from services.cli import (
 COMMANDS = (
     tournament,  # append, events, standings, explain, crosstable
     entries,  # create, register, players, withdraw, bye
+    constraints,  # prohibit, accelerate
     playoffs,  # lot, playoff
     prizes,  # prizes, series
     server,  # serve; token

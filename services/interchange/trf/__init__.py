@@ -1,6 +1,6 @@
 """TRF-16, the FIDE Tournament Report File: read (`parse`), turn into the events of the
 import's plan (`plan.to_events`), record them on the shared import pipeline (`importer`), and
-write (`write`)."""
+write (`write`); TRF26's further records read (`records26`) and written (`write26`)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from services.interchange.trf.plan import (
     to_events,
     tournament_dates,
 )
+from services.interchange.trf.records26 import is_trf26
 from services.interchange.trf.write import (
     ORDERS,
     PlayerDetails,
@@ -36,6 +37,7 @@ from services.interchange.trf.write import (
     player_details,
     write_trf,
 )
+from services.interchange.trf.write26 import export_trf26, write_trf26
 
 __all__ = [
     "ORDERS",
@@ -50,10 +52,12 @@ __all__ = [
     "TrfPlayer",
     "edition_choice",
     "export_trf",
+    "export_trf26",
     "game_id",
     "header_date",
     "import_edition",
     "import_trf",
+    "is_trf26",
     "pairing_order",
     "parse_trf",
     "player_details",
@@ -65,4 +69,5 @@ __all__ = [
     "to_events",
     "tournament_dates",
     "write_trf",
+    "write_trf26",
 ]

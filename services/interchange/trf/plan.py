@@ -66,6 +66,7 @@ from services.interchange.trf.parse import (
     header_date,
     round_columns,
 )
+from services.interchange.trf.records26 import creation26, events26, is_trf26
 
 NAMESPACE = uuid.UUID("2f0c7c52-1b1e-4d0e-9a55-6a7d1f4c9b21")  # TRF import event ids
 # code -> (outcome, category)
@@ -410,6 +411,11 @@ def to_events(
                     detail=g.detail,
                 )
                 events.append((ended, f"{file_name}:{line_of[g.white]} {block}"))
+    if is_trf26(trf):  # TRF26: records 240/250/260 as events, the others kept (records26.py)
+        created, where = events[0]
+        assert isinstance(created, ev.TournamentCreated)
+        events[0] = (creation26(trf, created), where)  # 162, 192, 202/212, 222
+        events.extend(events26(trf, file_name))
     return [Planned(str(i), e, w) for i, (e, w) in enumerate(events)]
 
 

@@ -147,7 +147,7 @@ def write_trf(
     numbered by `order` (the module docstring)."""
     details = details or {}
     head = header or TrfHeader()
-    pids = _start_ranks(state, stage, order)
+    pids = start_ranks(state, stage, order)
     number = {pid: n for n, pid in enumerate(pids, start=1)}
     table = standings(state, stage)
     rows = {r.player_id: r for r in table.rows}
@@ -173,7 +173,7 @@ def write_trf(
     return newline.join(lines) + newline
 
 
-def _start_ranks(state: StandingsState, stage: str, order: TrfOrder) -> list[str]:
+def start_ranks(state: StandingsState, stage: str, order: TrfOrder) -> list[str]:
     """The players in start-rank order (TRF start rank = index + 1) by `order`."""
     pids = list(state.players)
     if order == "rating":

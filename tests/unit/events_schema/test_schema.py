@@ -357,6 +357,9 @@ MINIMAL: dict[type[Event], Event] = {
     ev.TournamentPaused: ev.TournamentPaused(reason="server down"),
     ev.TournamentResumed: ev.TournamentResumed(),
     ev.BroadcastDelaySet: ev.BroadcastDelaySet(seconds=60),
+    ev.PairingsProhibited: ev.PairingsProhibited(players=["p1", "p2"]),
+    ev.AccelerationSet: ev.AccelerationSet(),
+    ev.TrfRecordsKept: ev.TrfRecordsKept(lines=["162 W 1.0"]),
     ev.ResultCorrected: ev.ResultCorrected(
         corrects_event_id=_U, game_id="g1", result="0-1", termination="agreement", reason="x"
     ),
