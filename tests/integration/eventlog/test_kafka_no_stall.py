@@ -39,14 +39,15 @@ def log() -> Iterator[KafkaEventLog]:
 def fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The fetch requests every consumer of this process sends, one entry per request."""
     sent: list[int] = []
-    original = Fetcher._create_fetch_requests
+    target = "kafka.consumer.fetcher.Fetcher._create_fetch_requests"
+    original = vars(Fetcher)[target.rsplit(".", 1)[1]]
 
     def counted(self: Fetcher) -> Any:
         requests = original(self)
         sent.extend(1 for _ in requests)
         return requests
 
-    monkeypatch.setattr(Fetcher, "_create_fetch_requests", counted)
+    monkeypatch.setattr(target, counted)
     return sent
 
 
