@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal
 from uuid import UUID
@@ -51,29 +50,6 @@ class Envelope(BaseModel):
     payload: dict[str, Any]
     prev_hash: Sha256Hex
     hash: Sha256Hex
-
-    # The payload's event, when the reader decoded it with the envelope in one pass
-    # (`events_schema.stored`), is kept in pydantic's private slot as {"decoded": (type,
-    # schema_version, payload, event)}: not a declared PrivateAttr, whose initialisation would
-    # add a Python call to every validation; copied by `model_copy`, never dumped.
-
-    def decoded(self) -> Any | None:
-        """The event decoded with this envelope (`events_schema.stored`), or None; never one
-        decoded from another payload (a copy with its payload or type replaced)."""
-        private = self.__pydantic_private__
-        kept = private.get("decoded") if private else None
-        if kept is None or kept[2] is not self.payload:
-            return None
-        return kept[3] if kept[0] == self.type and kept[1] == self.schema_version else None
-
-    def __eq__(self, other: object) -> bool:
-        """The fields, as pydantic compares them, without the decoded event kept beside them
-        (a cache, not part of the value)."""
-        if not isinstance(other, BaseModel):
-            return NotImplemented
-        return type(self) is type(other) and self.__dict__ == other.__dict__
-
-    __hash__ = None  # type: ignore[assignment]  # a payload dict: never hashable
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -174,9 +150,6 @@ def unreadable_id(tournament_id: str, stored_sha256: str) -> UUID:
     return uuid.uuid5(UNREADABLE_NS, f"{tournament_id}:{stored_sha256}")
 
 
-_decode_stored: Callable[[bytes], Envelope | None] | None = None
-
-
 def read_envelope(
     data: bytes | bytearray | memoryview | str,
     *,
@@ -190,14 +163,6 @@ def read_envelope(
     key) fills in what the bytes do not say. `seq=None` and unreadable bytes: seq 0, which
     the caller replaces by the position it counted."""
     body = data.encode() if isinstance(data, str) else bytes(data)
-    global _decode_stored
-    if _decode_stored is None:
-        from events_schema.stored import decode_stored  # it imports this module
-
-        _decode_stored = decode_stored
-    one_pass = _decode_stored(body)
-    if one_pass is not None:
-        return one_pass
     try:
         return Envelope.model_validate_json(body)
     except Exception as exc:

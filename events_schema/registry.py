@@ -69,9 +69,6 @@ class Recorded:
     def of(cls, envelope: Envelope) -> Recorded:
         """The reader's decode: never raises. An event that cannot be decoded comes back as
         `Unreadable` (poison tolerance: it holds its own tournament, nothing else)."""
-        event = envelope.decoded()  # decoded with the envelope, in one pass (stored.py)
-        if event is not None:
-            return cls(envelope, event)
         if isinstance(envelope, UnreadableEnvelope):
             return cls(envelope, Unreadable(stored_type=envelope.type, reason=envelope.reason))
         try:
