@@ -86,6 +86,11 @@ if __name__ == "__main__":
 
         # One-pass decode of stored events beside the two-pass decode and orjson.loads.
         doc["decode"] = decode.run(quick)
+    if wanted("projector_move"):
+        from . import projector_move
+
+        # The projector's µs per live move beside building every document every event.
+        doc["projector_move"] = projector_move.run(quick)
     if wanted("cli"):
         from . import cli
 
