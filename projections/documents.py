@@ -40,7 +40,14 @@ from projections.standings.table import Table, column_keys
 #:    `crosstable` (per player, per round: opponent, colour, result).
 PROJECTION_VERSION = DOCUMENT_VERSION
 
-__all__ = ["PROJECTIONS", "PROJECTION_VERSION", "corrections_after_pairing", "documents"]
+__all__ = [
+    "GAMES_ONLY_TYPES",
+    "PROJECTIONS",
+    "PROJECTION_VERSION",
+    "changed_by",
+    "corrections_after_pairing",
+    "documents",
+]
 
 
 def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
@@ -138,24 +145,59 @@ def _prizes_doc(state: StandingsState, table: Table, winner: str | None) -> dict
     return {"defined": True, **split.as_dict()}
 
 
+#: The event types that change only the games document (`projections/live.py`: positions,
+#: clocks, evaluations) while their game has no result: a move or a clock reading. A game with
+#: a result is the table's too (TCEC r-mobility and average moves read the moves of games
+#: decided), so an event of those types on it changes everything, as every other type does.
+GAMES_ONLY_TYPES = frozenset(
+    {"MovePlayed", "ClockReported", "ClockSet", "ClockStarted", "ClockPaused", "ClockResumed"}
+)
+
+
+def changed_by(event: Any, state: StandingsState) -> frozenset[str] | None:
+    """The projections `event` (already folded into `state`) can change: the games document
+    alone for a move or a clock of a game without a result, else None (all of them)."""
+    if event.event_type not in GAMES_ONLY_TYPES:
+        return None
+    game = state.games.get(getattr(event, "game_id", None) or "")
+    if game is None or game.results:
+        return None
+    return _GAMES
+
+
+_GAMES = frozenset({"games"})
+_TABLE_DOCS = frozenset({"standings", "tiebreaks", "playoff", "prizes"})
+
+
 def documents(
-    state: StandingsState, tournament_id: str, table: Table | None = None
+    state: StandingsState,
+    tournament_id: str,
+    table: Table | None = None,
+    only: frozenset[str] | set[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """{projection name: message} for the tournament as folded up to `state.seq`, one per
-    registered projection (`projections.names.PROJECTIONS`, in its order). The main
-    stage's table is ranked once and shared by the playoff and prize documents; `table`, when
-    given, is that table already ranked (`IncrementalStandings.table()`, equal to
+    registered projection (`projections.names.PROJECTIONS`, in its order), or only those
+    named in `only` (the others are not built: a move builds the games document alone). The
+    main stage's table is ranked once and shared by the playoff and prize documents; `table`,
+    when given, is that table already ranked (`IncrementalStandings.table()`, equal to
     `standings(state)`)."""
-    if table is None:
-        table = standings(state)
-    playoff = playoff_view(state, table)
-    bodies = {
-        "standings": _standings_doc(table, state),
-        "tiebreaks": _tiebreaks_doc(table),
-        "playoff": _playoff_doc(playoff),
-        "prizes": _prizes_doc(state, table, playoff.winner if playoff is not None else None),
-        "games": games_document(state),
-    }
+    wanted = [n for n in PROJECTIONS if only is None or n in only]
+    bodies: dict[str, Any] = {}
+    if any(n in _TABLE_DOCS for n in wanted):
+        if table is None:
+            table = standings(state)
+        playoff = playoff_view(state, table)
+        if "standings" in wanted:
+            bodies["standings"] = _standings_doc(table, state)
+        if "tiebreaks" in wanted:
+            bodies["tiebreaks"] = _tiebreaks_doc(table)
+        if "playoff" in wanted:
+            bodies["playoff"] = _playoff_doc(playoff)
+        if "prizes" in wanted:
+            winner = playoff.winner if playoff is not None else None
+            bodies["prizes"] = _prizes_doc(state, table, winner)
+    if "games" in wanted:
+        bodies["games"] = games_document(state)
     return {
         name: {
             "tournament_id": tournament_id,
@@ -164,5 +206,5 @@ def documents(
             "as_of_seq": state.seq,
             "data": bodies[name],
         }
-        for name in PROJECTIONS
+        for name in wanted
     }

@@ -28,6 +28,7 @@ from events_schema.codec import dumps
 from events_schema.ids import StreamId
 from services.commands.auth import Principal, TokenStore
 from services.eventlog.base import EventLogUnavailable
+from services.eventlog.sqlite import StorageUnavailable
 
 
 def _pattern(annotated: Any) -> str:
@@ -78,8 +79,14 @@ def error_response(
 
 
 def unavailable_response(exc: Exception) -> Response:
-    """503 with `Retry-After`: the event log is unavailable."""
+    """503 with `Retry-After`: the event log is unavailable. Its storage failing (the
+    embedded log's `StorageUnavailable`: the disk full, an I/O error) answers with the
+    condition as the rule, `storage.full` or `storage.io`, and `Retry-After: 30`."""
     retry = getattr(exc, "retry_after", EventLogUnavailable.retry_after)
+    if isinstance(exc, StorageUnavailable):
+        resp = error_response(503, exc.rule, "", str(exc))
+        resp.headers["Retry-After"] = str(retry)
+        return resp
     resp = error_response(503, "eventlog.unavailable", "", f"the event log is unavailable: {exc}")
     resp.headers["Retry-After"] = str(retry)
     return resp

@@ -7,6 +7,7 @@ of defence. `position` is the global append order that `subscribe` tails.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -20,6 +21,7 @@ from services.eventlog.base import (
     AppendConflict,
     AppendResult,
     EventLog,
+    EventLogUnavailable,
     NewEvent,
     StoredRow,
     Subscription,
@@ -42,6 +44,45 @@ def _text(value: object) -> str | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return None if value is None else str(value)
+
+
+#: SQLite's primary result codes for a storage fault (https://sqlite.org/rescode.html):
+#: SQLITE_FULL (13, "database or disk is full": the disk, or a quota) and SQLITE_IOERR (10,
+#: "disk I/O error", with its extended codes in the high bits), and their messages, for an
+#: error raised without a code.
+_STORAGE_CODES = {13: "storage.full", 10: "storage.io"}
+_STORAGE_MESSAGES = {"database or disk is full": "storage.full", "disk i/o error": "storage.io"}
+_STORAGE_WORDS = {
+    "storage.full": "the disk holding the event log is full",
+    "storage.io": "the disk holding the event log failed to read or write (an I/O error)",
+}
+
+
+class StorageUnavailable(EventLogUnavailable):
+    """The embedded log's storage failed (issue 27 item 6): the disk is full (`storage.full`)
+    or an I/O error (`storage.io`). The transaction was rolled back, so nothing of the failed
+    append was stored; HTTP answers 503 with `Retry-After: 30` (freeing space takes a person)
+    and the condition as the error's rule (services/api/http.py)."""
+
+    retry_after = 30
+
+    def __init__(self, condition: str, what: str, cause: sqlite3.Error) -> None:
+        self.rule = condition
+        super().__init__(
+            f"{_STORAGE_WORDS[condition]} ({what}: {cause}); nothing was stored by this "
+            "request, retry once the storage is fixed"
+        )
+
+
+def storage_condition(exc: BaseException) -> str | None:
+    """`storage.full` or `storage.io` when `exc` is SQLite's report of that storage fault."""
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and (code & 0xFF) in _STORAGE_CODES:
+        return _STORAGE_CODES[code & 0xFF]
+    text = str(exc).lower()
+    return next((c for m, c in _STORAGE_MESSAGES.items() if m in text), None)
 
 
 _SCHEMA = """
@@ -92,19 +133,47 @@ class SQLiteEventLog(EventLog):
             self._local.conn = conn
         return conn
 
+    @contextlib.contextmanager
+    def _storage(self, what: str) -> Iterator[None]:
+        """A storage fault (disk full, I/O error) becomes `StorageUnavailable`; any other
+        error passes unchanged."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            condition = storage_condition(exc)
+            if condition is None:
+                raise
+            raise StorageUnavailable(condition, what, exc) from exc
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        """Roll the open transaction back, explicitly: after a failed COMMIT (SQLITE_FULL, an
+        I/O error) SQLite leaves it open, and the thread's next BEGIN would fail. When even
+        the rollback fails, the connection is dropped (closing it rolls back) and the next
+        call opens a fresh one."""
+        if not conn.in_transaction:
+            return
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+            if getattr(self._local, "conn", None) is conn:
+                self._local.conn = None
+
     def append(
         self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
     ) -> AppendResult:
         if not events:
             return AppendResult([])
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = self._append_locked(conn, tournament_id, events, expected_seq)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._storage(f"append to {tournament_id}"):
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = self._append_locked(conn, tournament_id, events, expected_seq)
+                conn.execute("COMMIT")
+            except BaseException:
+                self._rollback(conn)
+                raise
         if not result.duplicate:
             with self._appended:
                 self._appended.notify_all()
@@ -156,13 +225,14 @@ class SQLiteEventLog(EventLog):
         self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> Iterator[Envelope]:
         upper = to_seq if to_seq is not None else 2**62
-        cur = self._conn().execute(
-            f"SELECT {_COLS} FROM events WHERE tournament_id = ? AND seq >= ? AND seq <= ? "
-            "ORDER BY seq",
-            (tournament_id, max(from_seq, 1), min(upper, 2**62)),
-        )
-        for row in cur:
-            yield _env(row)
+        with self._storage(f"read of {tournament_id}"):
+            cur = self._conn().execute(
+                f"SELECT {_COLS} FROM events WHERE tournament_id = ? AND seq >= ? AND seq <= ? "
+                "ORDER BY seq",
+                (tournament_id, max(from_seq, 1), min(upper, 2**62)),
+            )
+            for row in cur:
+                yield _env(row)
 
     def read_raw(self, tournament_id: str) -> Iterator[bytes]:
         """Stored bytes exactly as written (for `verify` and the benchmarks)."""
@@ -203,28 +273,32 @@ class SQLiteEventLog(EventLog):
             conn.close()
 
     def read_all(self) -> Iterator[Envelope]:
-        for row in self._conn().execute(f"SELECT {_COLS} FROM events ORDER BY position"):
-            yield _env(row)
+        with self._storage("read of the log"):
+            for row in self._conn().execute(f"SELECT {_COLS} FROM events ORDER BY position"):
+                yield _env(row)
 
     def last_seq(self, tournament_id: str) -> int:
-        row = (
-            self._conn()
-            .execute("SELECT MAX(seq) FROM events WHERE tournament_id = ?", (tournament_id,))
-            .fetchone()
-        )
+        with self._storage(f"last seq of {tournament_id}"):
+            row = (
+                self._conn()
+                .execute("SELECT MAX(seq) FROM events WHERE tournament_id = ?", (tournament_id,))
+                .fetchone()
+            )
         return int(row[0] or 0)
 
     def find(self, event_id: UUID, tournament_id: str | None = None) -> Envelope | None:
-        row = (
-            self._conn()
-            .execute(f"SELECT {_COLS} FROM events WHERE event_id = ?", (str(event_id),))
-            .fetchone()
-        )
+        with self._storage(f"find {event_id}"):
+            row = (
+                self._conn()
+                .execute(f"SELECT {_COLS} FROM events WHERE event_id = ?", (str(event_id),))
+                .fetchone()
+            )
         return _env(row) if row else None
 
     def stream_ids(self) -> list[str]:
-        rows = self._conn().execute("SELECT DISTINCT tournament_id FROM events ORDER BY 1")
-        return [r[0] for r in rows]
+        with self._storage("list of streams"):
+            rows = self._conn().execute("SELECT DISTINCT tournament_id FROM events ORDER BY 1")
+            return [r[0] for r in rows]
 
     def subscribe(self, from_beginning: bool = False) -> Subscription:
         start = 0
@@ -234,15 +308,16 @@ class SQLiteEventLog(EventLog):
         return _SQLiteSubscription(self, start)
 
     def _after(self, position: int, limit: int) -> list[tuple[int, Envelope]]:
-        rows = (
-            self._conn()
-            .execute(
-                f"SELECT position, {_COLS} FROM events WHERE position > ? "
-                "ORDER BY position LIMIT ?",
-                (position, limit),
+        with self._storage("tail of the log"):
+            rows = (
+                self._conn()
+                .execute(
+                    f"SELECT position, {_COLS} FROM events WHERE position > ? "
+                    "ORDER BY position LIMIT ?",
+                    (position, limit),
+                )
+                .fetchall()
             )
-            .fetchall()
-        )
         return [(r[0], _env(r[1:])) for r in rows]
 
     def close(self) -> None:

@@ -16,7 +16,7 @@ from uuid import UUID
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
-from projections.documents import documents
+from projections.documents import changed_by, documents
 from projections.names import PROJECTIONS
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState
@@ -63,6 +63,10 @@ class Projector:
     # Per tournament, the main stage's standings advanced result by result (issue 11 item 4):
     # it folds `states[tid]` itself and ranks only what a result can change.
     _incremental: dict[str, IncrementalStandings] = field(default_factory=dict)
+    # Per tournament, the projections the events folded since its last `messages()` can
+    # change (`projections.documents.changed_by`: a move or a clock, the games document
+    # alone); None or absent: all of them.
+    _changed: dict[str, set[str] | None] = field(default_factory=dict)
 
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
@@ -106,7 +110,20 @@ class Projector:
                 getattr(rec.event, "reason", ""),
             )
         inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
+        tid = env.tournament_id
+        can_change = None if rec.unreadable else changed_by(rec.event, state)
+        if can_change is None:
+            self._changed[tid] = None
+        elif tid not in self._changed:
+            self._changed[tid] = set(can_change)
+        elif (so_far := self._changed[tid]) is not None:
+            so_far.update(can_change)
         return True
+
+    def mark_all_changed(self, tournament_id: str) -> None:
+        """The next `messages()` of this tournament builds every document (its state was
+        replaced from outside, or a caller wants them all compared)."""
+        self._changed[tournament_id] = None
 
     def held(self) -> dict[str, dict[str, Any]]:
         """Tournaments whose projections are not being published, and why: the first stored
@@ -132,13 +149,17 @@ class Projector:
         """The messages whose data changed since the last publication for this tournament.
         None while the tournament is held by an unreadable event."""
         state = self.states.get(tournament_id)
+        changed = self._changed.pop(tournament_id, None)
         if state is None or state.created is None or state.unreadable:
             return []
+        # Only this processor's projections, and of those only what the events since the last
+        # call can change (a move: the games document; its table is not even ranked).
+        only = set(self.projections) if changed is None else changed & set(self.projections)
+        if not only:
+            return []
         out = []
-        table = self._standings(tournament_id).table()
-        for name, doc in documents(state, tournament_id, table).items():
-            if name not in self.projections:
-                continue
+        table = self._standings(tournament_id).table() if only - {"games"} else None
+        for name, doc in documents(state, tournament_id, table, only).items():
             data = dumps(doc["data"])
             if self.published.get((tournament_id, name)) == data:
                 continue
@@ -197,6 +218,7 @@ class Projector:
         are rebuilt from it by a full ranking on first use)."""
         self.states[tournament_id] = state
         self._incremental.pop(tournament_id, None)
+        self.mark_all_changed(tournament_id)
         self._positioned.update((tournament_id, e) for e in positioned)
 
     def forget(self, which: Callable[[str], bool]) -> None:

@@ -18,7 +18,8 @@ if __name__ == "__main__":
     # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the relay (CPU per
     # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling),
-    # the engine arena (beside a bare python-chess engine.play loop), the Go arena (GNU Go
+    # the engine arena (beside a bare python-chess engine.play loop), the decode of stored
+    # events (one pass beside two and orjson.loads), the Go arena (GNU Go
     # through GTP, beside a bare GTP loop) and the CLI start-up,
     # as one JSON document. `--all` adds the long parts: the embedded replay (1M events, 100k
     # with --quick; beside orjson.loads of the same bodies) and the Kafka processors (beside
@@ -80,6 +81,16 @@ if __name__ == "__main__":
         from . import arena_go
 
         doc["arena_go"] = arena_go.run(quick)
+    if wanted("decode"):
+        from . import decode
+
+        # One-pass decode of stored events beside the two-pass decode and orjson.loads.
+        doc["decode"] = decode.run(quick)
+    if wanted("projector_move"):
+        from . import projector_move
+
+        # The projector's µs per live move beside building every document every event.
+        doc["projector_move"] = projector_move.run(quick)
     if wanted("cli"):
         from . import cli
 

@@ -22,7 +22,13 @@ topics `arbiter.bench.append.<hex>` and deletes them afterwards.
   within a short scan; 10 of them are read) and `batched_20` (20,000 events of 100
   tournaments appended in batches of 20, round-robin, over 8 partitions; all read).
 
-Run: `python -m tests.bench.kafka_append [--seconds S] [--quick]`.
+- `read_after_append` (issue 27 item 1): one client appending one event to a tournament and
+  reading the tournament straight after, `N` times (a 1-partition topic): the read's ms p50/p99
+  and fetch rounds per read, beside its peers in the same run: the append call itself, and one
+  bare `end_offsets` round trip (what asking the last stable offset costs). Before the fix the
+  read waited out a 200 ms poll for the record the commit marker stands in for.
+
+Run: `python -m tests.bench.kafka_append [--seconds S] [--quick] [--read-after-append-only]`.
 """
 
 from __future__ import annotations
@@ -310,6 +316,46 @@ def _append_run(
     return topic, tids, res
 
 
+def _read_after_append(bootstrap: str, factory: MoveFactory, n: int) -> dict[str, Any]:
+    topic = _topic("stall")
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=1, **_OPTIONS)
+    try:
+        from builders import created, new_event
+
+        log.append("r", [new_event(created())])
+        list(log.read("r"))  # warm: metadata, connections, the writer
+        appends: list[float] = []
+        reads: list[float] = []
+        rounds: list[int] = []
+        for e in factory.events(n):
+            t0 = time.perf_counter()
+            log.append("r", [e])
+            t1 = time.perf_counter()
+            before = log.fetch_rounds
+            got = list(log.read("r"))
+            t2 = time.perf_counter()
+            assert got[-1].event_id == e.event_id
+            rounds.append(log.fetch_rounds - before)
+            appends.append((t1 - t0) * 1000)
+            reads.append((t2 - t1) * 1000)
+        tp = log._tps[0]
+        lso: list[float] = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            log._reader.end_offsets([tp])
+            lso.append((time.perf_counter() - t0) * 1000)
+    finally:
+        log.close()
+        _delete(bootstrap, [topic])
+    return {
+        "reads": n,
+        "read_ms": dist(reads),
+        "fetch_rounds_per_read": {"max": max(rounds), "mean": round(sum(rounds) / n, 2)},
+        "peer_append_ms": dist(appends),
+        "peer_end_offsets_ms": dist(lso),
+    }
+
+
 def _delete(bootstrap: str, topics: list[str]) -> None:
     with contextlib.suppress(Exception):
         admin = KafkaAdminClient(bootstrap_servers=bootstrap, api_version=API_VERSION)
@@ -322,6 +368,8 @@ def run(seconds: float, quick: bool, bootstrap: str) -> dict[str, Any]:
     window = float(os.environ.get("ARBITER_KAFKA_GROUP_COMMIT_MS", DEFAULT_GROUP_COMMIT_MS))
     doc: dict[str, Any] = {"bootstrap": bootstrap, "group_commit_ms": window}
     created: list[str] = []
+    _progress("read after append")
+    doc["read_after_append"] = _read_after_append(bootstrap, factory, 50 if quick else 200)
     try:
         topic1, tids1, doc["append_1_partition"] = _append_run(bootstrap, factory, 1, seconds)
         created.append(topic1)
@@ -343,13 +391,17 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.kafka_append")
     ap.add_argument("--seconds", type=float, default=None, help="per append run (default 10)")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--read-after-append-only", action="store_true")
     args = ap.parse_args(argv)
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     if not bootstrap:
         doc: dict[str, Any] = {"skipped": "no KAFKA_BOOTSTRAP"}
     else:
         seconds = args.seconds if args.seconds is not None else (3.0 if args.quick else 10.0)
-        doc = run(seconds, args.quick, bootstrap)
+        if args.read_after_append_only:
+            doc = {"read_after_append": _read_after_append(bootstrap, MoveFactory(2026), 200)}
+        else:
+            doc = run(seconds, args.quick, bootstrap)
     if emit:
         print(json.dumps(doc, indent=2))
     return doc

@@ -65,6 +65,7 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         self._reader = self._consumer(f"{client_id}-reader")
         self._reader_lock = threading.RLock()
         self._seeker = None
+        self.fetch_rounds = 0
         self.partitions = found or partitions
         self._parts = [Partition(n) for n in range(self.partitions)]
         self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
