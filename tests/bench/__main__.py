@@ -15,7 +15,8 @@ from .runner import exit_code, main
 if __name__ == "__main__":
     # `python -m tests.bench [--quick] [--all] [--skip-kafka] [--events N] [--only a,b]`: the
     # event logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
-    # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
+    # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the projector (µs per
+    # live MovePlayed beside the full rebuild and a bare orjson.dumps), the feed fan-out
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the relay (CPU per
     # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling),
     # the engine arena (beside a bare python-chess engine.play loop), the Go arena (GNU Go
@@ -64,6 +65,10 @@ if __name__ == "__main__":
         from . import mcmahon
 
         doc["mcmahon"] = mcmahon.run(quick)
+    if wanted("projector"):
+        from . import projector
+
+        doc["projector"] = projector.run(quick)
     if wanted("feed"):
         from . import feed
 
