@@ -3,6 +3,17 @@
 One `Projector` per process: the Kafka processors, the embedded runner and `arbiter replay`
 all fold through it, and all build messages with `projections.documents.documents`, so a
 replay to a seq reproduces, byte for byte, what was published at that seq.
+
+A publication builds only what the events since the last one can change (issue 27 item 3):
+each folded event adds the documents `projections.documents.affected` says it can change to
+its tournament's `_dirty` set (a move or a clock reading: the games document only), and
+`messages()` builds and serialises those alone (and only the projections this projector
+publishes: a Kafka processor builds its own document); every other document's data is known
+to be the bytes last published. A tournament seen for the first time, restored from a
+snapshot or whose fold was replaced from outside is dirty in full, and so is a document whose
+published bytes were set from outside (a processor reading its output topic back). With
+`selective=False` every publication builds every document (the reference the property test
+`tests/unit/services/projection/test_projector_selective.py` compares with, event by event).
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from uuid import UUID
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
-from projections.documents import documents
+from projections.documents import TABLE_READERS, affected, documents
 from projections.names import PROJECTIONS
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState
@@ -63,6 +74,14 @@ class Projector:
     # Per tournament, the main stage's standings advanced result by result (issue 11 item 4):
     # it folds `states[tid]` itself and ranks only what a result can change.
     _incremental: dict[str, IncrementalStandings] = field(default_factory=dict)
+    # False: every publication builds every document (the full rebuild, for comparison).
+    selective: bool = True
+    # Per tournament, the documents the events folded since its last publication can change
+    # (`projections.documents.affected`); a tournament not here: every document.
+    _dirty: dict[str, set[str]] = field(default_factory=dict)
+    # The data bytes last built per (tournament, projection), the very object `published`
+    # holds: another object there (set from outside) makes the document dirty.
+    _built: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
@@ -73,6 +92,7 @@ class Projector:
         inc = self._incremental.get(tournament_id)
         if inc is None or inc.state is not state:
             inc = self._incremental[tournament_id] = IncrementalStandings("main", state)
+            self._dirty.pop(tournament_id, None)  # a new fold: every document
         return inc
 
     def apply(self, env: Envelope) -> bool:
@@ -105,6 +125,11 @@ class Projector:
                 env.event_id,
                 getattr(rec.event, "reason", ""),
             )
+        # What the event can change, read on the fold before it (a tournament not in `_dirty`
+        # is dirty in full already).
+        dirty = self._dirty.get(env.tournament_id)
+        if dirty is not None:
+            dirty.update(affected(rec.event, state))
         inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
         return True
 
@@ -130,20 +155,36 @@ class Projector:
 
     def messages(self, tournament_id: str) -> list[Message]:
         """The messages whose data changed since the last publication for this tournament.
-        None while the tournament is held by an unreadable event."""
+        None while the tournament is held by an unreadable event. Only the documents the
+        events folded since the last publication can change are built (`_dirty`)."""
         state = self.states.get(tournament_id)
         if state is None or state.created is None or state.unreadable:
             return []
+        inc = self._standings(tournament_id)
+        dirty = self._dirty.get(tournament_id)
+        published, built = self.published, self._built
+        wanted = [
+            name
+            for name in self.projections
+            if not self.selective
+            or dirty is None
+            or name in dirty
+            or published.get(key := (tournament_id, name)) is not built.get(key)
+        ]
+        if not wanted:
+            self._dirty[tournament_id] = set()
+            return []
+        table = inc.table() if TABLE_READERS.intersection(wanted) else None
         out = []
-        table = self._standings(tournament_id).table()
-        for name, doc in documents(state, tournament_id, table).items():
-            if name not in self.projections:
-                continue
+        for name, doc in documents(state, tournament_id, table, wanted).items():
+            key = (tournament_id, name)
             data = dumps(doc["data"])
-            if self.published.get((tournament_id, name)) == data:
+            if self.published.get(key) == data:
+                self._built[key] = self.published[key]
                 continue
-            self.published[(tournament_id, name)] = data
+            self.published[key] = self._built[key] = data
             out.append(Message(tournament_id, name, state.seq, dumps(doc)))
+        self._dirty[tournament_id] = set()
         return out
 
     def run(self, envelopes: Iterable[Envelope]) -> list[Message]:
@@ -197,6 +238,7 @@ class Projector:
         are rebuilt from it by a full ranking on first use)."""
         self.states[tournament_id] = state
         self._incremental.pop(tournament_id, None)
+        self._dirty.pop(tournament_id, None)  # every document built at its next publication
         self._positioned.update((tournament_id, e) for e in positioned)
 
     def forget(self, which: Callable[[str], bool]) -> None:
@@ -208,7 +250,10 @@ class Projector:
             del self._incremental[tid]
         for tid in [t for t in self.failed if which(t)]:
             del self.failed[tid]
+        for tid in [t for t in self._dirty if which(t)]:
+            del self._dirty[tid]
         self.published = {k: v for k, v in self.published.items() if not which(k[0])}
+        self._built = {k: v for k, v in self._built.items() if not which(k[0])}
         self._positioned = {k for k in self._positioned if not which(k[0])}
 
     def fail(self, tournament_id: str, error: str) -> None:
