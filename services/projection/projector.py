@@ -57,6 +57,24 @@ class Message:
     patch: bytes | None = field(default=None, compare=False, repr=False)
 
 
+def message_bytes(doc: dict[str, Any], data: bytes) -> bytes:
+    """`dumps(doc)`, its `data` already serialised as `data` (the document is serialised once):
+    canonical JSON sorts the keys, so the message is the keys before "data", the data's bytes,
+    then the keys after it."""
+    before = dumps({k: v for k, v in doc.items() if k < "data"})
+    after = dumps({k: v for k, v in doc.items() if k > "data"})
+    return b"".join(
+        (
+            before[:-1],
+            b"," if len(before) > 2 else b"",
+            b'"data":',
+            data,
+            b"," if len(after) > 2 else b"",
+            after[1:],
+        )
+    )
+
+
 @dataclass
 class Projector:
     projections: Sequence[str] = PROJECTIONS
@@ -183,7 +201,7 @@ class Projector:
                 self._built[key] = self.published[key]
                 continue
             self.published[key] = self._built[key] = data
-            out.append(Message(tournament_id, name, state.seq, dumps(doc)))
+            out.append(Message(tournament_id, name, state.seq, message_bytes(doc, data)))
         self._dirty[tournament_id] = set()
         return out
 

@@ -25,12 +25,13 @@ from events_schema import EVENT_TYPES, GENESIS_HASH, Envelope, Event
 from events_schema import events as ev
 from events_schema.codec import dumps, loads
 from events_schema.go import GoSettings
+from projections import documents as docs
 from projections.documents import AFFECTS, EVERY, GAMES, NOTHING, PROJECTIONS, affected
 from projections.standings import incremental
 from projections.standings import state as standings_state
 from services.eventlog.base import NewEvent
 from services.projection import projector as projector_module
-from services.projection.projector import Projector, replay
+from services.projection.projector import Projector, message_bytes, replay
 
 TID = "sel-t1"
 PIDS = ["a", "b", "c", "d", "e"]
@@ -279,6 +280,7 @@ def test_selective_publishes_what_the_full_rebuild_publishes_event_by_event(
         got, want = selective.run([env]), full.run([env])
         assert got == want, f"seq {env.seq} ({env.type})"
         assert [m.body for m in got] == [m.body for m in want]
+        assert all(m.body == dumps(loads(m.body)) for m in got)  # canonical bytes
     assert _outcome(selective) == _outcome(full)
     # The bytes it kept without rebuilding are the ones a fresh replay of the log gives.
     state = selective.states.get(TID)
@@ -424,3 +426,14 @@ def test_the_mapping_agrees_with_the_folds() -> None:
         else:
             assert kinds is GAMES, cls.__name__
             assert issubclass(cls, incremental._GAME_PROGRESS + incremental._CLOCKS), cls.__name__
+
+
+def test_a_message_is_its_document_serialised_once() -> None:
+    envs = _live()
+    p = Projector()
+    p.run(envs)
+    state = p.states[TID]
+    for doc in docs.documents(state, TID).values():
+        assert message_bytes(doc, dumps(doc["data"])) == dumps(doc)
+    assert message_bytes({"data": [1]}, b"[1]") == b'{"data":[1]}'
+    assert message_bytes({"a": 1, "data": {}, "z": "x"}, b"{}") == b'{"a":1,"data":{},"z":"x"}'
