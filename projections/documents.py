@@ -225,12 +225,15 @@ def documents(
     tournament_id: str,
     table: Table | None = None,
     only: Collection[str] | None = None,
+    games_touched: Collection[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """{projection name: message} for the tournament as folded up to `state.seq`, one per
     registered projection (`projections.names.PROJECTIONS`, in its order), or only those in
     `only`. The main stage's table is ranked once (when a document in `only` reads it) and
     shared by the playoff and prize documents; `table`, when given, is that table already
-    ranked (`IncrementalStandings.table()`, equal to `standings(state)`)."""
+    ranked (`IncrementalStandings.table()`, equal to `standings(state)`). `games_touched`: the
+    only games whose facts changed since the games document was last built on this state
+    (`projections.live.games_document`); None: any."""
     names = PROJECTIONS if only is None else tuple(n for n in PROJECTIONS if n in only)
     bodies: dict[str, Any] = {}
     if TABLE_READERS.intersection(names):
@@ -247,7 +250,7 @@ def documents(
                 winner = playoff.winner if playoff is not None else None
                 bodies["prizes"] = _prizes_doc(state, table, winner)
     if "games" in names:
-        bodies["games"] = games_document(state)
+        bodies["games"] = games_document(state, touched=games_touched)
     return {
         name: {
             "tournament_id": tournament_id,

@@ -41,7 +41,9 @@ games: about a millisecond): each game's part is kept with the facts it was buil
 (`_facts`: players, status, the ids of its moves, results and clock readings) and reused
 while they are equal; the standings document's crosstable (`crosstable`) is reused while the
 table's crosstable and rows are the same objects (a move leaves both as they were). Equal
-facts give equal parts, so neither memo changes a byte of what is published.
+facts give equal parts, so neither memo changes a byte of what is published. The projector
+also says which games a run of moves and clocks touched (`games_document(touched=...)`): the
+other games' parts are taken as last built, without reading their facts (issue 27 item 3).
 
 The cache belongs to the fold it reads (`StandingsState.live`, created on first use): it lives
 and dies with that state, never sees another stream's games (no key can collide across
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -125,6 +128,12 @@ class BoardCache:
         with self._lock:
             held = self._parts.get(game_id)
             return held[1] if held is not None and held[0] == facts else None
+
+    def last_part(self, game_id: str) -> dict[str, Any] | None:
+        """The part last built (or found equal) for the game, whatever its facts were."""
+        with self._lock:
+            held = self._parts.get(game_id)
+            return held[1] if held is not None else None
 
     def keep(self, game_id: str, facts: tuple[Any, ...], part: dict[str, Any]) -> None:
         key = game_id
@@ -412,8 +421,17 @@ def _build_game(
     return out
 
 
-def games_document(state: StandingsState, cache: BoardCache | None = None) -> dict[str, Any]:
-    """The games document's data (module docstring); `cache`: the state's own by default."""
+def games_document(
+    state: StandingsState,
+    cache: BoardCache | None = None,
+    touched: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """The games document's data (module docstring); `cache`: the state's own by default.
+    `touched`, when given: the only games whose facts may have changed since this cache last
+    built the document (the projector's reading of the events since: a move or a clock
+    changes its own game only, `projections.documents.affected`); every other game's part is
+    the one last built, without its facts being read again (a move costs one game's part,
+    not one per board)."""
     cache = cache_of(state) if cache is None else cache
     created = state.created
     kind: ev.Game = created.game if created is not None else "chess"
@@ -441,7 +459,13 @@ def games_document(state: StandingsState, cache: BoardCache | None = None) -> di
         "in_progress": sum(1 for g in games if g.started and not g.results),
     }
     # The board number the pairing gives, else the pairing's order (RoundScheduled.pairings).
-    body["pairings"] = [_game(state, g.board or i, g, cache) for i, g in enumerate(games, start=1)]
+    parts = []
+    for i, g in enumerate(games, start=1):
+        part = None
+        if touched is not None and g.game_id not in touched:
+            part = cache.last_part(g.game_id)
+        parts.append(part if part is not None else _game(state, g.board or i, g, cache))
+    body["pairings"] = parts
     body["byes"] = [{"player": _player(state, b.player_id), "kind": b.kind} for b in byes]
     return body
 

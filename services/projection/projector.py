@@ -27,7 +27,7 @@ from uuid import UUID
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
-from projections.documents import TABLE_READERS, affected, documents
+from projections.documents import GAMES, TABLE_READERS, affected, documents
 from projections.names import PROJECTIONS
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState
@@ -100,6 +100,10 @@ class Projector:
     # The data bytes last built per (tournament, projection), the very object `published`
     # holds: another object there (set from outside) makes the document dirty.
     _built: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    # Per tournament, the games whose moves or clocks changed since its games document was
+    # last built, when nothing else did (`affected` is `GAMES` for each event since); a
+    # tournament not here: any game may have changed.
+    _games_touched: dict[str, set[str]] = field(default_factory=dict)
 
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
@@ -111,6 +115,7 @@ class Projector:
         if inc is None or inc.state is not state:
             inc = self._incremental[tournament_id] = IncrementalStandings("main", state)
             self._dirty.pop(tournament_id, None)  # a new fold: every document
+            self._games_touched.pop(tournament_id, None)
         return inc
 
     def apply(self, env: Envelope) -> bool:
@@ -145,9 +150,17 @@ class Projector:
             )
         # What the event can change, read on the fold before it (a tournament not in `_dirty`
         # is dirty in full already).
-        dirty = self._dirty.get(env.tournament_id)
+        tid = env.tournament_id
+        kinds = affected(rec.event, state)
+        dirty = self._dirty.get(tid)
         if dirty is not None:
-            dirty.update(affected(rec.event, state))
+            dirty.update(kinds)
+        touched = self._games_touched.get(tid)
+        if kinds is GAMES:
+            if touched is not None:
+                touched.add(rec.event.game_id)  # type: ignore[attr-defined]
+        elif kinds:
+            self._games_touched.pop(tid, None)
         inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
         return True
 
@@ -193,8 +206,9 @@ class Projector:
             self._dirty[tournament_id] = set()
             return []
         table = inc.table() if TABLE_READERS.intersection(wanted) else None
+        touched = self._games_touched.get(tournament_id) if self.selective else None
         out = []
-        for name, doc in documents(state, tournament_id, table, wanted).items():
+        for name, doc in documents(state, tournament_id, table, wanted, touched).items():
             key = (tournament_id, name)
             data = dumps(doc["data"])
             if self.published.get(key) == data:
@@ -203,6 +217,8 @@ class Projector:
             self.published[key] = self._built[key] = data
             out.append(Message(tournament_id, name, state.seq, message_bytes(doc, data)))
         self._dirty[tournament_id] = set()
+        if "games" in wanted:
+            self._games_touched[tournament_id] = set()
         return out
 
     def run(self, envelopes: Iterable[Envelope]) -> list[Message]:
@@ -257,6 +273,7 @@ class Projector:
         self.states[tournament_id] = state
         self._incremental.pop(tournament_id, None)
         self._dirty.pop(tournament_id, None)  # every document built at its next publication
+        self._games_touched.pop(tournament_id, None)
         self._positioned.update((tournament_id, e) for e in positioned)
 
     def forget(self, which: Callable[[str], bool]) -> None:
@@ -270,6 +287,8 @@ class Projector:
             del self.failed[tid]
         for tid in [t for t in self._dirty if which(t)]:
             del self._dirty[tid]
+        for tid in [t for t in self._games_touched if which(t)]:
+            del self._games_touched[tid]
         self.published = {k: v for k, v in self.published.items() if not which(k[0])}
         self._built = {k: v for k, v in self._built.items() if not which(k[0])}
         self._positioned = {k for k in self._positioned if not which(k[0])}
