@@ -234,7 +234,7 @@ class BoardCache:
             return Position(
                 plies=entry.applied,
                 to_move="white" if board.turn == chess.WHITE else "black",
-                fen=board.fen(),
+                fen=fen(board),
             )
         gb = entry.go_board
         assert gb is not None
@@ -261,6 +261,60 @@ def cache_of(state: StandingsState) -> BoardCache:
             if not isinstance(cache, BoardCache):
                 cache = state.live = BoardCache()
     return cache
+
+
+#: Each piece's FEN letter with the bitboard of its kind (python-chess `Board` attributes).
+_LETTERS = (
+    ("pawns", "P"),
+    ("knights", "N"),
+    ("bishops", "B"),
+    ("rooks", "R"),
+    ("queens", "Q"),
+    ("kings", "K"),
+)
+
+
+def fen(board: chess.Board) -> str:
+    """`board.fen()`, the same string, built from the board's bitboards (python-chess walks
+    the 64 squares one `piece_at` each: about 3/4 of a live move's document cost). FEN
+    (PGN standard 16.1): the placement from rank 8 down, empty squares counted; then the side
+    to move, the castling rights (X-FEN, as `castling_xfen`), the en passant square only when
+    a legal capture there exists (python-chess's default, `has_legal_en_passant`), the
+    half-move clock and the move number. `tests/unit/projections/test_live_games.py` checks it
+    equals `board.fen()` on generated games (Chess960 starts, promotions, en passant)."""
+    cells = [""] * 64
+    white = board.occupied_co[chess.WHITE]
+    for attr, letter in _LETTERS:
+        bb = getattr(board, attr)
+        for sq in chess.scan_forward(bb & white):
+            cells[sq] = letter
+        for sq in chess.scan_forward(bb & ~white):
+            cells[sq] = letter.lower()
+    ranks = []
+    for start in range(56, -8, -8):
+        row, empty = [], 0
+        for cell in cells[start : start + 8]:
+            if cell:
+                if empty:
+                    row.append(str(empty))
+                    empty = 0
+                row.append(cell)
+            else:
+                empty += 1
+        if empty:
+            row.append(str(empty))
+        ranks.append("".join(row))
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    return " ".join(
+        (
+            "/".join(ranks),
+            "w" if board.turn == chess.WHITE else "b",
+            board.castling_xfen(),
+            chess.SQUARE_NAMES[ep] if ep is not None else "-",
+            str(board.halfmove_clock),
+            str(board.fullmove_number),
+        )
+    )
 
 
 def fresh_position(game: GameRecord, kind: ev.Game, board_size: int = 19) -> Position:
