@@ -13,8 +13,10 @@ tour points; never a float) and is exported as JSON Schema under
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from typing import Any
 
+from events_schema import events as ev
 from events_schema.documents import DOCUMENT_VERSION
 from projections.live import crosstable, games_document
 from projections.names import PROJECTIONS
@@ -41,13 +43,82 @@ from projections.standings.table import Table, column_keys
 PROJECTION_VERSION = DOCUMENT_VERSION
 
 __all__ = [
-    "GAMES_ONLY_TYPES",
+    "AFFECTS",
+    "EVERY",
+    "GAMES",
+    "NOTHING",
     "PROJECTIONS",
     "PROJECTION_VERSION",
-    "changed_by",
+    "TABLE_READERS",
+    "affected",
     "corrections_after_pairing",
     "documents",
 ]
+
+# -- what an event can change (issue 27 item 3: a move costs what it changes) -----------------
+#
+# Every document is a function of the standings fold (`StandingsState`, never its `seq`: that
+# is the message's `as_of_seq`, outside `data`), so an event can change only the documents
+# that read what it changes in that fold. The projector builds and serialises only those
+# (`services/projection/projector.py`), and keeps the bytes it last published for the others.
+
+#: Every document: the safe reading of an event, and of any type `AFFECTS` does not name.
+EVERY: frozenset[str] = frozenset(PROJECTIONS)
+#: The live games document alone (`projections/live.py`: moves, positions, clocks).
+GAMES: frozenset[str] = frozenset({"games"})
+#: No document: the standings fold does not read the event at all.
+NOTHING: frozenset[str] = frozenset()
+
+#: Event type -> the documents it can change; a type not named here: `EVERY` (a result, a
+#: registration, a withdrawal, a pairing, a start, a correction, a retraction, a ruling, a lot,
+#: a skipped round, the creation, an unreadable event: the table and everything that reads it).
+#: `GAMES` holds only while the event's game exists and has no result in force (`affected`):
+#: a game with a result is in the crosstable, whose r-mobility and average-moves criteria read
+#: its moves (TCEC Leagues 11.1.3; `projections/tiebreaks/tcec.py`). Not `GameStarted` nor
+#: `ColourErrorNoticed`: they set a Go game's handicap and colours, which the McMahon criteria
+#: read for a game without a result too (OpenGotha RESULT_UNKNOWN, `Unresulted`).
+#: `tests/unit/projections/test_documents_affected.py` checks it against the fold: a `NOTHING`
+#: type has no apply in `projections/standings/state.py`, a `GAMES` type is one the incremental
+#: standings leave the table alone for.
+AFFECTS: Mapping[type[ev.Event], frozenset[str]] = {
+    # A game's progress: its moves in force and its clocks (the standings never read a clock).
+    ev.MovePlayed: GAMES,
+    ev.IllegalMoveNoticed: GAMES,  # LGC Irregularities "Illegal move": unwound
+    ev.PositionDisturbed: GAMES,  # LGC Irregularities "Position disturbance": unwound, restarted
+    ev.ClockReported: GAMES,
+    ev.ClockSet: GAMES,  # LGC Irregularities "Timing error" / "Faulty clock"
+    # What the standings fold does not read (the decider's fold and the edges do).
+    ev.SeriesCreated: NOTHING,
+    ev.ClockPaused: NOTHING,
+    ev.ClockResumed: NOTHING,
+    ev.ClockStarted: NOTHING,
+    ev.GoStatusAgreed: NOTHING,
+    ev.GoStatusDisputed: NOTHING,
+    ev.PlayerArrived: NOTHING,
+    ev.EngineCrashed: NOTHING,
+    ev.ServerInterrupted: NOTHING,
+    ev.AdjudicationIssued: NOTHING,
+    ev.SanctionIssued: NOTHING,
+    ev.AppealFiled: NOTHING,
+    ev.AppealDecided: NOTHING,
+    ev.AppealsCommitteeFormed: NOTHING,
+    ev.ProtestStated: NOTHING,
+    ev.TournamentPaused: NOTHING,
+    ev.TournamentResumed: NOTHING,
+    ev.BroadcastDelaySet: NOTHING,
+}
+
+
+def affected(event: ev.Event, state: StandingsState) -> frozenset[str]:
+    """The documents `event` can change when folded onto `state` (the fold before it):
+    `AFFECTS` of its type, `EVERY` for a type it does not name, and `EVERY` for a game's
+    progress when the game is unknown or has a result in force."""
+    kinds = AFFECTS.get(type(event), EVERY)
+    if kinds is GAMES:
+        game = state.games.get(getattr(event, "game_id", ""))
+        if game is None or game.results:
+            return EVERY
+    return kinds
 
 
 def corrections_after_pairing(state: StandingsState) -> list[dict[str, Any]]:
@@ -145,59 +216,41 @@ def _prizes_doc(state: StandingsState, table: Table, winner: str | None) -> dict
     return {"defined": True, **split.as_dict()}
 
 
-#: The event types that change only the games document (`projections/live.py`: positions,
-#: clocks, evaluations) while their game has no result: a move or a clock reading. A game with
-#: a result is the table's too (TCEC r-mobility and average moves read the moves of games
-#: decided), so an event of those types on it changes everything, as every other type does.
-GAMES_ONLY_TYPES = frozenset(
-    {"MovePlayed", "ClockReported", "ClockSet", "ClockStarted", "ClockPaused", "ClockResumed"}
-)
-
-
-def changed_by(event: Any, state: StandingsState) -> frozenset[str] | None:
-    """The projections `event` (already folded into `state`) can change: the games document
-    alone for a move or a clock of a game without a result, else None (all of them)."""
-    if event.event_type not in GAMES_ONLY_TYPES:
-        return None
-    game = state.games.get(getattr(event, "game_id", None) or "")
-    if game is None or game.results:
-        return None
-    return _GAMES
-
-
-_GAMES = frozenset({"games"})
-_TABLE_DOCS = frozenset({"standings", "tiebreaks", "playoff", "prizes"})
+#: The documents that read the main stage's ranked table.
+TABLE_READERS: frozenset[str] = frozenset({"standings", "tiebreaks", "playoff", "prizes"})
 
 
 def documents(
     state: StandingsState,
     tournament_id: str,
     table: Table | None = None,
-    only: frozenset[str] | set[str] | None = None,
+    only: Collection[str] | None = None,
+    games_touched: Collection[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """{projection name: message} for the tournament as folded up to `state.seq`, one per
-    registered projection (`projections.names.PROJECTIONS`, in its order), or only those
-    named in `only` (the others are not built: a move builds the games document alone). The
-    main stage's table is ranked once and shared by the playoff and prize documents; `table`,
-    when given, is that table already ranked (`IncrementalStandings.table()`, equal to
-    `standings(state)`)."""
-    wanted = [n for n in PROJECTIONS if only is None or n in only]
+    registered projection (`projections.names.PROJECTIONS`, in its order), or only those in
+    `only`. The main stage's table is ranked once (when a document in `only` reads it) and
+    shared by the playoff and prize documents; `table`, when given, is that table already
+    ranked (`IncrementalStandings.table()`, equal to `standings(state)`). `games_touched`: the
+    only games whose facts changed since the games document was last built on this state
+    (`projections.live.games_document`); None: any."""
+    names = PROJECTIONS if only is None else tuple(n for n in PROJECTIONS if n in only)
     bodies: dict[str, Any] = {}
-    if any(n in _TABLE_DOCS for n in wanted):
+    if TABLE_READERS.intersection(names):
         if table is None:
             table = standings(state)
-        playoff = playoff_view(state, table)
-        if "standings" in wanted:
+        if "standings" in names:
             bodies["standings"] = _standings_doc(table, state)
-        if "tiebreaks" in wanted:
+        if "tiebreaks" in names:
             bodies["tiebreaks"] = _tiebreaks_doc(table)
-        if "playoff" in wanted:
+        if "playoff" in names or "prizes" in names:
+            playoff = playoff_view(state, table)
             bodies["playoff"] = _playoff_doc(playoff)
-        if "prizes" in wanted:
-            winner = playoff.winner if playoff is not None else None
-            bodies["prizes"] = _prizes_doc(state, table, winner)
-    if "games" in wanted:
-        bodies["games"] = games_document(state)
+            if "prizes" in names:
+                winner = playoff.winner if playoff is not None else None
+                bodies["prizes"] = _prizes_doc(state, table, winner)
+    if "games" in names:
+        bodies["games"] = games_document(state, touched=games_touched)
     return {
         name: {
             "tournament_id": tournament_id,
@@ -206,5 +259,5 @@ def documents(
             "as_of_seq": state.seq,
             "data": bodies[name],
         }
-        for name in wanted
+        for name in names
     }

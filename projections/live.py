@@ -41,7 +41,9 @@ games: about a millisecond): each game's part is kept with the facts it was buil
 (`_facts`: players, status, the ids of its moves, results and clock readings) and reused
 while they are equal; the standings document's crosstable (`crosstable`) is reused while the
 table's crosstable and rows are the same objects (a move leaves both as they were). Equal
-facts give equal parts, so neither memo changes a byte of what is published.
+facts give equal parts, so neither memo changes a byte of what is published. The projector
+also says which games a run of moves and clocks touched (`games_document(touched=...)`): the
+other games' parts are taken as last built, without reading their facts (issue 27 item 3).
 
 The cache belongs to the fold it reads (`StandingsState.live`, created on first use): it lives
 and dies with that state, never sees another stream's games (no key can collide across
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -125,6 +128,12 @@ class BoardCache:
         with self._lock:
             held = self._parts.get(game_id)
             return held[1] if held is not None and held[0] == facts else None
+
+    def last_part(self, game_id: str) -> dict[str, Any] | None:
+        """The part last built (or found equal) for the game, whatever its facts were."""
+        with self._lock:
+            held = self._parts.get(game_id)
+            return held[1] if held is not None else None
 
     def keep(self, game_id: str, facts: tuple[Any, ...], part: dict[str, Any]) -> None:
         key = game_id
@@ -225,7 +234,7 @@ class BoardCache:
             return Position(
                 plies=entry.applied,
                 to_move="white" if board.turn == chess.WHITE else "black",
-                fen=board.fen(),
+                fen=fen(board),
             )
         gb = entry.go_board
         assert gb is not None
@@ -252,6 +261,60 @@ def cache_of(state: StandingsState) -> BoardCache:
             if not isinstance(cache, BoardCache):
                 cache = state.live = BoardCache()
     return cache
+
+
+#: Each piece's FEN letter with the bitboard of its kind (python-chess `Board` attributes).
+_LETTERS = (
+    ("pawns", "P"),
+    ("knights", "N"),
+    ("bishops", "B"),
+    ("rooks", "R"),
+    ("queens", "Q"),
+    ("kings", "K"),
+)
+
+
+def fen(board: chess.Board) -> str:
+    """`board.fen()`, the same string, built from the board's bitboards (python-chess walks
+    the 64 squares one `piece_at` each: about 3/4 of a live move's document cost). FEN
+    (PGN standard 16.1): the placement from rank 8 down, empty squares counted; then the side
+    to move, the castling rights (X-FEN, as `castling_xfen`), the en passant square only when
+    a legal capture there exists (python-chess's default, `has_legal_en_passant`), the
+    half-move clock and the move number. `tests/unit/projections/test_live_games.py` checks it
+    equals `board.fen()` on generated games (Chess960 starts, promotions, en passant)."""
+    cells = [""] * 64
+    white = board.occupied_co[chess.WHITE]
+    for attr, letter in _LETTERS:
+        bb = getattr(board, attr)
+        for sq in chess.scan_forward(bb & white):
+            cells[sq] = letter
+        for sq in chess.scan_forward(bb & ~white):
+            cells[sq] = letter.lower()
+    ranks = []
+    for start in range(56, -8, -8):
+        row, empty = [], 0
+        for cell in cells[start : start + 8]:
+            if cell:
+                if empty:
+                    row.append(str(empty))
+                    empty = 0
+                row.append(cell)
+            else:
+                empty += 1
+        if empty:
+            row.append(str(empty))
+        ranks.append("".join(row))
+    ep = board.ep_square if board.has_legal_en_passant() else None
+    return " ".join(
+        (
+            "/".join(ranks),
+            "w" if board.turn == chess.WHITE else "b",
+            board.castling_xfen(),
+            chess.SQUARE_NAMES[ep] if ep is not None else "-",
+            str(board.halfmove_clock),
+            str(board.fullmove_number),
+        )
+    )
 
 
 def fresh_position(game: GameRecord, kind: ev.Game, board_size: int = 19) -> Position:
@@ -412,8 +475,17 @@ def _build_game(
     return out
 
 
-def games_document(state: StandingsState, cache: BoardCache | None = None) -> dict[str, Any]:
-    """The games document's data (module docstring); `cache`: the state's own by default."""
+def games_document(
+    state: StandingsState,
+    cache: BoardCache | None = None,
+    touched: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """The games document's data (module docstring); `cache`: the state's own by default.
+    `touched`, when given: the only games whose facts may have changed since this cache last
+    built the document (the projector's reading of the events since: a move or a clock
+    changes its own game only, `projections.documents.affected`); every other game's part is
+    the one last built, without its facts being read again (a move costs one game's part,
+    not one per board)."""
     cache = cache_of(state) if cache is None else cache
     created = state.created
     kind: ev.Game = created.game if created is not None else "chess"
@@ -441,7 +513,13 @@ def games_document(state: StandingsState, cache: BoardCache | None = None) -> di
         "in_progress": sum(1 for g in games if g.started and not g.results),
     }
     # The board number the pairing gives, else the pairing's order (RoundScheduled.pairings).
-    body["pairings"] = [_game(state, g.board or i, g, cache) for i, g in enumerate(games, start=1)]
+    parts = []
+    for i, g in enumerate(games, start=1):
+        part = None
+        if touched is not None and g.game_id not in touched:
+            part = cache.last_part(g.game_id)
+        parts.append(part if part is not None else _game(state, g.board or i, g, cache))
+    body["pairings"] = parts
     body["byes"] = [{"player": _player(state, b.player_id), "kind": b.kind} for b in byes]
     return body
 

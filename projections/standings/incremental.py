@@ -25,7 +25,10 @@ values, places, reasons, ranking trace and crosstable. Per event it recomputes:
   changed, and moved when only its place or reason changed; a group whose ranking, place and
   cells did not change keeps its rows.
 - an event that changes nothing the table reads (a start or a move of a game without a
-  result, a clock reading, a redelivery): nothing but `seq`.
+  result, a clock reading, a redelivery): nothing but `seq`. In Go a start or a colour error
+  of a game without a result is a full recompute: it sets the handicap stones and colours the
+  crosstable keeps of that game (`Unresulted`, read by the McMahon criteria when unentered
+  results count as OpenGotha counts them).
 - anything else, or a result that changes the number of rounds R (every unplayed-round slot
   and the 16.4.2 cap read it): a full recompute, counted in `full_recomputes`.
 
@@ -53,6 +56,7 @@ from projections.standings.crosstable import (
     game_entries,
     game_of,
     game_sort_key,
+    go_settings,
 )
 from projections.standings.grouped import GroupedTable
 from projections.standings.state import StandingsState, evolve
@@ -72,16 +76,20 @@ from projections.tiebreaks.registry import Value
 # to the next crosstable for the players whose rounds did not change.
 _PER_PLAYER_MEMO = frozenset({"fide.slots", "fide.adjusted", "fide.fore"})
 # Events that only touch a game's start or moves.
-_GAME_PROGRESS = (
+GAME_PROGRESS = (
     ev.GameStarted,
     ev.MovePlayed,
     ev.IllegalMoveNoticed,
     ev.ColourErrorNoticed,
     ev.PositionDisturbed,
 )
+# Of those, the ones that set what a Go crosstable keeps of a game without a result
+# (`Unresulted`: its colours and handicap stones, which the McMahon criteria read when the
+# settings count unentered results as OpenGotha does): progress only in a chess tournament.
+_GO_UNRESULTED = (ev.GameStarted, ev.ColourErrorNoticed)
 # Events the table never reads, whatever the game's state: the clocks (the live games document
 # shows them; no standings value or ranking reads a clock).
-_CLOCKS = (ev.ClockReported, ev.ClockSet, ev.ClockPaused, ev.ClockResumed, ev.ClockStarted)
+CLOCKS = (ev.ClockReported, ev.ClockSet, ev.ClockPaused, ev.ClockResumed, ev.ClockStarted)
 
 
 T = TypeVar("T")
@@ -158,13 +166,19 @@ class IncrementalStandings:
         if rec.envelope.seq <= state.seq:
             return
         event = rec.event
-        if isinstance(event, _CLOCKS):
+        if isinstance(event, CLOCKS):
             evolve(state, rec)
             return
         gid = self._result_game(event)
-        if gid is None and isinstance(event, _GAME_PROGRESS):
+        if gid is None and isinstance(event, GAME_PROGRESS):
             game = state.games.get(event.game_id)
-            if game is not None and not game.results:
+            if (
+                game is not None
+                and not game.results
+                and not (
+                    isinstance(event, _GO_UNRESULTED) and go_settings(state.created) is not None
+                )
+            ):
                 evolve(state, rec)  # a game without a result: not in the crosstable
                 return
         if gid is None and isinstance(event, ev.EventRetracted):
@@ -198,6 +212,8 @@ class IncrementalStandings:
         """Retracting `target` changes nothing the table reads: a move or a start of a game
         without a result, or an id the fold does not hold."""
         state = self.state
+        if target in state.start_game and go_settings(state.created) is not None:
+            return False  # the handicap of the start goes back to the pairing's (`Unresulted`)
         for index in (state.move_game, state.start_game):
             if target in index:
                 game = state.games.get(index[target])

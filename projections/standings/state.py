@@ -469,3 +469,8 @@ def _(event: ev.EventRetracted, state: StandingsState, event_id: UUID, seq: int)
     # The retracted event left its mark in one index at most: each undo looks in its own.
     for undo in _UNDOS:
         undo(state, event.retracted_event_id)
+
+
+def folded_types() -> frozenset[type]:
+    """The event types the standings fold reads (every other type leaves its state as it was)."""
+    return frozenset(t for t in _apply.registry if t is not object)

@@ -3,6 +3,17 @@
 One `Projector` per process: the Kafka processors, the embedded runner and `arbiter replay`
 all fold through it, and all build messages with `projections.documents.documents`, so a
 replay to a seq reproduces, byte for byte, what was published at that seq.
+
+A publication builds only what the events since the last one can change (issue 27 item 3):
+each folded event adds the documents `projections.documents.affected` says it can change to
+its tournament's `_dirty` set (a move or a clock reading: the games document only), and
+`messages()` builds and serialises those alone (and only the projections this projector
+publishes: a Kafka processor builds its own document); every other document's data is known
+to be the bytes last published. A tournament seen for the first time, restored from a
+snapshot or whose fold was replaced from outside is dirty in full, and so is a document whose
+published bytes were set from outside (a processor reading its output topic back). With
+`selective=False` every publication builds every document (the reference the property test
+`tests/unit/services/projection/test_projector_selective.py` compares with, event by event).
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from uuid import UUID
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
 from events_schema.envelope import UnreadableEnvelope
-from projections.documents import changed_by, documents
+from projections.documents import GAMES, TABLE_READERS, affected, documents
 from projections.names import PROJECTIONS
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState
@@ -46,6 +57,24 @@ class Message:
     patch: bytes | None = field(default=None, compare=False, repr=False)
 
 
+def message_bytes(doc: dict[str, Any], data: bytes) -> bytes:
+    """`dumps(doc)`, its `data` already serialised as `data` (the document is serialised once):
+    canonical JSON sorts the keys, so the message is the keys before "data", the data's bytes,
+    then the keys after it."""
+    before = dumps({k: v for k, v in doc.items() if k < "data"})
+    after = dumps({k: v for k, v in doc.items() if k > "data"})
+    return b"".join(
+        (
+            before[:-1],
+            b"," if len(before) > 2 else b"",
+            b'"data":',
+            data,
+            b"," if len(after) > 2 else b"",
+            after[1:],
+        )
+    )
+
+
 @dataclass
 class Projector:
     projections: Sequence[str] = PROJECTIONS
@@ -63,10 +92,18 @@ class Projector:
     # Per tournament, the main stage's standings advanced result by result (issue 11 item 4):
     # it folds `states[tid]` itself and ranks only what a result can change.
     _incremental: dict[str, IncrementalStandings] = field(default_factory=dict)
-    # Per tournament, the projections the events folded since its last `messages()` can
-    # change (`projections.documents.changed_by`: a move or a clock, the games document
-    # alone); None or absent: all of them.
-    _changed: dict[str, set[str] | None] = field(default_factory=dict)
+    # False: every publication builds every document (the full rebuild, for comparison).
+    selective: bool = True
+    # Per tournament, the documents the events folded since its last publication can change
+    # (`projections.documents.affected`); a tournament not here: every document.
+    _dirty: dict[str, set[str]] = field(default_factory=dict)
+    # The data bytes last built per (tournament, projection), the very object `published`
+    # holds: another object there (set from outside) makes the document dirty.
+    _built: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    # Per tournament, the games whose moves or clocks changed since its games document was
+    # last built, when nothing else did (`affected` is `GAMES` for each event since); a
+    # tournament not here: any game may have changed.
+    _games_touched: dict[str, set[str]] = field(default_factory=dict)
 
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
@@ -77,6 +114,8 @@ class Projector:
         inc = self._incremental.get(tournament_id)
         if inc is None or inc.state is not state:
             inc = self._incremental[tournament_id] = IncrementalStandings("main", state)
+            self._dirty.pop(tournament_id, None)  # a new fold: every document
+            self._games_touched.pop(tournament_id, None)
         return inc
 
     def apply(self, env: Envelope) -> bool:
@@ -109,21 +148,21 @@ class Projector:
                 env.event_id,
                 getattr(rec.event, "reason", ""),
             )
-        inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
+        # What the event can change, read on the fold before it (a tournament not in `_dirty`
+        # is dirty in full already).
         tid = env.tournament_id
-        can_change = None if rec.unreadable else changed_by(rec.event, state)
-        if can_change is None:
-            self._changed[tid] = None
-        elif tid not in self._changed:
-            self._changed[tid] = set(can_change)
-        elif (so_far := self._changed[tid]) is not None:
-            so_far.update(can_change)
+        kinds = affected(rec.event, state)
+        dirty = self._dirty.get(tid)
+        if dirty is not None:
+            dirty.update(kinds)
+        touched = self._games_touched.get(tid)
+        if kinds is GAMES:
+            if touched is not None:
+                touched.add(rec.event.game_id)  # type: ignore[attr-defined]
+        elif kinds:
+            self._games_touched.pop(tid, None)
+        inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
         return True
-
-    def mark_all_changed(self, tournament_id: str) -> None:
-        """The next `messages()` of this tournament builds every document (its state was
-        replaced from outside, or a caller wants them all compared)."""
-        self._changed[tournament_id] = None
 
     def held(self) -> dict[str, dict[str, Any]]:
         """Tournaments whose projections are not being published, and why: the first stored
@@ -147,24 +186,39 @@ class Projector:
 
     def messages(self, tournament_id: str) -> list[Message]:
         """The messages whose data changed since the last publication for this tournament.
-        None while the tournament is held by an unreadable event."""
+        None while the tournament is held by an unreadable event. Only the documents the
+        events folded since the last publication can change are built (`_dirty`)."""
         state = self.states.get(tournament_id)
-        changed = self._changed.pop(tournament_id, None)
         if state is None or state.created is None or state.unreadable:
             return []
-        # Only this processor's projections, and of those only what the events since the last
-        # call can change (a move: the games document; its table is not even ranked).
-        only = set(self.projections) if changed is None else changed & set(self.projections)
-        if not only:
+        inc = self._standings(tournament_id)
+        dirty = self._dirty.get(tournament_id)
+        published, built = self.published, self._built
+        wanted = [
+            name
+            for name in self.projections
+            if not self.selective
+            or dirty is None
+            or name in dirty
+            or published.get(key := (tournament_id, name)) is not built.get(key)
+        ]
+        if not wanted:
+            self._dirty[tournament_id] = set()
             return []
+        table = inc.table() if TABLE_READERS.intersection(wanted) else None
+        touched = self._games_touched.get(tournament_id) if self.selective else None
         out = []
-        table = self._standings(tournament_id).table() if only - {"games"} else None
-        for name, doc in documents(state, tournament_id, table, only).items():
+        for name, doc in documents(state, tournament_id, table, wanted, touched).items():
+            key = (tournament_id, name)
             data = dumps(doc["data"])
-            if self.published.get((tournament_id, name)) == data:
+            if self.published.get(key) == data:
+                self._built[key] = self.published[key]
                 continue
-            self.published[(tournament_id, name)] = data
-            out.append(Message(tournament_id, name, state.seq, dumps(doc)))
+            self.published[key] = self._built[key] = data
+            out.append(Message(tournament_id, name, state.seq, message_bytes(doc, data)))
+        self._dirty[tournament_id] = set()
+        if "games" in wanted:
+            self._games_touched[tournament_id] = set()
         return out
 
     def run(self, envelopes: Iterable[Envelope]) -> list[Message]:
@@ -218,7 +272,8 @@ class Projector:
         are rebuilt from it by a full ranking on first use)."""
         self.states[tournament_id] = state
         self._incremental.pop(tournament_id, None)
-        self.mark_all_changed(tournament_id)
+        self._dirty.pop(tournament_id, None)  # every document built at its next publication
+        self._games_touched.pop(tournament_id, None)
         self._positioned.update((tournament_id, e) for e in positioned)
 
     def forget(self, which: Callable[[str], bool]) -> None:
@@ -230,7 +285,12 @@ class Projector:
             del self._incremental[tid]
         for tid in [t for t in self.failed if which(t)]:
             del self.failed[tid]
+        for tid in [t for t in self._dirty if which(t)]:
+            del self._dirty[tid]
+        for tid in [t for t in self._games_touched if which(t)]:
+            del self._games_touched[tid]
         self.published = {k: v for k, v in self.published.items() if not which(k[0])}
+        self._built = {k: v for k, v in self._built.items() if not which(k[0])}
         self._positioned = {k for k in self._positioned if not which(k[0])}
 
     def fail(self, tournament_id: str, error: str) -> None:

@@ -15,7 +15,8 @@ from .runner import exit_code, main
 if __name__ == "__main__":
     # `python -m tests.bench [--quick] [--all] [--skip-kafka] [--events N] [--only a,b]`: the
     # event logs, the standings, pairing (Dutch, Galway, the 4×DRR schedule), endings (the
-    # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the feed fan-out
+    # adjudicator beside bare python-chess), the PGN import, Go, McMahon, the projector (µs per
+    # live MovePlayed beside the full rebuild and a bare orjson.dumps), the feed fan-out
     # (append → SSE on 1,000 subscribers beside a bare asyncio fan-out), the relay (CPU per
     # poll of a 500-board source beside a bare read_game; source change → SSE at 1 s polling),
     # the engine arena (beside a bare python-chess engine.play loop), the decode of stored
@@ -65,6 +66,10 @@ if __name__ == "__main__":
         from . import mcmahon
 
         doc["mcmahon"] = mcmahon.run(quick)
+    if wanted("projector"):
+        from . import projector
+
+        doc["projector"] = projector.run(quick)
     if wanted("feed"):
         from . import feed
 
@@ -86,11 +91,6 @@ if __name__ == "__main__":
 
         # One-pass decode of stored events beside the two-pass decode and orjson.loads.
         doc["decode"] = decode.run(quick)
-    if wanted("projector_move"):
-        from . import projector_move
-
-        # The projector's µs per live move beside building every document every event.
-        doc["projector_move"] = projector_move.run(quick)
     if wanted("cli"):
         from . import cli
 

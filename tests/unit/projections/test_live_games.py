@@ -5,6 +5,7 @@ incremental board cache always equals a fresh computation."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from typing import Any
 
@@ -19,7 +20,7 @@ from events_schema import events as ev
 from events_schema.codec import dumps
 from events_schema.documents import validate_document
 from projections.documents import PROJECTIONS, documents
-from projections.live import BoardCache, fresh_position, games_document
+from projections.live import BoardCache, fen, fresh_position, games_document
 from projections.standings.state import GameRecord, StandingsState, evolve, fold
 
 TID = "live-test"
@@ -379,3 +380,42 @@ def test_the_cache_pickles_empty_with_its_fold() -> None:
     thawed = pickle.loads(pickle.dumps(state))
     assert isinstance(thawed.live, BoardCache) and thawed.live.rebuilds == 0
     assert dumps(documents(thawed, TID)) == dumps(before)
+
+
+# -- the FEN built from the bitboards ------------------------------------------------------------
+
+#: Starts where a promotion, an en passant capture (legal, and pinned: not shown) and
+#: castling rights lost one by one come within a few random plies.
+FEN_STARTS = [
+    None,
+    "4k3/1P4P1/8/8/8/8/1p4p1/4K3 w - - 0 1",
+    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",
+    "8/8/8/k2pP2R/8/8/8/4K3 w - d6 0 2",
+    "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.sampled_from(FEN_STARTS) | st.integers(0, 959),
+    seed=st.integers(0, 2**32),
+    plies=st.integers(0, 120),
+)
+def test_the_fen_is_python_chess_fen_after_every_move(
+    start: str | int | None, seed: int, plies: int
+) -> None:
+    """`projections.live.fen` gives `board.fen()` (the placement, side to move, X-FEN castling,
+    the en passant square when a legal capture exists, the clocks) after every ply of random
+    legal games from standard, Chess960 and edge-case starts."""
+    rng = random.Random(seed)
+    if isinstance(start, int):
+        board = chess.Board.from_chess960_pos(start)
+    else:
+        board = chess.Board(start, chess960=True) if start else chess.Board(chess960=True)
+    assert fen(board) == board.fen()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        assert fen(board) == board.fen()

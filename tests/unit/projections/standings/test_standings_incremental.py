@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from events_schema import Event, Recorded
 from events_schema import events as ev
+from events_schema.go import GoSettings
 from projections.standings import standings
 from projections.standings.incremental import IncrementalStandings
 from projections.standings.state import StandingsState, evolve
@@ -364,6 +365,36 @@ def test_a_clock_reading_is_not_a_recompute() -> None:
     after = inc.table()
     assert inc.counters.full == full
     assert after.rows == before.rows and after.seq == before.seq + 2
+
+
+def test_a_go_start_with_stones_of_a_game_without_a_result_reaches_the_table() -> None:
+    """OpenGotha counts a game without a result as paired (RESULT_UNKNOWN): its handicap
+    stones correct the opponents' SOSM, so the start that sets them (and its retraction, back
+    to the pairing's stones) changes the table, and the incremental standings follow it."""
+    go = GoSettings(unentered_results="opengotha")
+    evs: list[Event] = [ev.TournamentCreated(name="Go", game="go", format="mcmahon", go=go)]
+    for pid, rank in (("a", "5k"), ("b", "3k"), ("c", "1d"), ("d", "10k")):
+        evs.append(ev.PlayerRegistered(player_id=pid, name=pid.upper(), go_rank=rank))
+    evs += [
+        ev.RoundScheduled(
+            round=1,
+            pairings=[
+                ev.Pairing(game_id="g1", white="a", black="b"),
+                ev.Pairing(game_id="g2", white="c", black="d"),
+            ],
+        ),
+        ev.GameEnded(game_id="g2", result="1-0", termination="counting"),
+        ev.GameStarted(game_id="g1", handicap=4),
+    ]
+    evs.append(ev.EventRetracted(retracted_event_id=eid(len(evs)), reason="wrong stones"))
+    inc = IncrementalStandings()
+    tables = []
+    for rec in recorded("inc-go", evs):
+        inc.apply(rec)
+        tables.append(inc.table())
+        assert tables[-1].rows == standings(inc.state).rows, rec.event.event_type
+    assert tables[-2].rows != tables[-3].rows  # the stones changed the SOSM
+    assert tables[-1].rows == tables[-3].rows  # and their retraction changed it back
 
 
 # Chains whose first criterion leaves many players level, so that a points group splits into
