@@ -11,11 +11,11 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
 from events_schema import events as ev
@@ -130,15 +130,41 @@ def check_limits(batch: CommandBatch, limits: Limits) -> None:
 
 
 def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
-    """Datetimes inside a typed payload (e.g. RoundScheduled.scheduled_at) in range."""
+    """Datetimes inside a typed payload (e.g. RoundScheduled.scheduled_at) in range: the
+    model's fields walked in place (no dump of the whole payload first)."""
     if isinstance(value, datetime):
         limits.check_datetime(value, where)
+    elif isinstance(value, BaseModel):
+        for k in type(value).model_fields:
+            _check_datetimes(getattr(value, k), f"{where}.{k}", limits)
     elif isinstance(value, dict):
         for k, v in value.items():
             _check_datetimes(v, f"{where}.{k}", limits)
     elif isinstance(value, list | tuple):
         for i, v in enumerate(value):
             _check_datetimes(v, f"{where}[{i}]", limits)
+
+
+def _provisional(ne: NewEvent, tournament_id: str, seq: int, now: datetime) -> Envelope:
+    """The envelope the speculative fold sees: as the log will seal it, but unhashed (its
+    place in the chain is not known yet; `hash` and `prev_hash` are zeros) and built without a
+    second validation (every field comes from the validated command and the decider)."""
+    zeros = "0" * 64
+    return Envelope.model_construct(
+        event_id=ne.event_id,
+        tournament_id=tournament_id,
+        seq=seq,
+        type=ne.type,
+        schema_version=ne.schema_version,
+        occurred_at=ne.occurred_at.astimezone(UTC),
+        recorded_at=now.astimezone(UTC),
+        actor=ne.actor,
+        causation_id=ne.causation_id,
+        correlation_id=ne.correlation_id,
+        payload=ne.payload,
+        prev_hash=zeros,
+        hash=zeros,
+    )
 
 
 def _repairing(proposed: Sequence[Event]) -> int | None:
@@ -210,11 +236,24 @@ class CommandService:
 
     # -- commands --------------------------------------------------------------------------
 
-    def handle(self, tournament_id: str, batch: CommandBatch, actor: Actor) -> AppendResult:
+    def handle(
+        self,
+        tournament_id: str,
+        batch: CommandBatch,
+        actor: Actor,
+        events: Sequence[Event] | None = None,
+    ) -> AppendResult:
+        """Decide `batch` and append what it decides. `events`: its payloads already
+        validated as the events they propose (the API's one pass, services/commands/parse.py);
+        without them each payload is validated here."""
         check_limits(batch, self.limits)
-        proposed = [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+        proposed = (
+            list(events)
+            if events is not None
+            else [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+        )
         for i, p in enumerate(proposed):
-            _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
+            _check_datetimes(p, f"commands[{i}].payload", self.limits)
         if actor.role != "admin":
             exempt = _repairing(proposed) if actor.role == "arbiter" else None
             for i, p in enumerate(proposed):
@@ -292,8 +331,7 @@ class CommandService:
                 )
                 new.append(ne)
                 # Fold speculatively so the next command in the batch sees this one.
-                provisional = ne.sealed(tournament_id, state.seq + 1, "0" * 64, now)
-                evolve(state, Recorded(provisional, out))
+                evolve(state, Recorded(_provisional(ne, tournament_id, state.seq + 1, now), out))
         result = self.log.append(tournament_id, new, expected_seq=base_seq)
         if result.duplicate:  # raced with a redelivery of the same commands
             entry.state = TournamentState()
