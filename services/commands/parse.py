@@ -4,9 +4,11 @@ once").
 `POST /tournaments/{id}/commands` used to decode the body, re-encode it, validate it as a
 `CommandBatch` (payloads as plain dicts), then re-encode each payload and validate it again as
 its event type (`services.commands.service.parse_command`). Here the raw body is validated in
-one strict JSON pass against a model whose `payload` is the event class its `type` names: a
-single command's body against that type's `<Type>Command` model (the command's fields, its
-typed payload, `expected_seq`), a batch against a union of them discriminated by `type`.
+one strict JSON pass against a `Command` whose `payload` is the event class its `type` names:
+a single command's body against that type's `<Type>Body` (the command's fields, its typed
+payload, `expected_seq`), a batch against a `CommandBatch` of `<Type>Command`s discriminated
+by `type`. The batch handed on holds these commands, their payloads the events themselves (the
+service decides on them: `CommandService.handle(..., events)`).
 
 Only the accepted case takes this path. A body that fails here (an unknown type, a bad field
 anywhere) returns None, and the caller runs the two-step validation, whose refusals name the
@@ -20,35 +22,24 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic import Field, TypeAdapter, ValidationError, create_model
 
 from events_schema import Command, CommandBatch, Event
 from events_schema.registry import UnknownEventType, event_class
 
 
-class _TypedCommand(BaseModel):
-    """`Command`'s fields with the payload typed; built per event type by `_command_model`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 @cache
-def _command_model(type_name: str, single: bool) -> type[BaseModel]:
+def _command_model(type_name: str, single: bool) -> type[Command]:
     """`Command` for one event type: `type` is that name, `payload` that event class (a single
     command's body also carries the batch's `expected_seq`)."""
     cls = event_class(type_name)
-    fields: dict[str, Any] = {
-        name: (info.annotation, info)
-        for name, info in Command.model_fields.items()
-        if name not in ("type", "payload")
-    }
-    fields["type"] = (Literal[type_name], ...)
+    fields: dict[str, Any] = {"type": (Literal[type_name], ...)}
     fields["payload"] = (cls, ...)  # absent: the two-step path names it
     if single:
         seq = CommandBatch.model_fields["expected_seq"]
         fields["expected_seq"] = (seq.annotation, seq)
     name = f"{cls.__name__}{'Body' if single else 'Command'}"
-    return create_model(name, __base__=_TypedCommand, **fields)
+    return create_model(name, __base__=Command, **fields)
 
 
 @lru_cache(maxsize=64)  # bounded: a client chooses the mix of types
@@ -58,24 +49,9 @@ def _batch_adapter(types: tuple[str, ...]) -> TypeAdapter[Any]:
     item: Any = models[0]
     if len(models) > 1:
         item = Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
-    fields: dict[str, Any] = {
-        name: (list[item] if name == "commands" else info.annotation, info)
-        for name, info in CommandBatch.model_fields.items()
-    }
-    batch = create_model("TypedCommandBatch", __base__=_TypedCommand, **fields)
+    info = CommandBatch.model_fields["commands"]
+    batch = create_model("TypedCommandBatch", __base__=CommandBatch, commands=(list[item], info))
     return TypeAdapter(batch)
-
-
-def _command(typed: Any, payload: dict[str, Any]) -> Command:
-    """The plain `Command` (already validated: built without a second pass)."""
-    return Command.model_construct(
-        type=typed.type,
-        payload=payload,
-        event_id=typed.event_id,
-        occurred_at=typed.occurred_at,
-        causation_id=typed.causation_id,
-        correlation_id=typed.correlation_id,
-    )
 
 
 def validate_once(raw: bytes, data: dict[str, Any]) -> tuple[CommandBatch, list[Event]] | None:
@@ -93,15 +69,11 @@ def validate_once(raw: bytes, data: dict[str, Any]) -> tuple[CommandBatch, list[
         types.append(t)
     try:
         if "commands" not in data:
-            one: Any = _command_model(types[0], True).model_validate_json(raw, strict=True)
-            typed, expected = [one], one.expected_seq
+            typed: Any = _command_model(types[0], True).model_validate_json(raw, strict=True)
         else:
-            whole: Any = _batch_adapter(tuple(sorted(set(types)))).validate_json(raw, strict=True)
-            typed, expected = whole.commands, whole.expected_seq
+            typed = _batch_adapter(tuple(sorted(set(types)))).validate_json(raw, strict=True)
     except (UnknownEventType, ValidationError):
         return None
-    batch = CommandBatch.model_construct(
-        commands=[_command(t, c.get("payload", {})) for t, c in zip(typed, commands, strict=True)],
-        expected_seq=expected,
-    )
-    return batch, [t.payload for t in typed]
+    if not isinstance(typed, CommandBatch):  # a single command's body
+        typed = CommandBatch.model_construct(commands=[typed], expected_seq=typed.expected_seq)
+    return typed, [c.payload for c in typed.commands]

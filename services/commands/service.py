@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 from uuid import UUID
 
@@ -113,9 +114,10 @@ class _Cached:
     lock: threading.Lock
 
 
-def check_limits(batch: CommandBatch, limits: Limits) -> None:
+def check_limits(batch: CommandBatch, limits: Limits, payloads: bool = True) -> None:
     """Every command within the limits (events_schema/limits.py), before anything is
-    decided: structure of the payload, and every datetime in range."""
+    decided: structure of the payload (unless `payloads` is False: the API bounded the whole
+    body before validating it), and every datetime in range."""
     if len(batch.commands) > limits.max_batch_events:
         raise LimitExceeded(
             "batch_events",
@@ -124,19 +126,44 @@ def check_limits(batch: CommandBatch, limits: Limits) -> None:
             status=413,
         )
     for i, cmd in enumerate(batch.commands):
-        limits.check_value(cmd.payload, f"commands[{i}].payload")
+        if payloads:
+            limits.check_value(cmd.payload, f"commands[{i}].payload")
         if cmd.occurred_at is not None:
             limits.check_datetime(cmd.occurred_at, f"commands[{i}].occurred_at")
 
 
+#: Core-schema types a datetime may come out of: a datetime, anything (`Any`, `object`), or a
+#: value a plain or wrap validator function builds.
+_MAY_BE_DATETIME = frozenset({"datetime", "any", "function-plain", "function-wrap"})
+
+
+@cache
+def holds_datetimes(model: type[BaseModel]) -> bool:
+    """Whether a payload of `model` can hold a datetime anywhere: its validation schema (nested
+    models included) names one, or a value of any type. Most cannot (a move, a clock), and
+    their check is skipped."""
+    schema: Any = model.__pydantic_core_schema__
+    if not isinstance(schema, dict):  # built lazily (defer_build): build it now
+        model.model_rebuild()
+        schema = model.__pydantic_core_schema__
+        if not isinstance(schema, dict):
+            return True
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") in _MAY_BE_DATETIME:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
+
+
 def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
-    """Datetimes inside a typed payload (e.g. RoundScheduled.scheduled_at) in range: the
-    model's fields walked in place (no dump of the whole payload first)."""
+    """Datetimes inside a typed payload (e.g. RoundScheduled.scheduled_at) in range."""
     if isinstance(value, datetime):
         limits.check_datetime(value, where)
-    elif isinstance(value, BaseModel):
-        for k in type(value).model_fields:
-            _check_datetimes(getattr(value, k), f"{where}.{k}", limits)
     elif isinstance(value, dict):
         for k, v in value.items():
             _check_datetimes(v, f"{where}.{k}", limits)
@@ -244,16 +271,18 @@ class CommandService:
         events: Sequence[Event] | None = None,
     ) -> AppendResult:
         """Decide `batch` and append what it decides. `events`: its payloads already
-        validated as the events they propose (the API's one pass, services/commands/parse.py);
-        without them each payload is validated here."""
-        check_limits(batch, self.limits)
+        validated as the events they propose, the body bounded by the limits before (the
+        API's one pass, services/commands/parse.py); without them each payload is bounded
+        and validated here."""
+        check_limits(batch, self.limits, payloads=events is None)
         proposed = (
             list(events)
             if events is not None
             else [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
         )
         for i, p in enumerate(proposed):
-            _check_datetimes(p, f"commands[{i}].payload", self.limits)
+            if holds_datetimes(type(p)):
+                _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
         if actor.role != "admin":
             exempt = _repairing(proposed) if actor.role == "arbiter" else None
             for i, p in enumerate(proposed):

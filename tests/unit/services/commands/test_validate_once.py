@@ -16,13 +16,14 @@ from fastapi.testclient import TestClient
 from tests_support import cmd
 
 import services.commands.service as service_module
-from events_schema import CommandBatch
+from events_schema import Command, CommandBatch
 from events_schema import events as ev
 from events_schema.codec import dumps, loads
+from events_schema.registry import EVENT_TYPES
 from services.api.app import create_app
 from services.commands.auth import TokenStore
 from services.commands.parse import validate_once
-from services.commands.service import parse_command
+from services.commands.service import holds_datetimes, parse_command
 from services.eventlog.sqlite import SQLiteEventLog
 
 SETUP = [
@@ -47,9 +48,9 @@ def test_a_single_move_is_validated_once_into_the_same_command_and_event_as_two_
     batch, events = got
     assert batch.expected_seq == 4
     assert str(batch.commands[0].event_id) == eid
-    assert batch.commands[0].payload == body["payload"]
-    two_step = parse_command(batch.commands[0], "commands[0]")
-    assert events == [two_step]
+    plain = {k: v for k, v in body.items() if k != "expected_seq"}
+    two_step = parse_command(Command.model_validate_json(dumps(plain)), "commands[0]")
+    assert events == [two_step] == [batch.commands[0].payload]
     assert isinstance(events[0], ev.MovePlayed) and events[0].uci == "e2e4"
 
 
@@ -110,3 +111,26 @@ def test_a_refused_payload_still_names_every_bad_field(api):
     fields = [e["field"] for e in r.json()["errors"]]
     assert fields == ["commands[0].payload.ply", "commands[0].payload.colour"]
     assert r.json()["error"]["rule"] == "payload.invalid"
+
+
+def test_every_event_type_that_can_hold_a_datetime_has_its_datetimes_checked():
+    for name, cls in EVENT_TYPES.items():
+        text = orjson.dumps(cls.model_json_schema()).decode()
+        if '"date-time"' in text:
+            assert holds_datetimes(cls), name
+    assert not holds_datetimes(ev.MovePlayed)
+    assert holds_datetimes(ev.RoundScheduled)  # scheduled_at
+
+
+def test_a_datetime_out_of_range_in_a_payload_is_still_refused_after_the_one_pass(api):
+    client, headers = api
+    body = cmd(
+        "RoundScheduled",
+        round=2,
+        pairings=[{"game_id": "g2", "white": "a", "black": "b"}],
+        scheduled_at="1700-01-01T00:00:00Z",
+    )
+    r = client.post("/tournaments/t1/commands", json=body, headers=headers)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["rule"] == "limits.datetime_range"
+    assert r.json()["error"]["field"] == "commands[0].payload.scheduled_at"
