@@ -57,6 +57,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def thread_cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds of the process's main thread (the event loop: HTTP, request validation,
+    the response) and of all its other threads (the command worker, the live projector, the
+    feed), /proc/<pid>/task/*/stat."""
+    main = other = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            raw = (task / "stat").read_text()
+        except OSError:  # the thread ended
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        cpu = (int(fields[11]) + int(fields[12])) / TICKS
+        if task.name == str(pid):
+            main += cpu
+        else:
+            other += cpu
+    return main, other
+
+
 def game_moves(seed: int, plies: int) -> list[str]:
     """A fixed sequence of legal moves (UCI) that never ends the game within `plies`."""
     import chess
@@ -130,7 +149,7 @@ def _post_all(url: str, path: str, headers: dict[str, str], bodies: list[dict[st
             if r.status_code != 201:
                 raise RuntimeError(f"{r.status_code}: {r.text}")
         time.sleep(0.3)  # let the first projections settle
-        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
+        cpu0, t0, split0 = cpu_seconds(pid), time.perf_counter(), thread_cpu_seconds(pid)
         for body in bodies[20:]:
             r = client.post(path, json=body)
             if r.status_code != 201:
@@ -138,11 +157,18 @@ def _post_all(url: str, path: str, headers: dict[str, str], bodies: list[dict[st
         wall = time.perf_counter() - t0
         time.sleep(0.3)  # the live projector runs after the answer: count its work too
         cpu = cpu_seconds(pid) - cpu0
+        split = thread_cpu_seconds(pid)
     n = len(bodies) - 20
+    main, other = (split[0] - split0[0], split[1] - split0[1])
     return {
         "moves": n,
         "cpu_us_per_move": round(cpu / n * 1e6, 1),
         "wall_us_per_move": round(wall / n * 1e6, 1),
+        # The event loop's thread (HTTP, validation, the answer) and all the others (the
+        # command worker and, on the arbiter, the live projector and the feed). A thread
+        # that ended during the run drops out, so the two may not add up to the total.
+        "main_thread_cpu_us_per_move": round(main / n * 1e6, 1),
+        "other_threads_cpu_us_per_move": round(other / n * 1e6, 1),
         "moves_per_cpu_s": round(n / cpu, 1) if cpu else None,
     }
 
