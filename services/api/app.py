@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor, CommandBatch
+from events_schema import Actor, CommandBatch, Event
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.arena import arena_router
@@ -44,6 +44,7 @@ from services.api.pairing import pairing_router
 from services.api.relay import relay_router
 from services.api.results import results_router
 from services.commands.auth import TokenStore
+from services.commands.parse import validate_once
 from services.commands.service import CommandRejected, CommandService
 from services.config import FeedSettings, Settings
 from services.eventlog.base import (
@@ -156,10 +157,10 @@ def create_app(
     async def append(tournament_id: str, request: Request) -> Response:
         who, tid = writer(tokens, request, tournament_id, "append to")
         raw = await _read_body(request, limits.max_body_bytes)
-        batch = _parse_batch(raw, limits)
+        batch, proposed = _parse_batch(raw, limits)
         actor = Actor(id=who.subject, role=who.role)
         try:
-            result = await run_in_threadpool(commands.handle, tid, batch, actor)
+            result = await run_in_threadpool(commands.handle, tid, batch, actor, proposed)
         except CommandRejected as exc:
             errors = exc.errors_as_dicts()
             raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
@@ -237,10 +238,13 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _parse_batch(raw: bytes, limits: Limits) -> CommandBatch:
+def _parse_batch(raw: bytes, limits: Limits) -> tuple[CommandBatch, list[Event] | None]:
     """A body is either a batch `{"commands": [...], "expected_seq": n}` or one command.
     Bounded first (limits on the decoded value), then validated strictly as JSON (no
-    string-to-number coercion: `"expected_seq": "5"` is refused)."""
+    string-to-number coercion: `"expected_seq": "5"` is refused), payloads included, in one
+    pass (services/commands/parse.py); the events it proposes come back beside the batch. A
+    body that pass refuses is validated again in two steps, the batch here and each payload
+    in the command service, so the refusal names its field and rule."""
     try:
         data = loads(raw)
     except ValueError as exc:
@@ -251,11 +255,14 @@ def _parse_batch(raw: bytes, limits: Limits) -> CommandBatch:
         limits.check_value(data, "body")
     except LimitExceeded as exc:
         raise ApiError(exc.status, exc.rule, exc.field, exc.message) from None
+    once = validate_once(raw, data)
+    if once is not None:
+        return once
     if "commands" not in data:
         expected = data.pop("expected_seq", None)
         data = {"commands": [data], "expected_seq": expected}
     try:
-        return CommandBatch.model_validate_json(dumps(data), strict=True)
+        return CommandBatch.model_validate_json(dumps(data), strict=True), None
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"]) or "body"

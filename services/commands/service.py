@@ -11,11 +11,12 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 from uuid import UUID
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
 from events_schema import events as ev
@@ -113,9 +114,10 @@ class _Cached:
     lock: threading.Lock
 
 
-def check_limits(batch: CommandBatch, limits: Limits) -> None:
+def check_limits(batch: CommandBatch, limits: Limits, payloads: bool = True) -> None:
     """Every command within the limits (events_schema/limits.py), before anything is
-    decided: structure of the payload, and every datetime in range."""
+    decided: structure of the payload (unless `payloads` is False: the API bounded the whole
+    body before validating it), and every datetime in range."""
     if len(batch.commands) > limits.max_batch_events:
         raise LimitExceeded(
             "batch_events",
@@ -124,9 +126,38 @@ def check_limits(batch: CommandBatch, limits: Limits) -> None:
             status=413,
         )
     for i, cmd in enumerate(batch.commands):
-        limits.check_value(cmd.payload, f"commands[{i}].payload")
+        if payloads:
+            limits.check_value(cmd.payload, f"commands[{i}].payload")
         if cmd.occurred_at is not None:
             limits.check_datetime(cmd.occurred_at, f"commands[{i}].occurred_at")
+
+
+#: Core-schema types a datetime may come out of: a datetime, anything (`Any`, `object`), or a
+#: value a plain or wrap validator function builds.
+_MAY_BE_DATETIME = frozenset({"datetime", "any", "function-plain", "function-wrap"})
+
+
+@cache
+def holds_datetimes(model: type[BaseModel]) -> bool:
+    """Whether a payload of `model` can hold a datetime anywhere: its validation schema (nested
+    models included) names one, or a value of any type. Most cannot (a move, a clock), and
+    their check is skipped."""
+    schema: Any = model.__pydantic_core_schema__
+    if not isinstance(schema, dict):  # built lazily (defer_build): build it now
+        model.model_rebuild()
+        schema = model.__pydantic_core_schema__
+        if not isinstance(schema, dict):
+            return True
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") in _MAY_BE_DATETIME:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
 
 
 def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
@@ -139,6 +170,28 @@ def _check_datetimes(value: Any, where: str, limits: Limits) -> None:
     elif isinstance(value, list | tuple):
         for i, v in enumerate(value):
             _check_datetimes(v, f"{where}[{i}]", limits)
+
+
+def _provisional(ne: NewEvent, tournament_id: str, seq: int, now: datetime) -> Envelope:
+    """The envelope the speculative fold sees: as the log will seal it, but unhashed (its
+    place in the chain is not known yet; `hash` and `prev_hash` are zeros) and built without a
+    second validation (every field comes from the validated command and the decider)."""
+    zeros = "0" * 64
+    return Envelope.model_construct(
+        event_id=ne.event_id,
+        tournament_id=tournament_id,
+        seq=seq,
+        type=ne.type,
+        schema_version=ne.schema_version,
+        occurred_at=ne.occurred_at.astimezone(UTC),
+        recorded_at=now.astimezone(UTC),
+        actor=ne.actor,
+        causation_id=ne.causation_id,
+        correlation_id=ne.correlation_id,
+        payload=ne.payload,
+        prev_hash=zeros,
+        hash=zeros,
+    )
 
 
 def _repairing(proposed: Sequence[Event]) -> int | None:
@@ -210,11 +263,26 @@ class CommandService:
 
     # -- commands --------------------------------------------------------------------------
 
-    def handle(self, tournament_id: str, batch: CommandBatch, actor: Actor) -> AppendResult:
-        check_limits(batch, self.limits)
-        proposed = [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+    def handle(
+        self,
+        tournament_id: str,
+        batch: CommandBatch,
+        actor: Actor,
+        events: Sequence[Event] | None = None,
+    ) -> AppendResult:
+        """Decide `batch` and append what it decides. `events`: its payloads already
+        validated as the events they propose, the body bounded by the limits before (the
+        API's one pass, services/commands/parse.py); without them each payload is bounded
+        and validated here."""
+        check_limits(batch, self.limits, payloads=events is None)
+        proposed = (
+            list(events)
+            if events is not None
+            else [parse_command(c, f"commands[{i}]") for i, c in enumerate(batch.commands)]
+        )
         for i, p in enumerate(proposed):
-            _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
+            if holds_datetimes(type(p)):
+                _check_datetimes(p.model_dump(), f"commands[{i}].payload", self.limits)
         if actor.role != "admin":
             exempt = _repairing(proposed) if actor.role == "arbiter" else None
             for i, p in enumerate(proposed):
@@ -292,8 +360,7 @@ class CommandService:
                 )
                 new.append(ne)
                 # Fold speculatively so the next command in the batch sees this one.
-                provisional = ne.sealed(tournament_id, state.seq + 1, "0" * 64, now)
-                evolve(state, Recorded(provisional, out))
+                evolve(state, Recorded(_provisional(ne, tournament_id, state.seq + 1, now), out))
         result = self.log.append(tournament_id, new, expected_seq=base_seq)
         if result.duplicate:  # raced with a redelivery of the same commands
             entry.state = TournamentState()

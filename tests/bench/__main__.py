@@ -74,6 +74,11 @@ if __name__ == "__main__":
         from . import feed
 
         doc["feed"] = feed.run(quick)
+    if wanted("http_move"):
+        from . import http_move
+
+        # One MovePlayed over HTTP: server CPU per move beside a bare FastAPI + SQLite endpoint.
+        doc["http_move"] = http_move.run(quick)
     if wanted("relay"):
         from . import relay
 
