@@ -310,6 +310,8 @@ def decide_then_append(
             decide(dry)
         finally:
             dry.close()
+        spilled = dry.spilled
+        del dry  # (its decider's state is not kept beside the real log's while appending)
         out.seek(0)
         limits = target.log.limits
         service = CommandService(target.log, limits=limits)
@@ -317,7 +319,7 @@ def decide_then_append(
             service,
             target.tournament_id,
             read_spilled(out),
-            dry.spilled,
+            spilled,
             limits,
             target.actor,
             report,
