@@ -171,15 +171,18 @@ G = TypeVar("G", bound=Scheduled)
 def decide_games(
     dry: DryRun,
     head: Sequence[Step],
-    games: Sequence[G],
+    games: Iterable[G],
     schedule: Callable[[G], Step],
     decide: Callable[[G], R],
     rows: list[R],
     progress: Progress | None,
+    total: int | None = None,
 ) -> None:
     """Decide the tournament's head (creation, players), then each game in order (`decide`,
     its row added to `rows`), its round scheduled before its first game (`schedule`, given
-    that game)."""
+    that game). `games` may be read as they are decided (`total` of them: a streamed
+    import)."""
+    count = total if total is not None else len(games)  # type: ignore[arg-type]
     dry.run_all(head)
     scheduled: set[int] = set()
     for n, g in enumerate(games, 1):
@@ -188,7 +191,7 @@ def decide_games(
             dry.run([schedule(g)])
         rows.append(decide(g))
         if progress is not None:
-            progress("decide", n, len(games))
+            progress("decide", n, count)
 
 
 def play_moves(

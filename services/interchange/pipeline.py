@@ -20,11 +20,14 @@ in `game_import.py` (rounds, the loop over games, a game's moves, the report row
 from __future__ import annotations
 
 import re
+import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
+
+import orjson
 
 from events_schema import Actor, Command, CommandBatch, Envelope, encode_payload
 from events_schema import events as ev
@@ -114,13 +117,19 @@ class DryRun:
     were accepted: the plan of the real append. An import into an existing tournament starts
     from a copy of its stream (`seed`)."""
 
-    def __init__(self, target: Target, seed: bool = False) -> None:
+    def __init__(
+        self,
+        target: Target,
+        seed: bool = False,
+        scratch: str | Path = ":memory:",
+        spill: IO[bytes] | None = None,
+    ) -> None:
         self.tid = target.tournament_id
         self.namespace = target.namespace
         self.id_namespace = target.id_namespace
         self.limits = limits = target.log.limits
         self.actor = target.actor
-        self.scratch = SQLiteEventLog(":memory:")
+        self.scratch = SQLiteEventLog(scratch, synchronous="NORMAL")
         if seed:  # (stored already: appended again under the default limits)
             copy = [_new_event(env) for env in target.log.read(self.tid)]
             for chunk in range(0, len(copy), 500):
@@ -128,6 +137,8 @@ class DryRun:
         self.scratch.limits = limits
         self.service = CommandService(self.scratch, limits=limits)
         self.steps: list[Step] = []
+        self.spill = spill  # the accepted steps written there, not kept (`spill_step`)
+        self.spilled = 0
 
     def state(self) -> TournamentState:
         """The tournament as decided so far (the stream, then the accepted steps)."""
@@ -156,7 +167,12 @@ class DryRun:
         for env in envelopes:
             if env.event_id not in ids and env.causation_id in ids:
                 ids[env.causation_id].events += 1
-        self.steps.extend(steps)
+        if self.spill is None:
+            self.steps.extend(steps)
+        else:
+            for step in steps:
+                spill_step(self.spill, step)
+            self.spilled += len(steps)
         return envelopes
 
 
@@ -211,22 +227,38 @@ def ended_payload(envelopes: Iterable[Envelope], game_id: str) -> dict[str, Any]
 def chunks(steps: Sequence[Step], limits: Limits, spare: int = 0) -> list[list[Step]]:
     """Batches within the limits: commands and events per batch (`spare` events left free),
     and bytes (estimated at twice the payload's and an envelope's, within half the bound)."""
+    return list(iter_chunks(steps, limits, spare))
+
+
+def iter_chunks(steps: Iterable[Step], limits: Limits, spare: int = 0) -> Iterator[list[Step]]:
+    """`chunks`, one batch at a time (the steps read as the batches are taken)."""
     max_events = max(1, limits.max_batch_events - spare)
     max_bytes = limits.max_batch_bytes // 2
-    out: list[list[Step]] = []
     cur: list[Step] = []
     events = size = 0
     for s in steps:
         est = (2 * len(dumps(s.command.payload)) + 600) * s.events
         if cur and (len(cur) >= 1000 or events + s.events > max_events or size + est > max_bytes):
-            out.append(cur)
+            yield cur
             cur, events, size = [], 0, 0
         cur.append(s)
         events += s.events
         size += est
     if cur:
-        out.append(cur)
-    return out
+        yield cur
+
+
+def spill_step(out: IO[bytes], step: Step) -> None:
+    """A decided step written as one line (read back by `read_spilled`)."""
+    doc = {"c": step.command.model_dump(mode="json"), "w": step.where, "e": step.events}
+    out.write(orjson.dumps(doc) + b"\n")
+
+
+def read_spilled(src: IO[bytes]) -> Iterator[Step]:
+    """The steps `spill_step` wrote, in order."""
+    for line in src:
+        doc = orjson.loads(line)
+        yield Step(Command.model_validate(doc["c"]), doc["w"], doc["e"])
 
 
 def import_planned(
@@ -251,19 +283,48 @@ def decide_then_append(
     decide: Callable[[DryRun], None],
     progress: Progress | None,
     seed: bool = False,
+    spill: bool = False,
 ) -> None:
     """Decide every command of an import in a dry run (`decide` records them; a refusal
     raises before anything is stored; `seed`: starting from the tournament's stream), then
-    append them all to the target's log (`append_steps`)."""
-    dry = DryRun(target, seed)
-    try:
-        decide(dry)
-        steps = dry.steps
-    finally:
-        dry.close()
-    limits = target.log.limits
-    service = CommandService(target.log, limits=limits)
-    append_steps(service, target.tournament_id, steps, limits, target.actor, report, progress)
+    append them all to the target's log (`append_steps`). `spill`: the dry run's log and
+    its decided steps in a temporary directory, not in memory, the steps read back as they
+    are appended (a big file: memory does not grow with it)."""
+    if not spill:
+        dry = DryRun(target, seed)
+        try:
+            decide(dry)
+            steps = dry.steps
+        finally:
+            dry.close()
+        limits = target.log.limits
+        service = CommandService(target.log, limits=limits)
+        append_steps(service, target.tournament_id, steps, limits, target.actor, report, progress)
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="arbiter-import-") as tmp,
+        open(Path(tmp) / "steps.jsonl", "w+b") as out,
+    ):
+        dry = DryRun(target, seed, scratch=Path(tmp) / "dry.sqlite3", spill=out)
+        try:
+            decide(dry)
+        finally:
+            dry.close()
+        spilled = dry.spilled
+        del dry  # (its decider's state is not kept beside the real log's while appending)
+        out.seek(0)
+        limits = target.log.limits
+        service = CommandService(target.log, limits=limits)
+        append_stream(
+            service,
+            target.tournament_id,
+            read_spilled(out),
+            spilled,
+            limits,
+            target.actor,
+            report,
+            progress,
+        )
 
 
 def append_steps(
@@ -276,11 +337,24 @@ def append_steps(
     progress: Progress | None,
 ) -> None:
     """The decided steps, appended in batches chained by `expected_seq`."""
-    batches = chunks(steps, limits)
+    append_stream(service, tournament_id, steps, len(steps), limits, actor, report, progress)
+
+
+def append_stream(
+    service: CommandService,
+    tournament_id: str,
+    steps: Iterable[Step],
+    total: int,
+    limits: Limits,
+    actor: Actor,
+    report: AppendReport,
+    progress: Progress | None,
+) -> None:
+    """`append_steps` over steps read as they are appended (`total` of them)."""
     expected: int | None = None
     duplicate = True
-    done = 0
-    for chunk in batches:
+    done = batches = 0
+    for chunk in iter_chunks(steps, limits):
         try:
             result = service.handle(
                 tournament_id,
@@ -296,7 +370,8 @@ def append_steps(
             duplicate = False
         report.last_seq = expected = result.last_seq
         done += len(chunk)
+        batches += 1
         if progress is not None:
-            progress("append", done, len(steps))
+            progress("append", done, total)
     report.duplicate = duplicate
-    report.batches = len(batches)
+    report.batches = batches

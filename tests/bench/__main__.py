@@ -58,6 +58,11 @@ if __name__ == "__main__":
         from . import pgn_import
 
         doc["pgn_import"] = pgn_import.run(quick)
+    if wanted("pgn_big"):
+        from . import pgn_big
+
+        # a ~50 MB PGN (2 MB with --quick) imported, beside a bare read_game loop (issue 26)
+        doc["pgn_big"] = pgn_big.run(quick)
     if wanted("go"):
         from . import go
 

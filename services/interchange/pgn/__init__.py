@@ -64,7 +64,8 @@ Disagreements (`projections.games.disagreement`: another result, another ply, an
 termination, or an ending the rules decide from the moves that they did not reach) are in the
 report of every game, never hidden.
 
-All or nothing, idempotent: the file is parsed in full first; then every command is decided
+All or nothing, idempotent: the file is read in full first (streamed, game by game, keeping
+the plan without the moves: `importer`'s docstring); then every command is decided
 against an in-memory log (a dry run that also finds where the rules end each game), and only
 then appended to the real log in batches within the limits (events and bytes per batch,
 `events_schema/limits.py`), chained by `expected_seq`. Every command's event id is derived

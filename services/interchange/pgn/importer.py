@@ -9,12 +9,40 @@ follows from this file, a pairing of its players, or a round it has not schedule
 refused naming the line) and each is brought up to date (`sync.sync_game`: a game in
 progress continued from its last move in force; a file that does not continue it refused).
 The dry run then starts from a copy of the tournament's stream. Its rules are its own
-(`--rules`, `--format`, `--adjudicate` other than its own are refused)."""
+(`--rules`, `--format`, `--adjudicate` other than its own are refused).
+
+A new tournament's file is streamed (issue 26 item 6: "a 50 MB PGN took 6 minutes and
+1.2 GB"), read twice from its bytes (decoded as read, `parse.text_stream`), never held as
+text nor as a list of games:
+
+1. the first reading checks every game (`PgnError` naming the line: nothing decided, nothing
+   appended) and keeps what the plan needs — players, rounds, each game's headers, source
+   and ending, not its moves (`plan(light=True)`);
+2. the second reading gives each game its moves again (`plan.with_moves`) and decides it in
+   the dry run, whose log is a temporary SQLite file and whose decided commands are written
+   to a temporary file as they are accepted (`decide_then_append(spill=True)`): a refusal
+   still raises before anything is appended;
+3. the append then reads those commands back batch by batch (`pipeline.append_stream`),
+   the batches cut exactly as before (`iter_chunks`), so the events are the same, id for id
+   (tests/integration/interchange/test_pgn_import_streamed.py).
+
+Why not one transaction over batched appends to the real log (rolled back on a refusal): the
+log's contract is an append per batch (SQLite `BEGIN IMMEDIATE` per append, Kafka a
+produce), with no transaction spanning batches, and readers (the feed, projections) see each
+batch as it commits; holding the log's write lock for minutes would also stall every other
+writer. The dry run keeps "bad input: nothing appended" on every backend. What stays in
+memory is the plan without moves (bounded by `limits.max_import_games`), the dry run's
+tournament state (the decider's) and one game, one batch at a time; the file's bytes
+themselves are bounded by `limits.max_import_bytes`.
+
+An import into an existing tournament (`_into_existing`) still reads the file in full: its
+placement matches every game against the tournament before anything is decided."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Iterable, Iterator
 
 from events_schema import Actor
 from events_schema.limits import LimitExceeded
@@ -25,8 +53,15 @@ from services.commands.service import CommandService
 from services.eventlog.base import EventLog
 from services.interchange.game_import import decide_games, round_scheduled
 from services.interchange.pgn.match import linked, place
-from services.interchange.pgn.parse import PgnGame, decode, read_pgn
-from services.interchange.pgn.plan import Plan, PlannedGame, plan
+from services.interchange.pgn.parse import (
+    PgnError,
+    PgnGame,
+    decode,
+    iter_games,
+    read_pgn,
+    text_stream,
+)
+from services.interchange.pgn.plan import Plan, PlannedGame, plan, with_moves
 from services.interchange.pgn.report import GameReport, ImportReport
 from services.interchange.pgn.sync import sync_game
 from services.interchange.pipeline import (
@@ -71,16 +106,25 @@ def import_pgn(
             "(limits.max_import_bytes, ARBITER_MAX_IMPORT_BYTES); split the file",
             413,
         )
-    games = read_pgn(decode(data), progress, log.limits.max_import_games)
+    max_games = log.limits.max_import_games
     digest = hashlib.sha256(data).hexdigest()
     namespace = f"pgn:{tournament_id}:{digest}:{rules or ''}:{'rules' if adjudicate else 'manual'}"
     if log.last_seq(tournament_id) > 0 and (
         log.find(event_id(_NAMESPACE, namespace, "created"), tournament_id) is None
     ):  # a tournament that exists, not made by this same import (run again: a no-op)
+        games = read_pgn(decode(data), progress, max_games)
         return _into_existing(
             log, games, file_name, tournament_id, actor, rules, adjudicate, fmt, digest, progress
         )
-    the_plan = plan(games, file_name=file_name, rules=rules, adjudicate=adjudicate, fmt=fmt)
+    # the first reading: every game checked, the plan kept without the moves
+    the_plan = plan(
+        _stream(data, progress, max_games),
+        file_name=file_name,
+        rules=rules,
+        adjudicate=adjudicate,
+        fmt=fmt,
+        light=True,
+    )
     report = ImportReport(
         tournament_id,
         file_name,
@@ -92,13 +136,28 @@ def import_pgn(
         notes=the_plan.notes,
     )
     target = Target(log, tournament_id, actor, _NAMESPACE, namespace)
+
+    def full_games() -> Iterator[PlannedGame]:  # the second reading: each game with its moves
+        for light, game in zip(the_plan.games, _stream(data, None, None), strict=True):
+            yield with_moves(light, game)
+
     decide_then_append(
         target,
         report,
-        lambda dry: _decide_all(dry, the_plan, report, file_name, progress),
+        lambda dry: _decide_all(dry, the_plan, full_games(), report, file_name, progress),
         progress,
+        spill=True,
     )
     return report
+
+
+def _stream(data: bytes, progress: Progress | None, max_games: int | None) -> Iterator[PgnGame]:
+    """The games of `data`, read one at a time (`PgnError` at the first bad one)."""
+    stream, position = text_stream(data)
+    for game in iter_games(stream, position, len(data), progress, max_games):
+        if isinstance(game, PgnError):
+            raise game
+        yield game
 
 
 def _into_existing(
@@ -186,7 +245,12 @@ def _same_rules(
 
 
 def _decide_all(
-    dry: DryRun, p: Plan, report: ImportReport, file_name: str, progress: Progress | None
+    dry: DryRun,
+    p: Plan,
+    games: Iterable[PlannedGame],
+    report: ImportReport,
+    file_name: str,
+    progress: Progress | None,
 ) -> None:
     ruleset: Ruleset | None = ruleset_for(p.created.rules_preset) if report.adjudicate else None
     head = [dry.command("created", p.created, f"{file_name}:1")]
@@ -199,11 +263,12 @@ def _decide_all(
     decide_games(
         dry,
         head,
-        p.games,
+        games,
         schedule,
         lambda g: _decide_game(dry, g, ruleset, file_name),
         report.games,
         progress,
+        len(p.games),
     )
 
 

@@ -22,10 +22,12 @@ byte) in any tag value, and a game beyond the bound of one import (`max_games`).
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TextIO, cast
 
 import chess
 import chess.pgn
@@ -95,19 +97,34 @@ class PgnGame:
         return "" if value in ("?", "-") else value
 
 
-class _Lines(io.StringIO):
-    """A text stream that counts the lines read (python-chess reads with `readline`)."""
+class _Lines:
+    """A text stream read line by line, counting the lines (python-chess reads with
+    `readline`): a string (`io.StringIO`) or a file's bytes decoded as they are read
+    (`text_stream`), so that a big file is never held as text (issue 26 item 6)."""
 
-    line = 0
+    def __init__(self, stream: TextIO, position: Callable[[], int]) -> None:
+        self.stream = stream
+        self.position = position  # how far the reading is (for the progress bar)
+        self.line = 0
+        self.last = ""  # the last line read ("" at the end of the text)
 
-    last = ""  # the last line read ("" at the end of the text)
-
-    def readline(self, size: int = -1, /) -> str:  # type: ignore[override]
-        text = super().readline(size)
+    def readline(self, size: int = -1, /) -> str:
+        text = self.stream.readline(size)
         if text:
             self.line += 1
         self.last = text
         return text
+
+    def rest_blank(self) -> bool:
+        """Whether nothing but blanks is left to read (the position is kept)."""
+        at = self.stream.tell()
+        try:
+            while chunk := self.stream.read(1 << 16):
+                if chunk.strip():
+                    return False
+            return True
+        finally:
+            self.stream.seek(at)
 
 
 @dataclass
@@ -214,11 +231,10 @@ class _Visitor(chess.pgn.BaseVisitor[_Raw]):
 
     def _last_token(self, san: str) -> bool:
         """Whether `san` is the last thing in the text (a file cut inside a move)."""
-        rest = self.reader.getvalue()[self.reader.tell() :]
         tail = self.reader.last.rstrip()
         at = tail.rfind(san)
         # the token, then at most its cut-off rest ("a8=" of "a8=Q"), ends the text
-        return not rest.strip() and at >= 0 and len(tail[at:].split()) == 1
+        return at >= 0 and len(tail[at:].split()) == 1 and self.reader.rest_blank()
 
     def result(self) -> _Raw:
         return self.raw
@@ -244,6 +260,24 @@ def read_pgn(
     return games
 
 
+def text_stream(data: bytes) -> tuple[TextIO, Callable[[], int]]:
+    """`data` as a text stream decoded while it is read, as `decode` decodes it (UTF-8 with
+    its BOM dropped, else Latin-1: the check runs over the bytes in chunks, never holding the
+    text), with how many bytes were read so far. Lines end at "\\n" only, untranslated, as
+    `io.StringIO` reads them."""
+    encoding = "utf-8-sig"
+    check = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for at in range(0, len(view), 1 << 20):
+            check.decode(view[at : at + (1 << 20)])
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        encoding = "latin-1"
+    raw = io.BytesIO(data)  # (shares the bytes: no copy)
+    return io.TextIOWrapper(raw, encoding=encoding, newline="\n"), raw.tell
+
+
 def read_games(
     text: str, progress: Progress | None = None, max_games: int | None = None
 ) -> list[PgnGame | PgnError]:
@@ -251,31 +285,44 @@ def read_games(
     live source's game with an illegal move is held while the others go on); no games at
     all is `PgnError`, and so is a game beyond `max_games` (the bound of one import,
     `events_schema.limits.Limits.max_import_games`: read no further)."""
-    reader = _Lines(text)
-    total = len(text)
-    games: list[PgnGame | PgnError] = []
+    stream = io.StringIO(text)
+    return list(iter_games(stream, stream.tell, len(text), progress, max_games))
+
+
+def iter_games(
+    stream: TextIO,
+    position: Callable[[], int],
+    total: int,
+    progress: Progress | None = None,
+    max_games: int | None = None,
+) -> Iterator[PgnGame | PgnError]:
+    """`read_games` over a text stream, one game at a time (`position()` of `total`: how
+    far the reading is, for `progress`)."""
+    reader = _Lines(stream, position)
+    n = 0
     while True:
-        raw = chess.pgn.read_game(reader, Visitor=lambda: _Visitor(reader))
+        raw = chess.pgn.read_game(cast(TextIO, reader), Visitor=lambda: _Visitor(reader))
         if raw is None:
             break
-        if max_games is not None and len(games) >= max_games:
+        if max_games is not None and n >= max_games:
             raise PgnError(
                 raw.line,
                 f"more than {max_games:,} games: the most one import may hold "
                 "(limits.max_import_games, ARBITER_MAX_IMPORT_GAMES); split the file",
             )
+        n += 1
         try:
             if raw.error is not None:
                 raise PgnError(*raw.error)
-            games.append(_game(raw, len(games) + 1))
+            game: PgnGame | PgnError = _game(raw, n)
         except PgnError as exc:
             exc.headers = dict(raw.headers.items())
-            games.append(exc)
+            game = exc
         if progress is not None:
-            progress("read", reader.tell(), total)
-    if not games:
+            progress("read", position(), total)
+        yield game
+    if not n:
         raise PgnError(max(reader.line, 1), "no games in the file")
-    return games
 
 
 def _game(raw: _Raw, index: int) -> PgnGame:

@@ -7,8 +7,8 @@ mapping is described in the package (`services/interchange/pgn/__init__.py`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from events_schema import events as ev
@@ -180,21 +180,28 @@ def _format(event: str, games: Sequence[PlannedGame], players: int) -> str:
 
 
 def plan(
-    games: Sequence[PgnGame],
+    games: Iterable[PgnGame],
     *,
     file_name: str,
     rules: str | None,
     adjudicate: bool,
     fmt: str | None = None,
     memo: dict[int, tuple[PgnGame, list[MoveFacts], MoveComment]] | None = None,
+    light: bool = False,
 ) -> Plan:
-    """The tournament, players, rounds and games a parsed file records. `memo` keeps each
-    game's move facts between plans of the same game objects (the relay's polls)."""
+    """The tournament, players, rounds and games a parsed file records (`games` read once,
+    in order). `memo` keeps each game's move facts between plans of the same game objects
+    (the relay's polls). `light`: each planned game keeps its headers, not its moves nor
+    their facts (`PgnGame.moves`, `PlannedGame.facts` empty: a streamed import reads the
+    game again to decide it, `with_moves`), so that the plan of a big file stays small."""
     players: dict[str, ev.PlayerRegistered] = {}
+    event = ""
     planned: list[PlannedGame] = []
     tcs: dict[str, ev.TimeControl] = {}
     notes: dict[str, str] = {}  # one note per distinct TimeControl text not recorded
     for g in games:
+        if not event:
+            event = g.header("Event")
         if (note := time_control_note(g)) is not None:
             notes.setdefault(g.header("TimeControl"), note)
         engine = _engine_game(g)
@@ -233,6 +240,8 @@ def plan(
             plies=None if g.in_progress else len(g.moves),
         )
         ending = read_source(source.result, source.termination, source.details, last.notes)
+        if light:
+            g, facts = replace(g, moves=[]), []
         planned.append(
             PlannedGame(
                 g,
@@ -248,7 +257,6 @@ def plan(
             )
         )
     rounds = _number_rounds(planned)
-    event = next((g.header("Event") for g in games if g.header("Event")), "")
     created = ev.TournamentCreated(
         name=(event or file_name or "PGN import")[:200],
         format=fmt or _format(event, planned, len(players)),
@@ -258,6 +266,15 @@ def plan(
         adjudication="rules" if adjudicate else "manual",
     )
     return Plan(created, list(players.values()), planned, rounds, list(notes.values()))
+
+
+def with_moves(light: PlannedGame, game: PgnGame) -> PlannedGame:
+    """A game of a `light` plan with its moves read again (`game`, the same game of the same
+    file) and their facts, as `plan` gives them."""
+    if game.index != light.game.index:
+        raise ValueError(f"game {game.index} read where game {light.game.index} was planned")
+    facts, _ = move_facts(game, light.time_control)
+    return replace(light, game=game, facts=facts)
 
 
 def _number_rounds(games: Sequence[PlannedGame]) -> dict[int, list[PlannedGame]]:
