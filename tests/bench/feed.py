@@ -16,6 +16,10 @@ standings; the documents keep their size), with client-chosen event ids so each 
 one before without waiting. An event's latency on a subscriber is from just before its POST
 to the arrival of the first SSE chunk whose `id:` (= as_of_seq) is at or past its seq.
 
+Each scenario also reports the server's CPU seconds over the delivery window (`/proc/<pid>/stat`)
+and the deliveries (event × subscriber) per CPU-second, beside the peer's measured the same way
+(`deliveries_per_cpu_s_ratio`; issue 27 item 4 aims at ≥ 0.5).
+
 Run: `python -m tests.bench.feed [--quick]` (or `python -m tests.bench --only feed`) from the
 repository root; prints one JSON document. Loopback only, bounded in count and time.
 
@@ -230,6 +234,17 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, every thread (s), from /proc/<pid>/stat."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, field 3 on
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _per_cpu_second(deliveries: int, cpu: float) -> float | None:
+    return round(deliveries / cpu) if cpu > 0 else None
 
 
 def raise_fd_limit(need: int) -> None:
@@ -476,11 +491,13 @@ async def _arbiter_scenario(
                 return
             stamps.extend((e["seq"], t0) for e in resp.json()["events"])
 
+        cpu_before = cpu_seconds(server.proc.pid)
         posts, spent = await _pace(rate, batch, seconds, send)
         last = max((s for s, _ in stamps), default=0)
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        cpu = cpu_seconds(server.proc.pid) - cpu_before
         rss_after = rss_kb(server.proc.pid)
         sample = (await client.get(f"/tournaments/{tid}/projections/standings")).content
         for s in subs:
@@ -497,6 +514,7 @@ async def _arbiter_scenario(
             statistics.mean(s.received for s in subs) / max(1, len(stamps))
         ),
         **_summary(ms, missing),
+        **_cpu(len(ms), cpu),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
         "_body": sample,
     }
@@ -568,11 +586,13 @@ async def _peer_scenario(
             await writer.drain()
             stamps.extend((s, t0) for s in range(seq - batch + 1, seq + 1))
 
+        cpu_before = cpu_seconds(proc.pid)
         _, spent = await _pace(rate, batch, seconds, send)
         last = stamps[-1][0]
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        cpu = cpu_seconds(proc.pid) - cpu_before
         rss_after = rss_kb(proc.pid)
         writer.close()
         for s in subs:
@@ -584,7 +604,19 @@ async def _peer_scenario(
     return {
         "achieved_events_per_s": round(len(stamps) / spent, 1),
         **_summary(ms, missing),
+        **_cpu(len(ms), cpu),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
+    }
+
+
+def _cpu(deliveries: int, cpu: float) -> dict[str, Any]:
+    """The server's CPU over the delivery window (from the first append to the last
+    delivery; for Arbiter it includes the appends and the projections, for the peer only the
+    fan-out) and the deliveries (event, subscriber) per CPU-second."""
+    return {
+        "deliveries": deliveries,
+        "server_cpu_s": round(cpu, 3),
+        "deliveries_per_cpu_s": _per_cpu_second(deliveries, cpu),
     }
 
 
@@ -625,6 +657,10 @@ async def _scenario(
         "raw_peer": peer,
         "p50_ratio": _ratio(arbiter["p50_ms"], peer["p50_ms"]),
         "p99_ratio": _ratio(arbiter["p99_ms"], peer["p99_ms"]),
+        # Issue 27 item 4: aim ≥ 0.5 (Arbiter's deliveries per CPU-second over the peer's).
+        "deliveries_per_cpu_s_ratio": _ratio(
+            arbiter["deliveries_per_cpu_s"], peer["deliveries_per_cpu_s"]
+        ),
         # Only meaningful with many subscribers (RSS moves by pages and allocator arenas).
         "memory_per_subscriber_kb": {
             "arbiter": per_sub(arbiter),
