@@ -131,6 +131,10 @@ class FeedHub:
         # Called (no arguments, from the publishing thread) after a publish that recorded
         # something: the delayed feed's timer (services/feed/delay.py) wakes on it.
         self._listeners: list[Callable[[], None]] = []
+        # The SSE frames encoded for the streams of this hub (services.feed.sse.frame): a
+        # publish is encoded once for every connection that receives it the same way. Touched
+        # on the event loop only.
+        self.frames: dict[Any, bytes] = {}
 
     def on_publish(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every publish that recorded a message."""
