@@ -569,7 +569,8 @@ async def _peer_scenario(
     )
     try:
         assert proc.stdout is not None
-        proc.stdout.readline()
+        if proc.stdout.readline().strip() != b"ready":  # e.g. its port was taken meanwhile
+            raise RuntimeError("the raw peer did not start")
         await asyncio.sleep(0.2)
         rss_before = rss_kb(proc.pid)
         subs = await _subscribe(port, "/stream", "-", subscribers)
