@@ -224,6 +224,11 @@ class FeedHub:
             entry = self._held.get(tournament_id)
             return {tournament_id: entry} if entry is not None else {}
 
+    def held_entry(self, tournament_id: str) -> dict[str, Any] | None:
+        """Why the tournament is held, or None: read without the lock (`set_held` replaces
+        the whole mapping), once per delivery of a stream."""
+        return self._held.get(tournament_id)
+
     def latest(self, tournament_id: str, projection: str) -> Message | None:
         with self._cond:
             t = self._tournaments.get(tournament_id)

@@ -540,7 +540,7 @@ async def _deliver(
             if not changed:
                 await emit(sse.KEEPALIVE)
                 continue
-            now_held = hub.held(tid).get(tid)
+            now_held = hub.held_entry(tid)
             if now_held != held:
                 held = now_held
                 await emit(_held_frame(held))
