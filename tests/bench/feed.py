@@ -510,10 +510,12 @@ async def _arbiter_scenario(
         "posts": posts,
         "post_errors": errors,
         "refused_subscribers": refused,
-        "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)),
+        "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)) if subs else 0,
         "bytes_per_event_per_subscriber": round(
             statistics.mean(s.received for s in subs) / max(1, len(stamps))
-        ),
+        )
+        if subs
+        else 0,
         **_summary(ms, missing),
         **_cpu(len(ms), cpu, client_cpu, spent),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
@@ -642,7 +644,15 @@ async def _scenario(
     patches: bool = False,
 ) -> dict[str, Any]:
     batch = 1 if rate <= 100 else 10
+    # The same appends with no subscriber: the server CPU per event that is not delivery
+    # (HTTP, the command path, the projector), taken off to give the delivery's own CPU.
+    alone = await _arbiter_scenario(server, token, 0, rate, seconds, batch, patches)
+    append_cpu = alone["server_cpu_s"] / max(1, alone["events"])
     arbiter = await _arbiter_scenario(server, token, subscribers, rate, seconds, batch, patches)
+    delivery_cpu = max(0.0, arbiter["server_cpu_s"] - append_cpu * arbiter["events"])
+    arbiter["append_cpu_ms_per_event_without_subscribers"] = round(1000 * append_cpu, 3)
+    arbiter["delivery_cpu_s"] = round(delivery_cpu, 3)
+    arbiter["deliveries_per_delivery_cpu_s"] = _per_cpu_second(arbiter["deliveries"], delivery_cpu)
     body = arbiter.pop("_body")
     if patches:  # the peer sends, per event, as many bytes as a patches stream received
         size = max(16, arbiter["bytes_per_event_per_subscriber"])
@@ -667,6 +677,10 @@ async def _scenario(
         # Issue 27 item 4: aim ≥ 0.5 (Arbiter's deliveries per CPU-second over the peer's).
         "deliveries_per_cpu_s_ratio": _ratio(
             arbiter["deliveries_per_cpu_s"], peer["deliveries_per_cpu_s"]
+        ),
+        # the same, counting only the server CPU above what the appends cost alone
+        "deliveries_per_delivery_cpu_s_ratio": _ratio(
+            arbiter["deliveries_per_delivery_cpu_s"], peer["deliveries_per_cpu_s"]
         ),
         # Only meaningful with many subscribers (RSS moves by pages and allocator arenas).
         "memory_per_subscriber_kb": {
