@@ -402,7 +402,7 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
             return resp
 
         async def deliver(emit: Emit) -> None:
-            await _deliver(
+            await deliver_stream(
                 emit,
                 hub,
                 tid,
@@ -505,7 +505,7 @@ def _held_frame(held: dict[str, object] | None) -> bytes:
     return b"event: held\ndata: " + orjson.dumps(held) + b"\n\n"
 
 
-async def _deliver(
+async def deliver_stream(
     emit: Emit,
     hub: FeedHub,
     tid: str,

@@ -1,4 +1,4 @@
-"""One connection's stream as `services.feed.routes._deliver` writes it (the raw ASGI path of
+"""One connection's stream as `services.feed.routes.deliver_stream` writes it (the raw ASGI path of
 issue 27, item 4): the first chunk (retry, `: connected`, the snapshot above Last-Event-ID),
 the live changes, a hold and its release, and the end on a revoked token, byte for byte."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from services.feed.hub import FeedHub
-from services.feed.routes import _deliver
+from services.feed.routes import deliver_stream
 from services.projection.projector import Message
 
 HELD = {"reason": "unreadable_event", "seq": 3, "event_id": "e3"}
@@ -34,7 +34,7 @@ def test_a_stream_sends_snapshot_changes_holds_and_ends_when_revoked() -> None:
     async def scenario() -> None:
         # Given a connection resumed at Last-Event-ID 1, re-authenticated every 50 ms
         task = asyncio.ensure_future(
-            _deliver(emit, hub, "t1", 1, 3600.0, lambda: allowed[0], 0.05, 1 << 20)
+            deliver_stream(emit, hub, "t1", 1, 3600.0, lambda: allowed[0], 0.05, 1 << 20)
         )
         await _until(chunks, 1)
         # When a change is published, the tournament is held, released, and the token revoked
