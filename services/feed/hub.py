@@ -131,6 +131,10 @@ class FeedHub:
         # Called (no arguments, from the publishing thread) after a publish that recorded
         # something: the delayed feed's timer (services/feed/delay.py) wakes on it.
         self._listeners: list[Callable[[], None]] = []
+        # The SSE frames encoded for the streams of this hub (services.feed.sse.frame): a
+        # publish is encoded once for every connection that receives it the same way. Touched
+        # on the event loop only.
+        self.frames: dict[Any, bytes] = {}
 
     def on_publish(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every publish that recorded a message."""
@@ -219,6 +223,11 @@ class FeedHub:
                 return dict(self._held)
             entry = self._held.get(tournament_id)
             return {tournament_id: entry} if entry is not None else {}
+
+    def held_entry(self, tournament_id: str) -> dict[str, Any] | None:
+        """Why the tournament is held, or None: read without the lock (`set_held` replaces
+        the whole mapping), once per delivery of a stream."""
+        return self._held.get(tournament_id)
 
     def latest(self, tournament_id: str, projection: str) -> Message | None:
         with self._cond:

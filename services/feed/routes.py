@@ -60,14 +60,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from events_schema import Actor, Recorded
 from projections.names import PROJECTIONS
@@ -175,23 +175,77 @@ class Feed:
         return release
 
 
-class _Stream(StreamingResponse):
-    """A streaming response that gives its subscriber slot back when it ends, however it ends
-    (the client went away, the token was revoked, the server stops)."""
+Emit = Callable[[bytes], Awaitable[None]]
 
-    def __init__(self, content: AsyncIterator[bytes], release: Callable[[], None]) -> None:
-        super().__init__(
-            content,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+#: Where `raw_send` keeps the server's own `send` in the ASGI scope.
+RAW_SEND = "arbiter.feed.send"
+
+
+def raw_send(app: FastAPI) -> None:
+    """Keep the server's `send` of each HTTP request in its scope, under `RAW_SEND`, before
+    the middleware stack wraps it: a stream writes its frames there directly (one call per
+    frame into the server, not one through every middleware), while the response start, the
+    auth, the routing and the error handlers go through the stack once per connection as for
+    any other route (issue 27, item 4)."""
+    build = app.build_middleware_stack
+
+    def outermost() -> ASGIApp:
+        inner = build()
+
+        async def keep_send(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                scope[RAW_SEND] = send
+            await inner(scope, receive, send)
+
+        return keep_send
+
+    app.build_middleware_stack = outermost  # type: ignore[method-assign]
+
+
+class _Stream(Response):
+    """The SSE response: a raw ASGI response whose body is written by `deliver` (one
+    coroutine per connection, no generator and no streaming response between it and the
+    server), frame by frame straight to the server's `send` (`raw_send`). It stops when the
+    client goes away (the server's `http.disconnect`, as Starlette's streaming response
+    listens for it) or `deliver` returns (a revoked token), and gives its subscriber slot
+    back however it ends."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, deliver: Callable[[Emit], Awaitable[None]], release: Callable[[], None]):
+        self.status_code = 200
+        self.background = None
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self._deliver = deliver
         self._release = release
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            out: Send = scope.get(RAW_SEND, send)
+
+            async def emit(chunk: bytes) -> None:
+                await out({"type": "http.response.body", "body": chunk, "more_body": True})
+
+            task = asyncio.ensure_future(self._deliver(emit))
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for t in (task, gone):
+                    t.cancel()
+                await asyncio.gather(task, gone, return_exceptions=True)
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+            if not gone.done() or gone.cancelled():
+                await out({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             self._release()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _last_event_id(request: Request) -> int:
@@ -212,6 +266,7 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
     tokens: TokenStore = app.state.tokens
     feed = Feed(event_log, settings, clock)
     app.state.feed = feed
+    raw_send(app)  # the streams write their frames below the middleware stack
     # Started with the server (uvicorn runs the lifespan: `arbiter serve` folds the embedded log
     # from its start), else on the first feed request.
     router = APIRouter(on_startup=[feed.started], on_shutdown=[feed.stop])
@@ -345,17 +400,21 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
             )
             resp.headers["Retry-After"] = str(RETRY_AFTER)
             return resp
-        events = _events(
-            hub,
-            tid,
-            floor,
-            feed.keepalive,
-            still_allowed,
-            feed.reauth,
-            feed.max_backlog,
-            patches,
-        )
-        return _Stream(events, release)
+
+        async def deliver(emit: Emit) -> None:
+            await deliver_stream(
+                emit,
+                hub,
+                tid,
+                floor,
+                feed.keepalive,
+                still_allowed,
+                feed.reauth,
+                feed.max_backlog,
+                patches,
+            )
+
+        return _Stream(deliver, release)
 
     @router.get("/tournaments/{tournament_id}/live")
     async def live(tournament_id: str, request: Request) -> Response:
@@ -446,7 +505,8 @@ def _held_frame(held: dict[str, object] | None) -> bytes:
     return b"event: held\ndata: " + orjson.dumps(held) + b"\n\n"
 
 
-async def _events(
+async def deliver_stream(
+    emit: Emit,
     hub: FeedHub,
     tid: str,
     floor: int,
@@ -455,7 +515,10 @@ async def _events(
     reauth: float,
     max_backlog: int,
     patches: bool = False,
-) -> AsyncIterator[bytes]:
+) -> None:
+    """Write one connection's stream with `emit` until its token is revoked (the caller
+    stops it when the client goes away). The frames of a publish are encoded once per hub for
+    every connection that receives them alike (`sse.frame`'s cache, `FeedHub.frames`)."""
     with hub.watch(
         tid, patches
     ) as watcher:  # registered before the snapshot: no change slips between
@@ -463,28 +526,28 @@ async def _events(
         snapshot, cursor = hub.snapshot(tid, floor)
         held = hub.held(tid).get(tid)
         first = b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
-        yield first + (_held_frame(held) if held is not None else b"")
+        await emit(first + (_held_frame(held) if held is not None else b""))
         next_auth = time.monotonic() + reauth
+        frames = hub.frames
         while True:
             wait = min(keepalive, max(0.0, next_auth - time.monotonic()))
             changed = await watcher.wait(wait)
             if time.monotonic() >= next_auth:
                 if not await run_in_threadpool(still_allowed):
-                    yield b"event: revoked\ndata: {}\n\n"
+                    await emit(b"event: revoked\ndata: {}\n\n")
                     return
                 next_auth = time.monotonic() + reauth
             if not changed:
-                yield sse.KEEPALIVE
+                await emit(sse.KEEPALIVE)
                 continue
-            now_held = hub.held(tid).get(tid)
+            now_held = hub.held_entry(tid)
             if now_held != held:
                 held = now_held
-                yield _held_frame(held)
+                await emit(_held_frame(held))
             changes, cursor = hub.since(tid, cursor)
-            chunk = sse.frame(bounded(changes, max_backlog), sent, floor, patches)
+            chunk = sse.frame(bounded(changes, max_backlog), sent, floor, patches, frames)
             if chunk:
-                yield chunk
-            await asyncio.sleep(0)
+                await emit(chunk)
 
 
 def bounded(changes: list[Message], max_backlog: int) -> list[Message]:

@@ -6,9 +6,18 @@ from collections.abc import Sequence
 
 from services.projection.projector import Message
 
+#: Encoded frames kept per cache (one per hub) before it is cleared.
+FRAME_CACHE = 256
+
+FrameKey = tuple[tuple[str, str, int, bool, int], ...]
+
 
 def frame(
-    messages: Sequence[Message], sent: dict[str, int], floor: int, patches: bool = False
+    messages: Sequence[Message],
+    sent: dict[str, int],
+    floor: int,
+    patches: bool = False,
+    cache: dict[FrameKey, bytes] | None = None,
 ) -> bytes:
     """The events for `messages` that this connection has not sent yet, in order.
 
@@ -25,6 +34,11 @@ def frame(
     `patches` (a `?patches=true` stream): a message whose patch applies to the version this
     connection last sent of its projection (`base_seq`) goes as `event: patch` with the patch
     (`services.feed.patch`); any other goes whole.
+
+    `cache` (the hub's, `FeedHub.frames`): the bytes of each run of events already encoded
+    for another connection, by what they are made of; the connections of a tournament that
+    keep up receive the same messages with the same variant (whole or patch), so a publish is
+    encoded once and the one `bytes` object goes to every subscriber (issue 27, item 4).
     """
     todo: list[tuple[Message, bool]] = []
     for m in messages:
@@ -33,6 +47,22 @@ def frame(
             as_patch = patches and m.patch is not None and m.base_seq == last and last > 0
             sent[m.projection] = m.as_of_seq
             todo.append((m, as_patch))
+    if not todo:
+        return b""
+    if cache is None:
+        return _encode(todo)
+    key = tuple(
+        (m.tournament_id, m.projection, m.as_of_seq, as_patch, m.base_seq) for m, as_patch in todo
+    )
+    out = cache.get(key)
+    if out is None:
+        if len(cache) >= FRAME_CACHE:
+            cache.clear()
+        out = cache[key] = _encode(todo)
+    return out
+
+
+def _encode(todo: list[tuple[Message, bool]]) -> bytes:
     out = bytearray()
     for i, (m, as_patch) in enumerate(todo):
         out += b"event: patch\n" if as_patch else b"event: " + m.projection.encode() + b"\n"

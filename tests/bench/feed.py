@@ -16,6 +16,10 @@ standings; the documents keep their size), with client-chosen event ids so each 
 one before without waiting. An event's latency on a subscriber is from just before its POST
 to the arrival of the first SSE chunk whose `id:` (= as_of_seq) is at or past its seq.
 
+Each scenario also reports the server's CPU seconds over the delivery window (`/proc/<pid>/stat`)
+and the deliveries (event × subscriber) per CPU-second, beside the peer's measured the same way
+(`deliveries_per_cpu_s_ratio`; issue 27 item 4 aims at ≥ 0.5).
+
 Run: `python -m tests.bench.feed [--quick]` (or `python -m tests.bench --only feed`) from the
 repository root; prints one JSON document. Loopback only, bounded in count and time.
 
@@ -230,6 +234,17 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, every thread (s), from /proc/<pid>/stat."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, field 3 on
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _per_cpu_second(deliveries: int, cpu: float) -> float | None:
+    return round(deliveries / cpu) if cpu > 0 else None
 
 
 def raise_fd_limit(need: int) -> None:
@@ -476,11 +491,14 @@ async def _arbiter_scenario(
                 return
             stamps.extend((e["seq"], t0) for e in resp.json()["events"])
 
+        cpu_before, client_before = cpu_seconds(server.proc.pid), time.process_time()
         posts, spent = await _pace(rate, batch, seconds, send)
         last = max((s for s, _ in stamps), default=0)
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        cpu = cpu_seconds(server.proc.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
         rss_after = rss_kb(server.proc.pid)
         sample = (await client.get(f"/tournaments/{tid}/projections/standings")).content
         for s in subs:
@@ -492,11 +510,14 @@ async def _arbiter_scenario(
         "posts": posts,
         "post_errors": errors,
         "refused_subscribers": refused,
-        "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)),
+        "bytes_per_subscriber": round(statistics.mean(s.received for s in subs)) if subs else 0,
         "bytes_per_event_per_subscriber": round(
             statistics.mean(s.received for s in subs) / max(1, len(stamps))
-        ),
+        )
+        if subs
+        else 0,
         **_summary(ms, missing),
+        **_cpu(len(ms), cpu, client_cpu, spent),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
         "_body": sample,
     }
@@ -551,7 +572,8 @@ async def _peer_scenario(
     )
     try:
         assert proc.stdout is not None
-        proc.stdout.readline()
+        if proc.stdout.readline().strip() != b"ready":  # e.g. its port was taken meanwhile
+            raise RuntimeError("the raw peer did not start")
         await asyncio.sleep(0.2)
         rss_before = rss_kb(proc.pid)
         subs = await _subscribe(port, "/stream", "-", subscribers)
@@ -568,11 +590,14 @@ async def _peer_scenario(
             await writer.drain()
             stamps.extend((s, t0) for s in range(seq - batch + 1, seq + 1))
 
+        cpu_before, client_before = cpu_seconds(proc.pid), time.process_time()
         _, spent = await _pace(rate, batch, seconds, send)
         last = stamps[-1][0]
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        cpu = cpu_seconds(proc.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
         rss_after = rss_kb(proc.pid)
         writer.close()
         for s in subs:
@@ -584,7 +609,23 @@ async def _peer_scenario(
     return {
         "achieved_events_per_s": round(len(stamps) / spent, 1),
         **_summary(ms, missing),
+        **_cpu(len(ms), cpu, client_cpu, spent),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
+    }
+
+
+def _cpu(deliveries: int, cpu: float, client_cpu: float, spent: float) -> dict[str, Any]:
+    """The server's CPU over the delivery window (from the first append to the last
+    delivery; for Arbiter it includes the appends and the projections, for the peer only the
+    fan-out) and the deliveries (event, subscriber) per CPU-second."""
+    return {
+        "deliveries": deliveries,
+        "server_cpu_s": round(cpu, 3),
+        "deliveries_per_cpu_s": _per_cpu_second(deliveries, cpu),
+        # The reading client's own CPU over the same window, and the pacing's wall time:
+        # a client near one CPU-second per second is what bounds the achieved rate.
+        "client_cpu_s": round(client_cpu, 3),
+        "window_s": round(spent, 2),
     }
 
 
@@ -603,7 +644,15 @@ async def _scenario(
     patches: bool = False,
 ) -> dict[str, Any]:
     batch = 1 if rate <= 100 else 10
+    # The same appends with no subscriber: the server CPU per event that is not delivery
+    # (HTTP, the command path, the projector), taken off to give the delivery's own CPU.
+    alone = await _arbiter_scenario(server, token, 0, rate, seconds, batch, patches)
+    append_cpu = alone["server_cpu_s"] / max(1, alone["events"])
     arbiter = await _arbiter_scenario(server, token, subscribers, rate, seconds, batch, patches)
+    delivery_cpu = max(0.0, arbiter["server_cpu_s"] - append_cpu * arbiter["events"])
+    arbiter["append_cpu_ms_per_event_without_subscribers"] = round(1000 * append_cpu, 3)
+    arbiter["delivery_cpu_s"] = round(delivery_cpu, 3)
+    arbiter["deliveries_per_delivery_cpu_s"] = _per_cpu_second(arbiter["deliveries"], delivery_cpu)
     body = arbiter.pop("_body")
     if patches:  # the peer sends, per event, as many bytes as a patches stream received
         size = max(16, arbiter["bytes_per_event_per_subscriber"])
@@ -625,6 +674,14 @@ async def _scenario(
         "raw_peer": peer,
         "p50_ratio": _ratio(arbiter["p50_ms"], peer["p50_ms"]),
         "p99_ratio": _ratio(arbiter["p99_ms"], peer["p99_ms"]),
+        # Issue 27 item 4: aim ≥ 0.5 (Arbiter's deliveries per CPU-second over the peer's).
+        "deliveries_per_cpu_s_ratio": _ratio(
+            arbiter["deliveries_per_cpu_s"], peer["deliveries_per_cpu_s"]
+        ),
+        # the same, counting only the server CPU above what the appends cost alone
+        "deliveries_per_delivery_cpu_s_ratio": _ratio(
+            arbiter["deliveries_per_delivery_cpu_s"], peer["deliveries_per_cpu_s"]
+        ),
         # Only meaningful with many subscribers (RSS moves by pages and allocator arenas).
         "memory_per_subscriber_kb": {
             "arbiter": per_sub(arbiter),
