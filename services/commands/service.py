@@ -349,7 +349,14 @@ class CommandService:
     ) -> AppendResult | Callable[[], AppendResult]:
         """Decide under the tournament's lock and append: on a log that can `submit`, return
         what waits for the answer (called outside the lock); else the answer."""
-        state = self._catch_up(tournament_id, entry)
+        if entry.inflight and entry.tail is not None:
+            # Decided after batches still in flight: their fold is the state to decide on,
+            # and reading the log first (a round trip to its end, under the lock) could only
+            # find another process's append, which fails this batch at the writer anyway
+            # (`after`) and makes it decide again on a fresh read.
+            state = entry.state
+        else:
+            state = self._catch_up(tournament_id, entry)
         # The redelivery check runs under the tournament's lock, after the catch-up (and
         # again after a lost race): whatever the state holds, `find` sees too, so identical
         # resends racing each other — in this process or others — get one append and the

@@ -199,7 +199,7 @@ def _post_clients(
                 with lock:
                     statuses[code] = statuses.get(code, 0) + 1
                     if code not in (201, -1):
-                        rule = f"{code} {r.json().get('rule', '?')}"
+                        rule = f"{code} {r.json().get('error', {}).get('rule', '?')}"
                         rules[rule] = rules.get(rule, 0) + 1
                 if code == 201:
                     lat[i].append(ms)
