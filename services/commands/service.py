@@ -130,6 +130,9 @@ class _Cached:
     # (no reset since it was decided), so one failure does not cascade over the batches
     # decided after the reset.
     generation: int = 0
+    # Commands refused on a speculative state, waiting to be decided again on the committed
+    # one: no new command is decided meanwhile (`_decide_locked`).
+    draining: int = 0
 
     def reset(self) -> None:
         """Drop the speculative fold: the next decision re-reads the log."""
@@ -261,13 +264,15 @@ class CommandService:
         attempt = 0.0
         while attempt < self.max_retries:
             with entry.lock:
+                assert entry.idle is not None
+                entry.idle.wait_for(lambda: not entry.draining)  # see _decide_locked
                 # A resend of a batch still in flight waits for its answer, then is found
                 # stored (a redelivery) or decided again.
                 busy = [entry.inflight[f] for f in first_ids if f in entry.inflight]
                 if not busy:
                     chained = entry.tail is not None
                     try:
-                        outcome = self._decide_and_append(
+                        outcome = self._decide_locked(
                             tournament_id, entry, batch, proposed, first_ids, actor
                         )
                     except AppendConflict:
@@ -275,15 +280,6 @@ class CommandService:
                         if batch.expected_seq is not None:
                             raise
                         attempt += 1
-                        continue
-                    except CommandRejected:
-                        entry.reset()  # the speculative fold is discarded
-                        if not entry.inflight:
-                            raise
-                        # Refused against a state with batches still in flight: a refusal
-                        # names committed state only, so decide again once they are answered.
-                        assert entry.idle is not None
-                        entry.idle.wait_for(lambda: not entry.inflight)
                         continue
                     except BaseException:
                         entry.reset()  # the speculative fold is discarded
@@ -321,6 +317,34 @@ class CommandService:
             f"{tournament_id} kept changing under {self.max_retries} attempts; retry",
             status=409,
         )
+
+    def _decide_locked(
+        self,
+        tournament_id: str,
+        entry: _Cached,
+        batch: CommandBatch,
+        proposed: Sequence[Event],
+        first_ids: Sequence[UUID],
+        actor: Actor,
+    ) -> AppendResult | Callable[[], AppendResult]:
+        """`_decide_and_append`, under the tournament's lock. A refusal names committed state
+        only: a command refused against a state holding batches still in flight waits until
+        they are answered (new commands of the tournament wait meanwhile) and is decided
+        again, on the log's state."""
+        try:
+            return self._decide_and_append(tournament_id, entry, batch, proposed, first_ids, actor)
+        except CommandRejected:
+            entry.reset()  # the speculative fold is discarded
+            if not entry.inflight:
+                raise
+        assert entry.idle is not None
+        entry.draining += 1
+        try:
+            entry.idle.wait_for(lambda: not entry.inflight)  # returns holding the lock
+        finally:
+            entry.draining -= 1
+            entry.idle.notify_all()
+        return self._decide_and_append(tournament_id, entry, batch, proposed, first_ids, actor)
 
     @staticmethod
     def _answered(
