@@ -64,7 +64,7 @@ def _register_all(
     def held(p: Any, group: Any) -> None:
         if hold and not first.is_set():
             first.set()
-            limit = time.monotonic() + 20  # never reached once appends are pipelined
+            limit = time.monotonic() + 10  # never reached once appends are pipelined
             while len(part.queue) < len(pids) - 1 and time.monotonic() < limit:
                 time.sleep(0.01)
             if while_held is not None:
