@@ -346,11 +346,6 @@ class CommandService:
             entry.idle.notify_all()
         return self._decide_and_append(tournament_id, entry, batch, proposed, first_ids, actor)
 
-    def _settled(self, tournament_id: str) -> int | None:
-        settled = getattr(self.log, "settled_seq", None)
-        seq = None if settled is None else settled(tournament_id)
-        return None if seq is None else int(seq)
-
     @staticmethod
     def _answered(
         entry: _Cached, first_ids: Sequence[UUID], done: threading.Event, gen: int, reset: bool
@@ -383,11 +378,6 @@ class CommandService:
             # and reading the log first (a round trip to its end, under the lock) could only
             # find another process's append, which fails this batch at the writer anyway
             # (`after`) and makes it decide again on a fresh read.
-            state = entry.state
-        elif entry.state.seq and self._settled(tournament_id) == entry.state.seq:
-            # This process holds the partition's writer and the state is at its last seq:
-            # nothing to read (another process's append fails this batch at the writer, which
-            # then re-reads, and the batch is decided again on a fresh read).
             state = entry.state
         else:
             state = self._catch_up(tournament_id, entry)

@@ -235,19 +235,6 @@ class GroupCommitWriter(IndexedReader):
             self._catch_up(part, min(self.READ_TIMEOUT_S, deadline - time.monotonic()))
         return part.producer
 
-    def settled_seq(self, tournament_id: str) -> int | None:
-        """The stream's last seq without reading the partition's end, when this process holds
-        the partition's writer: its index then has every commit (no other process commits
-        there without fencing it first, and its next commit then fails and re-reads). None
-        when it does not hold it. The command path decides on its cached state when that is
-        at this seq (services/commands/service.py)."""
-        part = self._part(tournament_id)
-        if part.producer is None:
-            return None
-        with part.lock:
-            stream = part.streams.get(tournament_id)
-            return len(stream.offsets) if stream else 0
-
     def _drop_writer(self, part: Partition) -> None:
         if part.producer is not None:
             _discard(part.producer)
