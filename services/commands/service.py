@@ -3,14 +3,21 @@
 One `CommandService` per process; it keeps each tournament's decider state in memory and
 catches it up from the log before every decision, so several API processes can write to the
 same log: the log's `expected_seq` check makes the loser of a race re-read and decide again.
+
+On a log that can `submit` (Kafka, with group commit), a command is decided and submitted
+under its tournament's lock and answered outside it: the next command is decided against the
+state after the ones still in flight and joins their transaction (issue 27: through the API
+each transaction held one event, because the lock was held across the whole commit). The
+writer admits it only right after the batch it was decided after (`after`), so a command is
+still checked against the state it is appended after.
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -112,6 +119,27 @@ def derived_event_id(first: UUID, index: int) -> UUID:
 class _Cached:
     state: TournamentState
     lock: threading.Lock
+    # Pipelined appends (a log with `submit`, e.g. Kafka): the batches decided and submitted
+    # but not yet answered, by the ids of their commands' events (a resend of one waits for
+    # its answer), and the last event folded into `state` by them (the next decision is
+    # admitted only after it: the writer's `after` check). `idle` is notified when the
+    # last one is answered.
+    inflight: dict[UUID, threading.Event] = field(default_factory=dict)
+    tail: UUID | None = None
+    idle: threading.Condition | None = None
+    # Counts the resets: a batch that fails resets the state only if its fold is still in it
+    # (no reset since it was decided), so one failure does not cascade over the batches
+    # decided after the reset.
+    generation: int = 0
+    # Commands refused on a speculative state, waiting to be decided again on the committed
+    # one: no new command is decided meanwhile (`_decide_locked`).
+    draining: int = 0
+
+    def reset(self) -> None:
+        """Drop the speculative fold: the next decision re-reads the log."""
+        self.state = TournamentState()
+        self.tail = None
+        self.generation += 1
 
 
 def check_limits(batch: CommandBatch, limits: Limits, payloads: bool = True) -> None:
@@ -248,7 +276,9 @@ class CommandService:
         with self._cache_lock:
             entry = self._cache.get(tournament_id)
             if entry is None:
-                entry = self._cache[tournament_id] = _Cached(TournamentState(), threading.Lock())
+                lock = threading.Lock()
+                entry = self._cache[tournament_id] = _Cached(TournamentState(), lock)
+                entry.idle = threading.Condition(lock)
             return entry
 
     def _catch_up(self, tournament_id: str, entry: _Cached) -> TournamentState:
@@ -257,8 +287,12 @@ class CommandService:
         return entry.state
 
     def state(self, tournament_id: str) -> TournamentState:
+        """The tournament's state as committed: waits for this process's appends in flight
+        (whose events the speculative fold holds) to be answered."""
         entry = self._entry(tournament_id)
         with entry.lock:
+            assert entry.idle is not None
+            entry.idle.wait_for(lambda: not entry.inflight)
             return self._catch_up(tournament_id, entry)
 
     # -- commands --------------------------------------------------------------------------
@@ -295,25 +329,106 @@ class CommandService:
                     )
         first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
         entry = self._entry(tournament_id)
-        for _attempt in range(self.max_retries):
+        attempt = 0.0
+        while attempt < self.max_retries:
             with entry.lock:
-                try:
-                    return self._decide_and_append(
-                        tournament_id, entry, batch, proposed, first_ids, actor
-                    )
-                except AppendConflict:
-                    entry.state = TournamentState()  # re-read from the log and decide again
-                    if batch.expected_seq is not None:
+                assert entry.idle is not None
+                entry.idle.wait_for(lambda: not entry.draining)  # see _decide_locked
+                # A resend of a batch still in flight waits for its answer, then is found
+                # stored (a redelivery) or decided again.
+                busy = [entry.inflight[f] for f in first_ids if f in entry.inflight]
+                if not busy:
+                    chained = entry.tail is not None
+                    try:
+                        outcome = self._decide_locked(
+                            tournament_id, entry, batch, proposed, first_ids, actor
+                        )
+                    except AppendConflict:
+                        entry.reset()  # re-read from the log and decide again
+                        if batch.expected_seq is not None:
+                            raise
+                        attempt += 1
+                        continue
+                    except BaseException:
+                        entry.reset()  # the speculative fold is discarded
                         raise
-                except BaseException:
-                    entry.state = TournamentState()  # the speculative fold is discarded
+                    if isinstance(outcome, AppendResult):
+                        return outcome
+                    gen = entry.generation
+                    done = threading.Event()
+                    for f in first_ids:
+                        entry.inflight[f] = done
+            if busy:
+                busy[0].wait()
+                continue
+            # Submitted under the lock, answered outside it: the next command of this
+            # tournament is decided (after this one) and joins the same transaction.
+            assert callable(outcome)
+            try:
+                result = outcome()
+            except AppendConflict:
+                self._answered(entry, first_ids, done, gen, reset=True)
+                if batch.expected_seq is not None:
                     raise
+                # Refused because a batch it was decided after failed: not contention of its
+                # own, so it counts a quarter of an attempt.
+                attempt += 0.25 if chained else 1
+                continue
+            except BaseException:
+                self._answered(entry, first_ids, done, gen, reset=True)
+                raise
+            self._answered(entry, first_ids, done, gen, reset=result.duplicate)
+            return result
         raise CommandRejected(
             "concurrency.retries_exhausted",
             "expected_seq",
             f"{tournament_id} kept changing under {self.max_retries} attempts; retry",
             status=409,
         )
+
+    def _decide_locked(
+        self,
+        tournament_id: str,
+        entry: _Cached,
+        batch: CommandBatch,
+        proposed: Sequence[Event],
+        first_ids: Sequence[UUID],
+        actor: Actor,
+    ) -> AppendResult | Callable[[], AppendResult]:
+        """`_decide_and_append`, under the tournament's lock. A refusal names committed state
+        only: a command refused against a state holding batches still in flight waits until
+        they are answered (new commands of the tournament wait meanwhile) and is decided
+        again, on the log's state."""
+        try:
+            return self._decide_and_append(tournament_id, entry, batch, proposed, first_ids, actor)
+        except CommandRejected:
+            entry.reset()  # the speculative fold is discarded
+            if not entry.inflight:
+                raise
+        assert entry.idle is not None
+        entry.draining += 1
+        try:
+            entry.idle.wait_for(lambda: not entry.inflight)  # returns holding the lock
+        finally:
+            entry.draining -= 1
+            entry.idle.notify_all()
+        return self._decide_and_append(tournament_id, entry, batch, proposed, first_ids, actor)
+
+    @staticmethod
+    def _answered(
+        entry: _Cached, first_ids: Sequence[UUID], done: threading.Event, gen: int, reset: bool
+    ) -> None:
+        with entry.lock:
+            for i in first_ids:
+                if entry.inflight.get(i) is done:
+                    del entry.inflight[i]
+            if reset and entry.generation == gen:  # failed, or raced with a redelivery
+                entry.reset()
+            if not entry.inflight:
+                entry.tail = None  # everything folded is committed: expected_seq suffices
+                assert entry.idle is not None
+                entry.idle.notify_all()
+        done.set()
 
     def _decide_and_append(
         self,
@@ -323,8 +438,17 @@ class CommandService:
         proposed: Sequence[Event],
         first_ids: Sequence[UUID],
         actor: Actor,
-    ) -> AppendResult:
-        state = self._catch_up(tournament_id, entry)
+    ) -> AppendResult | Callable[[], AppendResult]:
+        """Decide under the tournament's lock and append: on a log that can `submit`, return
+        what waits for the answer (called outside the lock); else the answer."""
+        if entry.inflight and entry.tail is not None:
+            # Decided after batches still in flight: their fold is the state to decide on,
+            # and reading the log first (a round trip to its end, under the lock) could only
+            # find another process's append, which fails this batch at the writer anyway
+            # (`after`) and makes it decide again on a fresh read.
+            state = entry.state
+        else:
+            state = self._catch_up(tournament_id, entry)
         # The redelivery check runs under the tournament's lock, after the catch-up (and
         # again after a lost race): whatever the state holds, `find` sees too, so identical
         # resends racing each other — in this process or others — get one append and the
@@ -361,9 +485,19 @@ class CommandService:
                 new.append(ne)
                 # Fold speculatively so the next command in the batch sees this one.
                 evolve(state, Recorded(_provisional(ne, tournament_id, state.seq + 1, now), out))
+        submit = getattr(self.log, "submit", None)
+        if submit is not None and new:
+            # The batch is decided against the state after the batches still in flight
+            # (`entry.tail`); the writer admits it only right after them (`after`), or, with
+            # none in flight, only at `base_seq` (the log's expected_seq check).
+            waiter: Callable[[], AppendResult] = submit(
+                tournament_id, new, expected_seq=base_seq, after=entry.tail
+            )
+            entry.tail = new[-1].event_id
+            return waiter
         result = self.log.append(tournament_id, new, expected_seq=base_seq)
         if result.duplicate:  # raced with a redelivery of the same commands
-            entry.state = TournamentState()
+            entry.reset()
         return result
 
     def _redelivery(

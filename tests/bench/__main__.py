@@ -124,5 +124,11 @@ if __name__ == "__main__":
 
         # The Kafka writer's group commit and per-tournament read (needs KAFKA_BOOTSTRAP).
         doc["kafka_append"] = kafka_append.main(["--quick"] if quick else [], emit=False)
+    if only is not None and "http_kafka" in only:
+        from . import http_kafka
+
+        # HTTP appends through 1, 2, 3 `arbiter serve` processes on Kafka beside the log alone
+        # (issue 27 item 7; needs KAFKA_BOOTSTRAP).
+        doc["http_kafka"] = http_kafka.main(["--quick"] if quick else [], emit=False)
     print(json.dumps(doc, indent=2))
     raise SystemExit(exit_code(eventlog) if eventlog is not None else 0)

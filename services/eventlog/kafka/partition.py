@@ -44,6 +44,10 @@ class AppendRequest:
     # Its batch was in a transaction whose commit was sent and not confirmed (until a new
     # writer has initialised and re-read the partition).
     in_doubt: bool = False
+    # The id of the event this batch was decided after, when that event was itself still
+    # being appended (a pipelined command path): the batch is admitted only if that event is
+    # then the stream's last (writer.py `_plan`).
+    after: UUID | None = None
 
     def finish(
         self, result: AppendResult | None = None, error: BaseException | None = None

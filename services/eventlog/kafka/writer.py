@@ -75,7 +75,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -243,13 +243,31 @@ class GroupCommitWriter(IndexedReader):
     def append(
         self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
     ) -> AppendResult:
+        return self.submit(tournament_id, events, expected_seq)()
+
+    def submit(
+        self,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None = None,
+        after: UUID | None = None,
+    ) -> Callable[[], AppendResult]:
+        """Take an append in its place in the partition's order without waiting for it, and
+        return what waits for its answer (`append` is `submit(...)()`); the returned callable
+        must be called. A caller that decides under its own lock submits under it and waits
+        outside it, so the next decision can join the same transaction (the command path,
+        services/commands/service.py). `after`: the id of the event the batch was decided
+        after, when that event was still being appended itself: the batch is refused with
+        `AppendConflict` unless that event is then the stream's last."""
         if not events:
-            return AppendResult([])
+            empty = AppendResult([])
+            return lambda: empty
         part = self._part(tournament_id)
         now = time.monotonic()
         req = AppendRequest(
             tournament_id, list(events), expected_seq, now + self.APPEND_TIMEOUT_S, now
         )
+        req.after = after
         with part.cond:
             if self._closed:
                 raise KafkaUnavailable(f"{self.topic}: the log is closed; nothing was appended")
@@ -260,13 +278,17 @@ class GroupCommitWriter(IndexedReader):
                 part.busy = True
                 part.last_group = 1
         if alone:
-            try:
-                self._run_group(part, [req])
-            finally:
-                with part.cond:
-                    part.busy = False
-                    part.cond.notify_all()
-            return req.outcome()
+
+            def run_alone() -> AppendResult:
+                try:
+                    self._run_group(part, [req])
+                finally:
+                    with part.cond:
+                        part.busy = False
+                        part.cond.notify_all()
+                return req.outcome()
+
+            return run_alone
         with part.cond:
             part.queue.append(req)
             part.queued_events += len(req.events)
@@ -279,6 +301,9 @@ class GroupCommitWriter(IndexedReader):
                 )
                 part.committer.start()
             part.cond.notify()
+        return lambda: self._wait(part, req)
+
+    def _wait(self, part: Partition, req: AppendRequest) -> AppendResult:
         # The committer answers every request by its deadline (plus the wait for readers to
         # see a commit); a request still queued then is withdrawn, one being committed is
         # waited on a little longer, then reported as possibly committed.
@@ -502,6 +527,17 @@ class GroupCommitWriter(IndexedReader):
                     prev = stream.last_hash if stream else GENESIS_HASH
                 if req.expected_seq is not None and req.expected_seq != last_seq:
                     raise AppendConflict(tid, req.expected_seq, last_seq)
+                if req.after is not None:  # decided after an event then in flight
+                    mine = pending.get(req.after)
+                    hit = part.ids.get(req.after)
+                    at = (mine[1].tournament_id, mine[1].seq) if mine else hit and hit[:2]
+                    if at != (tid, last_seq):
+                        conflict = AppendConflict(tid, last_seq, last_seq)
+                        conflict.args = (
+                            f"{tid}: the event this batch was decided after ({req.after}) is "
+                            f"not the stream's last (seq {last_seq}); re-read and retry",
+                        )
+                        raise conflict
                 sealed: list[Envelope] = []
                 for i, e in enumerate(req.events, start=1):
                     env = e.sealed(tid, last_seq + i, prev, now)

@@ -1,0 +1,422 @@
+"""HTTP appends on Kafka through 1, 2 and 3 `arbiter serve` processes (issue 27 item 7), as one
+JSON document, beside the log alone in the same run.
+
+Needs a broker (`deploy/kafka/start`; `KAFKA_BOOTSTRAP=127.0.0.1:19092`). Every run uses fresh
+topics `arbiter.bench.http.<hex>` and deletes them afterwards.
+
+- `api`: for 1, 2 and 3 `arbiter serve` processes on one topic (`ARBITER_LOG=kafka`, the
+  configuration of README "production": services/config.py), `CLIENTS` (50) client threads,
+  each with its own HTTP connection, dealt round-robin over the processes, post one
+  `RulingIssued` command per request (without `expected_seq`: the server decides and
+  retries) for `--seconds`, in two layouts: `one_tournament` (every client on one
+  tournament: one partition, one stream) and `spread` (client i on tournament i: 50 streams
+  over the topic's 8 partitions). Reported: events/s, request p50/p99/max ms, the 409s
+  (`concurrency.retries_exhausted`: contention a client without `expected_seq` did not cause)
+  and other non-201 answers, and `events_per_transaction`, counted from the log: a
+  `read_committed` consumer reads the partitions, and each transaction ends in one commit
+  marker, which takes an offset no record has, so the transactions are the runs of
+  consecutive record offsets.
+- `log_alone`: the same layouts, in the same run, through `KafkaEventLog.append` called by 50
+  threads in this process (as tests/bench/kafka_append.py does; without `expected_seq` for
+  `one_tournament`, with it for `spread`), with the writer's own transaction count. Each
+  `api` row carries `ratio_to_log_alone` (its events/s over the peer's).
+
+`RulingIssued` rather than moves or results: every client can post one at any time without a
+paired game, so what is measured is the append path (parse, auth, decide, append, answer)
+and not the setup of 50 games; a `MovePlayed` costs the command path more to decide (the
+legality check), which tests/bench/projector_move.py measures.
+
+Run: `python -m tests.bench.http_kafka [--seconds S] [--quick] [--processes 1,2,3]`, or
+`python -m tests.bench --only http_kafka`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+_repo = Path(__file__).resolve().parents[2]
+for _p in (_repo / "tests", _repo):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import httpx  # noqa: E402
+from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition  # noqa: E402
+
+from events_schema import Actor  # noqa: E402
+from events_schema import events as ev  # noqa: E402
+from services.config import Settings  # noqa: E402
+from services.eventlog.base import NewEvent  # noqa: E402
+from services.eventlog.kafka import API_VERSION, KafkaEventLog  # noqa: E402
+from tests.bench.runner import dist  # noqa: E402
+from tests.builders import new_event  # noqa: E402
+
+CLIENTS = 50
+PARTITIONS = 8
+_OPTIONS = Settings.from_env().kafka_options()
+
+
+def _progress(msg: str) -> None:
+    print(f"[bench.http_kafka] {msg}", file=sys.stderr, flush=True)
+
+
+def _rate(n: int, seconds: float) -> float:
+    return round(n / seconds, 1) if seconds > 0 else 0.0
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ruling(client: int, n: int, tag: str = "log") -> dict[str, Any]:
+    return {
+        "type": "RulingIssued",
+        "payload": {
+            "ruling_id": f"{tag}-c{client}-{n}",  # unique: the decider refuses a reused id
+            "by": f"client {client}",
+            "subject": "bench",
+            "text": "an append through the API",
+        },
+    }
+
+
+# -- the API processes ---------------------------------------------------------------------
+
+
+class Servers:
+    """`n` `arbiter serve` processes on one Kafka topic."""
+
+    def __init__(self, n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path) -> None:
+        env = dict(os.environ)
+        env.update(
+            ARBITER_LOG="kafka",
+            KAFKA_BOOTSTRAP=bootstrap,
+            ARBITER_TOPIC=topic,
+            ARBITER_PARTITIONS=str(PARTITIONS),
+            ARBITER_TOKENS_DB=str(token_db),
+            ARBITER_CHECKPOINT_EVERY="0",
+        )
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.urls: list[str] = []
+        self.logs: list[Path] = []
+        arbiter = Path(sys.executable).with_name("arbiter")
+        for i in range(n):
+            port = _free_port()
+            logf = tmp / f"serve-{i}.log"
+            self.logs.append(logf)
+            with logf.open("wb") as out:
+                self.procs.append(
+                    subprocess.Popen(
+                        [str(arbiter), "serve", "--port", str(port)],
+                        cwd=_repo,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+            self.urls.append(f"http://127.0.0.1:{port}")
+        for proc, url, logf in zip(self.procs, self.urls, self.logs, strict=True):
+            deadline = time.monotonic() + 90
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"arbiter serve exited: {logf.read_text()[-2000:]}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"arbiter serve did not start: {logf.read_text()[-2000:]}")
+                time.sleep(0.3)
+
+    def cpu_seconds(self) -> float:
+        total = 0.0
+        for proc in self.procs:
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _post_clients(
+    urls: list[str], headers: dict[str, str], tids: list[str], seconds: float
+) -> dict[str, Any]:
+    """`CLIENTS` threads, client i on `tids[i % len(tids)]` through `urls[i % len(urls)]`."""
+    lat: list[list[float]] = [[] for _ in range(CLIENTS)]
+    statuses: dict[int, int] = {}
+    rules: dict[str, int] = {}
+    lock = threading.Lock()
+    stop_at = [0.0]
+    t0 = [0.0]
+
+    def go() -> None:
+        t0[0] = time.perf_counter()
+        stop_at[0] = t0[0] + seconds
+
+    start = threading.Barrier(CLIENTS + 1, action=go)
+
+    tag = uuid.uuid4().hex[:8]
+
+    def client(i: int) -> None:
+        url = f"{urls[i % len(urls)]}/tournaments/{tids[i % len(tids)]}/commands"
+        with httpx.Client(headers=headers, timeout=60) as http:
+            start.wait()
+            n = 0
+            while time.perf_counter() < stop_at[0]:
+                t = time.perf_counter()
+                try:
+                    r = http.post(url, json=_ruling(i, n, tag))
+                    code = r.status_code
+                except httpx.HTTPError:
+                    code = -1
+                ms = (time.perf_counter() - t) * 1000
+                n += 1
+                with lock:
+                    statuses[code] = statuses.get(code, 0) + 1
+                    if code not in (201, -1):
+                        rule = f"{code} {r.json().get('error', {}).get('rule', '?')}"
+                        rules[rule] = rules.get(rule, 0) + 1
+                if code == 201:
+                    lat[i].append(ms)
+
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    start.wait()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0[0]
+    ok = [x for xs in lat for x in xs]
+    return {
+        "events": len(ok),
+        "seconds": round(elapsed, 3),
+        "events_per_s": _rate(len(ok), elapsed),
+        **dist(ok),
+        "status_409": statuses.get(409, 0),
+        "refusals": rules,
+        "other_non_201": {str(k): v for k, v in statuses.items() if k not in (201, 409)},
+    }
+
+
+def log_transactions(bootstrap: str, topic: str) -> dict[str, Any]:
+    """Transactions and events on `topic`, counted from the log: with `read_committed`, each
+    committed transaction's records are consecutive offsets followed by its commit marker (an
+    offset no record has), so the transactions are the runs of consecutive record offsets."""
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        api_version=API_VERSION,
+        isolation_level="read_committed",
+        enable_auto_commit=False,
+    )
+    try:
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic))]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        last: dict[int, int] = {}
+        events = runs = 0
+        while any(consumer.position(tp) < ends[tp] for tp in tps):
+            for tp, recs in consumer.poll(timeout_ms=500, max_records=10_000).items():
+                for rec in recs:
+                    events += 1
+                    if last.get(tp.partition, -2) != rec.offset - 1:
+                        runs += 1
+                    last[tp.partition] = rec.offset
+    finally:
+        consumer.close()
+    return {
+        "events": events,
+        "transactions": runs,
+        "events_per_transaction": round(events / runs, 2) if runs else 0,
+    }
+
+
+def _delete(bootstrap: str, topics: list[str]) -> None:
+    with contextlib.suppress(Exception):
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, api_version=API_VERSION)
+        admin.delete_topics(topics)
+        admin.close()
+
+
+def _api_run(
+    bootstrap: str, n: int, layout: str, seconds: float, tmp: Path, topics: list[str]
+) -> dict[str, Any]:
+    from services.commands.auth import TokenStore
+
+    topic = f"arbiter.bench.http.{n}p.{layout}.{uuid.uuid4().hex[:8]}"
+    topics.append(topic)
+    token_db = tmp / f"tokens-{n}-{layout}.sqlite3"
+    token, _ = TokenStore(token_db).create("admin", "chief")
+    headers = {"Authorization": f"Bearer {token}"}
+    tids = ["bench-t0"] if layout == "one_tournament" else [f"bench-t{i}" for i in range(CLIENTS)]
+    _progress(f"{n} process(es), {layout}, {seconds} s")
+    servers = Servers(n, bootstrap, topic, tmp, token_db)
+    try:
+        for k, tid in enumerate(tids):  # each tournament created once, through the processes
+            body = {"type": "TournamentCreated", "payload": {"name": tid, "format": "swiss"}}
+            url = servers.urls[k % n]
+            r = httpx.post(f"{url}/tournaments/{tid}/commands", json=body, headers=headers)
+            r.raise_for_status()
+        warm = _post_clients(servers.urls, headers, tids, min(1.0, seconds / 4))  # noqa: F841
+        before = log_transactions(bootstrap, topic)
+        cpu0 = servers.cpu_seconds()
+        out = _post_clients(servers.urls, headers, tids, seconds)
+        cpu = servers.cpu_seconds() - cpu0
+        after = log_transactions(bootstrap, topic)
+    finally:
+        servers.stop()
+    txns = after["transactions"] - before["transactions"]
+    evs = after["events"] - before["events"]
+    out["processes"] = n
+    out["server_cpu_ms_per_event"] = round(cpu * 1000 / out["events"], 3) if out["events"] else None
+    out["log"] = {
+        "events": evs,
+        "transactions": txns,
+        "events_per_transaction": round(evs / txns, 2) if txns else 0,
+    }
+    return out
+
+
+def _log_alone(bootstrap: str, layout: str, seconds: float, topics: list[str]) -> dict[str, Any]:
+    """50 threads calling the log's own append, in this process (kafka_append's peer)."""
+    topic = f"arbiter.bench.http.log.{layout}.{uuid.uuid4().hex[:8]}"
+    topics.append(topic)
+    tids = ["bench-t0"] if layout == "one_tournament" else [f"bench-t{i}" for i in range(CLIENTS)]
+    conditional = layout != "one_tournament"
+    actor = Actor(id="bench", role="arbiter")
+    _progress(f"log alone, {layout}, {seconds} s")
+    log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS, **_OPTIONS)
+    try:
+        for tid in tids:
+            log.append(
+                tid, [new_event(ev.TournamentCreated(name=tid, format="swiss"), actor=actor)]
+            )
+        lat: list[list[float]] = [[] for _ in range(CLIENTS)]
+        stop_at = [0.0]
+        t0 = [0.0]
+
+        def go() -> None:
+            t0[0] = time.perf_counter()
+            stop_at[0] = t0[0] + seconds
+
+        start = threading.Barrier(CLIENTS + 1, action=go)
+        before = (
+            sum(p.transactions for p in log._parts),
+            sum(p.events_written for p in log._parts),
+        )
+
+        def client(i: int) -> None:
+            tid = tids[i % len(tids)]
+            seq = log.last_seq(tid) if conditional else None
+            start.wait()
+            n = 0
+            while time.perf_counter() < stop_at[0]:
+                e: NewEvent = new_event(ev.RulingIssued(**_ruling(i, n)["payload"]), actor=actor)
+                n += 1
+                t = time.perf_counter()
+                res = log.append(tid, [e], expected_seq=seq)
+                lat[i].append((time.perf_counter() - t) * 1000)
+                if conditional:
+                    seq = res.last_seq
+
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(CLIENTS)]
+        for t in threads:
+            t.start()
+        start.wait()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0[0]
+        txns = sum(p.transactions for p in log._parts) - before[0]
+        evs = sum(p.events_written for p in log._parts) - before[1]
+    finally:
+        log.close()
+    ok = [x for xs in lat for x in xs]
+    return {
+        "events": len(ok),
+        "seconds": round(elapsed, 3),
+        "events_per_s": _rate(len(ok), elapsed),
+        **dist(ok),
+        "expected_seq": conditional,
+        "log": {
+            "events": evs,
+            "transactions": txns,
+            "events_per_transaction": round(evs / txns, 2) if txns else 0,
+        },
+    }
+
+
+def run(seconds: float, processes: list[int], bootstrap: str) -> dict[str, Any]:
+    topics: list[str] = []
+    doc: dict[str, Any] = {
+        "clients": CLIENTS,
+        "partitions": PARTITIONS,
+        "seconds_per_run": seconds,
+        "command": "RulingIssued, no expected_seq",
+        "log_alone": {},
+        "api": {},
+    }
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-http-kafka-") as tmp:
+            for layout in ("one_tournament", "spread"):
+                peer = _log_alone(bootstrap, layout, seconds, topics)
+                doc["log_alone"][layout] = peer
+                rows = {}
+                for n in processes:
+                    row = _api_run(bootstrap, n, layout, seconds, Path(tmp), topics)
+                    row["ratio_to_log_alone"] = _ratio(row["events_per_s"], peer["events_per_s"])
+                    rows[f"{n}_process"] = row
+                first = rows.get(f"{processes[0]}_process")
+                for row in rows.values():
+                    if first is not None:
+                        row["ratio_to_first"] = _ratio(row["events_per_s"], first["events_per_s"])
+                doc["api"][layout] = rows
+    finally:
+        _delete(bootstrap, topics)
+    return doc
+
+
+def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
+    p = argparse.ArgumentParser(prog="python -m tests.bench.http_kafka")
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--quick", action="store_true", help="4 s per run")
+    p.add_argument("--processes", default="1,2,3")
+    args = p.parse_args(argv)
+    bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
+    if not bootstrap:
+        doc: dict[str, Any] = {"skipped": "KAFKA_BOOTSTRAP is not set (deploy/kafka/start)"}
+    else:
+        seconds = 4.0 if args.quick else args.seconds
+        procs = [int(x) for x in args.processes.split(",")]
+        doc = run(seconds, procs, bootstrap)
+    if emit:
+        print(json.dumps(doc, indent=2))
+    return doc
+
+
+if __name__ == "__main__":
+    main()
