@@ -26,6 +26,13 @@ class Settings:
     # The Kafka writer's group commit; None: the log's defaults (3 ms, 1000 events).
     kafka_group_commit_ms: float | None = None  # ARBITER_KAFKA_GROUP_COMMIT_MS
     kafka_group_max_events: int | None = None  # ARBITER_KAFKA_GROUP_MAX_EVENTS
+    # Several API processes on one cluster (services/eventlog/kafka/ownership.py): "single"
+    # (default: every process writes every partition, fencing the others), or "group" (each
+    # writes the partitions the consumer group assigns it and forwards the others' appends to
+    # their owner's advertised URL, authenticated by the shared forward secret).
+    kafka_ownership: str = "single"  # ARBITER_KAFKA_OWNERSHIP
+    advertised_url: str | None = None  # ARBITER_ADVERTISED_URL
+    forward_secret: str | None = None  # ARBITER_FORWARD_SECRET
     sqlite_synchronous: str = "FULL"  # ARBITER_SQLITE_SYNCHRONOUS: FULL, NORMAL or EXTRA
     # Seconds between a processor's checkpoints (0: none).
     snapshot_every: float = 30.0  # ARBITER_SNAPSHOT_EVERY
@@ -60,6 +67,9 @@ class Settings:
             else None,
             "kafka_group_commit_ms": _non_negative("ARBITER_KAFKA_GROUP_COMMIT_MS"),
             "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
+            "kafka_ownership": env.get("ARBITER_KAFKA_OWNERSHIP", "").strip() or "single",
+            "advertised_url": env.get("ARBITER_ADVERTISED_URL", "").strip() or None,
+            "forward_secret": env.get("ARBITER_FORWARD_SECRET", "").strip() or None,
             "sqlite_synchronous": _synchronous(),
             "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
             "checkpoint_key": _path("ARBITER_CHECKPOINT_KEY"),
@@ -80,6 +90,9 @@ class Settings:
             "replication_factor": self.kafka_replication,
             "group_commit_ms": self.kafka_group_commit_ms,
             "group_max_events": self.kafka_group_max_events,
+            "ownership": self.kafka_ownership if self.kafka_ownership != "single" else None,
+            "advertised_url": self.advertised_url,
+            "forward_secret": self.forward_secret,
         }
         return {k: v for k, v in options.items() if v is not None}
 

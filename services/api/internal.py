@@ -1,0 +1,56 @@
+"""The API processes' own endpoints for each other (issue 27 item 2): with
+`ARBITER_KAFKA_OWNERSHIP=group`, an append to a partition another process owns is sent to
+`POST /internal/log/append` there (services/eventlog/kafka/ownership.py). Only callers that
+present the shared `ARBITER_FORWARD_SECRET` are served; elsewhere these answer 404."""
+
+from __future__ import annotations
+
+import hmac
+
+from fastapi import APIRouter, FastAPI, Request, Response
+
+from services.eventlog.kafka.log import FORWARD_HEADER, KafkaEventLog
+
+
+def internal_router(app: FastAPI) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    def _log(request: Request) -> KafkaEventLog | None:
+        log = app.state.log
+        if not isinstance(log, KafkaEventLog) or log.ownership is None:
+            return None
+        given = request.headers.get(FORWARD_HEADER, "")
+        if not hmac.compare_digest(given.encode(), log.forward_secret.encode()):
+            return None
+        return log
+
+    @router.post("/internal/log/append")
+    async def forwarded_append(request: Request) -> Response:
+        log = _log(request)
+        if log is None:
+            return Response(status_code=404)
+        from starlette.concurrency import run_in_threadpool
+
+        status, body = await run_in_threadpool(log.append_forwarded, await request.body())
+        return Response(body, status_code=status, media_type="application/json")
+
+    @router.get("/internal/log/ownership")
+    def ownership(request: Request) -> Response:
+        """Who owns what, and what this process wrote where (the scale-out test's counts)."""
+        log = _log(request)
+        if log is None or log.ownership is None:
+            return Response(status_code=404)
+        import orjson
+
+        parts = {
+            str(p.number): {
+                "writer_inits": p.writer_inits,
+                "events_written": p.events_written,
+                "transactions": p.transactions,
+            }
+            for p in log._parts
+        }
+        body = {**log.ownership.describe(), "forwarded": log.forwarded, "partitions": parts}
+        return Response(orjson.dumps(body), media_type="application/json")
+
+    return router
