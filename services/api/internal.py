@@ -5,7 +5,9 @@ present the shared `ARBITER_FORWARD_SECRET` are served; elsewhere these answer 4
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+from concurrent.futures import ThreadPoolExecutor
 
 from fastapi import APIRouter, FastAPI, Request, Response
 
@@ -14,6 +16,10 @@ from services.eventlog.kafka.log import FORWARD_HEADER, KafkaEventLog
 
 def internal_router(app: FastAPI) -> APIRouter:
     router = APIRouter(include_in_schema=False)
+    # Forwarded appends run on their own threads, never on the request threads: two
+    # processes whose request threads all wait on forwards to each other would otherwise
+    # have none left to take the other's forwards (a deadlock under load).
+    pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="arbiter-forwarded")
 
     def _log(request: Request) -> KafkaEventLog | None:
         log = app.state.log
@@ -29,9 +35,10 @@ def internal_router(app: FastAPI) -> APIRouter:
         log = _log(request)
         if log is None:
             return Response(status_code=404)
-        from starlette.concurrency import run_in_threadpool
-
-        status, body = await run_in_threadpool(log.append_forwarded, await request.body())
+        raw = await request.body()
+        status, body = await asyncio.get_running_loop().run_in_executor(
+            pool, log.append_forwarded, raw
+        )
         return Response(body, status_code=status, media_type="application/json")
 
     @router.get("/internal/log/ownership")
