@@ -90,11 +90,20 @@ class Settings:
             "replication_factor": self.kafka_replication,
             "group_commit_ms": self.kafka_group_commit_ms,
             "group_max_events": self.kafka_group_max_events,
-            "ownership": self.kafka_ownership if self.kafka_ownership != "single" else None,
+        }
+        return {k: v for k, v in options.items() if v is not None}
+
+    def ownership_options(self) -> dict[str, Any]:
+        """The serving process's partition ownership (`ARBITER_KAFKA_OWNERSHIP`; only
+        `arbiter serve` and services/api/main.py join the group: a CLI command or a processor
+        that appends is a one-off writer, fenced and re-reading as with `single`)."""
+        if self.kafka_ownership == "single":
+            return {}
+        return {
+            "ownership": self.kafka_ownership,
             "advertised_url": self.advertised_url,
             "forward_secret": self.forward_secret,
         }
-        return {k: v for k, v in options.items() if v is not None}
 
 
 def _path(name: str, strip: bool = False) -> Path | None:
@@ -190,7 +199,7 @@ class FeedSettings:
         )
 
 
-def open_log(settings: Settings) -> EventLog:
+def open_log(settings: Settings, serving: bool = False) -> EventLog:
     """The configured log, with the limits of the environment (`ARBITER_MAX_*`): the same on
     both backends, and on Kafka the topic's `max.message.bytes` follows them."""
     limits = limits_from_env()
@@ -203,6 +212,7 @@ def open_log(settings: Settings) -> EventLog:
             partitions=settings.kafka_partitions,
             limits=limits,
             **settings.kafka_options(),
+            **(settings.ownership_options() if serving else {}),
         )
     from services.eventlog.sqlite import SQLiteEventLog
 

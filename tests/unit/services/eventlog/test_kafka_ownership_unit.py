@@ -100,11 +100,12 @@ def test_ownership_is_single_unless_set(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.delenv(name, raising=False)
     settings = Settings.from_env()
     assert settings.kafka_ownership == "single"
-    assert "ownership" not in settings.kafka_options()
+    assert settings.ownership_options() == {}
     monkeypatch.setenv("ARBITER_KAFKA_OWNERSHIP", "group")
     monkeypatch.setenv("ARBITER_ADVERTISED_URL", "http://10.0.0.1:8000")
     monkeypatch.setenv("ARBITER_FORWARD_SECRET", "s")
-    options = Settings.from_env().kafka_options()
+    assert "ownership" not in Settings.from_env().kafka_options()  # a CLI append: no member
+    options = Settings.from_env().ownership_options()
     assert options["ownership"] == "group"
     assert options["advertised_url"] == "http://10.0.0.1:8000"
     assert options["forward_secret"] == "s"
