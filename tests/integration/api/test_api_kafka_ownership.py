@@ -41,7 +41,8 @@ def _free_port() -> int:
 
 
 class Cluster:
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, partitions: int = PARTITIONS) -> None:
+        self.partitions = partitions
         self.env = dict(os.environ)
         self.env.update(
             {
@@ -49,7 +50,7 @@ class Cluster:
                 "ARBITER_LOG": "kafka",
                 "KAFKA_BOOTSTRAP": kafka_bootstrap() or "",
                 "ARBITER_TOPIC": f"arbiter.test.{uuid.uuid4().hex[:12]}",
-                "ARBITER_PARTITIONS": str(PARTITIONS),
+                "ARBITER_PARTITIONS": str(partitions),
                 "ARBITER_KAFKA_OWNERSHIP": "group",
                 "ARBITER_FORWARD_SECRET": SECRET,
                 "ARBITER_CHECKPOINT_EVERY": "0",
@@ -114,7 +115,7 @@ class Cluster:
             views = [self.ownership(u) for u in urls]
             owners = views[0]["owners"]
             if (
-                len(owners) == PARTITIONS
+                len(owners) == self.partitions
                 and set(owners.values()) == set(urls)
                 and all(v["owners"] == owners for v in views)
             ):
@@ -139,26 +140,28 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         c.stop()
 
 
-def _tournaments(per_partition: int) -> list[str]:
+def tournaments_on_every_partition(per_partition: int, partitions: int = PARTITIONS) -> list[str]:
     """Tournament ids covering every partition, `per_partition` on each."""
-    found: dict[int, list[str]] = {p: [] for p in range(PARTITIONS)}
+    found: dict[int, list[str]] = {p: [] for p in range(partitions)}
     i = 0
     while any(len(v) < per_partition for v in found.values()):
         tid = f"own{i}"
-        p = partition_for(tid, PARTITIONS)
+        p = partition_for(tid, partitions)
         if len(found[p]) < per_partition:
             found[p].append(tid)
         i += 1
     return [t for v in found.values() for t in v]
 
 
-def _post(url: str, headers: dict[str, str], tid: str, body: dict[str, Any]) -> httpx.Response:
+def post_command(
+    url: str, headers: dict[str, str], tid: str, body: dict[str, Any]
+) -> httpx.Response:
     return httpx.post(f"{url}/tournaments/{tid}/commands", json=body, headers=headers, timeout=60)
 
 
 def _create(c: Cluster, tids: list[str]) -> None:
     for i, tid in enumerate(tids):
-        r = _post(
+        r = post_command(
             c.urls[i % len(c.urls)],
             c.headers,
             tid,
@@ -177,7 +180,7 @@ def _register(
                 "type": "PlayerRegistered",
                 "payload": {"player_id": f"{prefix}{i}", "name": "X"},
             }
-            r = _post(url, headers, tid, body)
+            r = post_command(url, headers, tid, body)
             if r.status_code != 201:
                 errors.append(f"{url} {tid} {prefix}{i}: {r.status_code} {r.text}")
 
@@ -205,7 +208,7 @@ def test_each_partition_is_written_by_its_owner_only(cluster: Cluster) -> None:
     cluster.start(2)
     a, b = cluster.urls
     owners = cluster.settled([a, b])
-    tids = _tournaments(2)
+    tids = tournaments_on_every_partition(2)
     _create(cluster, tids)
 
     errors: list[str] = []
@@ -238,7 +241,7 @@ def test_kill_9_moves_the_partitions_and_appends_go_on(cluster: Cluster) -> None
     a, b = cluster.urls
     owners = cluster.settled([a, b])
     assert set(owners.values()) == {a, b}
-    tids = _tournaments(1)
+    tids = tournaments_on_every_partition(1)
     _create(cluster, tids)
 
     errors: list[str] = []
