@@ -265,3 +265,48 @@ def test_kill_9_moves_the_partitions_and_appends_go_on(cluster: Cluster) -> None
     assert set(owners.values()) == {a}
     players = {f"{p}{i}" for p in "ac" for i in range(12)}
     _check_streams(cluster, tids, players)
+
+
+def test_a_process_that_joins_takes_its_partitions_over_during_appends(cluster: Cluster) -> None:
+    cluster.start(1)
+    (a,) = cluster.urls
+    cluster.settled([a])
+    tids = tournaments_on_every_partition(1)
+    _create(cluster, tids)
+
+    errors: list[str] = []
+    writers = [
+        threading.Thread(target=_register, args=(a, cluster.headers, tids, p, 25, errors))
+        for p in ("a", "c")
+    ]
+    for t in writers:
+        t.start()
+    cluster.start(1)  # b joins: the group rebalances, b takes its range from a
+    b = cluster.urls[1]
+    owners = cluster.settled([a, b])
+    for t in writers:
+        t.join(timeout=600)
+    assert errors == []
+    players = {f"{p}{i}" for p in "ac" for i in range(25)}
+    _check_streams(cluster, tids, players)
+
+    # From now on every partition is written by its owner only: b initialised each of its
+    # partitions' producers once (fencing a's), a none of them again.
+    before = {u: cluster.ownership(u) for u in (a, b)}
+    more: list[str] = []
+    _register(b, cluster.headers, tids, "z", 2, more)
+    _register(a, cluster.headers, tids, "y", 2, more)
+    assert more == []
+    after = {u: cluster.ownership(u) for u in (a, b)}
+    for p in range(PARTITIONS):
+        owner = owners[str(p)]
+        other = b if owner == a else a
+        assert (
+            after[owner]["partitions"][str(p)]["writer_inits"]
+            == (before[owner]["partitions"][str(p)]["writer_inits"])
+        )
+        assert (
+            after[other]["partitions"][str(p)]["events_written"]
+            == (before[other]["partitions"][str(p)]["events_written"])
+        )
+    _check_streams(cluster, tids, players | {f"{p}{i}" for p in "zy" for i in range(2)})
