@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import hmac
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI, Request, Response
 
-from services.eventlog.kafka.log import FORWARD_HEADER, KafkaEventLog
+if TYPE_CHECKING:  # the Kafka client is imported only by a process on the Kafka log
+    from services.eventlog.kafka.log import KafkaEventLog
 
 
 def internal_router(app: FastAPI) -> APIRouter:
@@ -22,9 +24,11 @@ def internal_router(app: FastAPI) -> APIRouter:
     pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="arbiter-forwarded")
 
     def _log(request: Request) -> KafkaEventLog | None:
-        log = app.state.log
-        if not isinstance(log, KafkaEventLog) or log.ownership is None:
+        log: KafkaEventLog = app.state.log
+        if getattr(log, "backend", "") != "kafka" or getattr(log, "ownership", None) is None:
             return None
+        from services.eventlog.kafka.log import FORWARD_HEADER
+
         given = request.headers.get(FORWARD_HEADER, "")
         if not hmac.compare_digest(given.encode(), log.forward_secret.encode()):
             return None
