@@ -107,7 +107,19 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
     # -- ownership (ARBITER_KAFKA_OWNERSHIP=group) -----------------------------------------
 
     def _may_write(self, part: Partition) -> bool:
-        return self.ownership is None or self.ownership.owns(part.number)
+        """With ownership by group: whether this process owns the partition now. A writer
+        kept from an earlier period of ownership (the partition was another process's in
+        between) is dropped, so the next one fences the other and re-reads the partition
+        before deciding, never deciding on what this process saw before."""
+        if self.ownership is None:
+            return True
+        since = self.ownership.owned_since(part.number)
+        if since is None:
+            return False
+        if part.writer_generation != since:
+            self._drop_writer(part)
+            part.writer_generation = since
+        return True
 
     def append(
         self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None

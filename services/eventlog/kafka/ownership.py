@@ -118,6 +118,11 @@ class Ownership:
         self.topic = topic
         self._cond = threading.Condition()
         self._owners: dict[int, str] = {}  # empty while a rebalance is under way
+        # The generation since which this process has owned each of its partitions without
+        # interruption (an assignment that gives a partition back after another process had
+        # it starts a new period: the writer of the old one is stale).
+        self._since: dict[int, int] = {}
+        self._last: dict[int, str] = {}  # the last assignment (kept through a rebalance)
         self.generation = -1
         self.assignments = 0  # assignments received (the test counts rebalances)
         self._stop = False
@@ -143,7 +148,13 @@ class Ownership:
 
     def _set_owners(self, owners: dict[int, str], generation: int) -> None:
         with self._cond:
+            self._since = {
+                p: self._since.get(p, generation) if self._last.get(p) == self.url else generation
+                for p, url in owners.items()
+                if url == self.url
+            }
             self._owners = dict(owners)
+            self._last = dict(owners)
             self.generation = generation
             self.assignments += 1
             self._cond.notify_all()
@@ -173,6 +184,14 @@ class Ownership:
     def owns(self, partition: int) -> bool:
         with self._cond:
             return self._owners.get(partition) == self.url
+
+    def owned_since(self, partition: int) -> int | None:
+        """The generation this process's uninterrupted ownership of the partition began in;
+        None when it does not own it now."""
+        with self._cond:
+            if self._owners.get(partition) != self.url:
+                return None
+            return self._since.get(partition)
 
     def owner(self, partition: int, deadline: float) -> str:
         """The URL of the partition's owner, waiting for a rebalance under way until the
