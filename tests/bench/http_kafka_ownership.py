@@ -61,7 +61,7 @@ def run(mode: str, processes: int, clients: int, appends: int) -> dict[str, Any]
                     dt = time.perf_counter() - t0
                     key = str(r.status_code)
                     if r.status_code != 201:
-                        key += " " + str(r.json().get("rule", ""))
+                        key += " " + str(r.json().get("error", {}).get("rule", ""))
                     with lock:
                         latencies.append(dt)
                         statuses[key] = statuses.get(key, 0) + 1
