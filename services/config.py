@@ -26,6 +26,13 @@ class Settings:
     # The Kafka writer's group commit; None: the log's defaults (3 ms, 1000 events).
     kafka_group_commit_ms: float | None = None  # ARBITER_KAFKA_GROUP_COMMIT_MS
     kafka_group_max_events: int | None = None  # ARBITER_KAFKA_GROUP_MAX_EVENTS
+    # Several API processes on one cluster (services/eventlog/kafka/ownership.py): "single"
+    # (default: every process writes every partition, fencing the others), or "group" (each
+    # writes the partitions the consumer group assigns it and forwards the others' appends to
+    # their owner's advertised URL, authenticated by the shared forward secret).
+    kafka_ownership: str = "single"  # ARBITER_KAFKA_OWNERSHIP
+    advertised_url: str | None = None  # ARBITER_ADVERTISED_URL
+    forward_secret: str | None = None  # ARBITER_FORWARD_SECRET
     sqlite_synchronous: str = "FULL"  # ARBITER_SQLITE_SYNCHRONOUS: FULL, NORMAL or EXTRA
     # Seconds between a processor's checkpoints (0: none).
     snapshot_every: float = 30.0  # ARBITER_SNAPSHOT_EVERY
@@ -60,6 +67,9 @@ class Settings:
             else None,
             "kafka_group_commit_ms": _non_negative("ARBITER_KAFKA_GROUP_COMMIT_MS"),
             "kafka_group_max_events": _count("ARBITER_KAFKA_GROUP_MAX_EVENTS"),
+            "kafka_ownership": env.get("ARBITER_KAFKA_OWNERSHIP", "").strip() or "single",
+            "advertised_url": env.get("ARBITER_ADVERTISED_URL", "").strip() or None,
+            "forward_secret": env.get("ARBITER_FORWARD_SECRET", "").strip() or None,
             "sqlite_synchronous": _synchronous(),
             "snapshot_every": float(env.get("ARBITER_SNAPSHOT_EVERY", "30")),
             "checkpoint_key": _path("ARBITER_CHECKPOINT_KEY"),
@@ -82,6 +92,18 @@ class Settings:
             "group_max_events": self.kafka_group_max_events,
         }
         return {k: v for k, v in options.items() if v is not None}
+
+    def ownership_options(self) -> dict[str, Any]:
+        """The serving process's partition ownership (`ARBITER_KAFKA_OWNERSHIP`; only
+        `arbiter serve` and services/api/main.py join the group: a CLI command or a processor
+        that appends is a one-off writer, fenced and re-reading as with `single`)."""
+        if self.kafka_ownership == "single":
+            return {}
+        return {
+            "ownership": self.kafka_ownership,
+            "advertised_url": self.advertised_url,
+            "forward_secret": self.forward_secret,
+        }
 
 
 def _path(name: str, strip: bool = False) -> Path | None:
@@ -177,7 +199,7 @@ class FeedSettings:
         )
 
 
-def open_log(settings: Settings) -> EventLog:
+def open_log(settings: Settings, serving: bool = False) -> EventLog:
     """The configured log, with the limits of the environment (`ARBITER_MAX_*`): the same on
     both backends, and on Kafka the topic's `max.message.bytes` follows them."""
     limits = limits_from_env()
@@ -190,6 +212,7 @@ def open_log(settings: Settings) -> EventLog:
             partitions=settings.kafka_partitions,
             limits=limits,
             **settings.kafka_options(),
+            **(settings.ownership_options() if serving else {}),
         )
     from services.eventlog.sqlite import SQLiteEventLog
 

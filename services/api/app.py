@@ -38,6 +38,7 @@ from services.api.http import (
     unavailable_response,
     writer,
 )
+from services.api.internal import internal_router
 from services.api.openapi import command_openapi, document
 from services.api.opengotha import opengotha_router
 from services.api.pairing import pairing_router
@@ -188,6 +189,7 @@ def create_app(
     app.include_router(console_router(app))  # the arbiter's console page (services/feed)
     app.include_router(relay_router(app))  # the relay's push: POST /tournaments/{id}/relay
     app.include_router(opengotha_router(app))  # OpenGotha files in and out (issue 26)
+    app.include_router(internal_router(app))  # forwarded appends (ARBITER_KAFKA_OWNERSHIP)
     app.include_router(arena_router(app))  # the arena's status: GET /tournaments/{id}/arena
     app.include_router(exports_router(app))  # PGN, EGF h9, AGA files (services/interchange)
     return app

@@ -10,7 +10,7 @@ from services.eventlog.base import utcnow
 
 settings = Settings.from_env()
 app = create_app(
-    open_log(settings),
+    open_log(settings, serving=True),
     TokenStore(settings.tokens_path),
     feed=FeedSettings.from_env(),
     settings=settings,

@@ -31,7 +31,7 @@ def serve(
 
     cfg = settings(backend, db)
     api = create_app(
-        open_log(cfg),
+        open_log(cfg, serving=True),
         TokenStore(cfg.tokens_path),
         feed=FeedSettings.from_env(),
         settings=cfg,

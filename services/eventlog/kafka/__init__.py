@@ -16,6 +16,8 @@ The package, along its seams:
   groups it commits in one transaction each);
 - `subscription.py`: the tail;
 - `log.py`: `KafkaEventLog`, the reader and the writer over the topic.
+- `ownership.py`: with `ARBITER_KAFKA_OWNERSHIP=group`, which API process writes which
+  partition (a consumer group over the events topic); `log.py` forwards the others' appends.
 
 Writers must all use `KafkaEventLog` (a producer that writes to the topic outside the writer's
 protocol would break its guarantee). On Kafka, event-id idempotency is checked within the

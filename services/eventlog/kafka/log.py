@@ -5,14 +5,30 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
+from collections.abc import Sequence
+from typing import Any
 
+import httpx
+import orjson
 from kafka import TopicPartition
 from kafka.errors import KafkaConfigurationError, KafkaError
+from pydantic import TypeAdapter
 
-from events_schema.limits import Limits
-from services.eventlog.base import EventLog, Subscription
+from events_schema import Envelope
+from events_schema.limits import LimitExceeded, Limits
+from services.eventlog.base import (
+    AppendConflict,
+    AppendResult,
+    EventIdConflict,
+    EventLog,
+    EventLogUnavailable,
+    NewEvent,
+    Subscription,
+)
 from services.eventlog.kafka.admin import open_events_topic
-from services.eventlog.kafka.clients import KafkaUnavailable
+from services.eventlog.kafka.clients import KafkaUnavailable, partition_for
+from services.eventlog.kafka.ownership import NotOwner, Ownership
 from services.eventlog.kafka.partition import Partition
 from services.eventlog.kafka.subscription import KafkaSubscription
 from services.eventlog.kafka.writer import (
@@ -37,6 +53,9 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         limits: Limits | None = None,
         group_commit_ms: float = DEFAULT_GROUP_COMMIT_MS,
         group_max_events: int = DEFAULT_GROUP_MAX_EVENTS,
+        ownership: str = "single",
+        advertised_url: str | None = None,
+        forward_secret: str | None = None,
     ) -> None:
         self.bootstrap = bootstrap
         if group_commit_ms < 0 or group_max_events < 1:
@@ -66,9 +85,139 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         self._reader_lock = threading.RLock()
         self._seeker = None
         self.fetch_rounds = 0
+        self.forwarded = 0  # appends sent to another process (ownership by group)
         self.partitions = found or partitions
         self._parts = [Partition(n) for n in range(self.partitions)]
         self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
+        #: `ARBITER_KAFKA_OWNERSHIP=group` (ownership.py): this process writes only the
+        #: partitions the consumer group assigns it and forwards the others' appends.
+        self.ownership: Ownership | None = None
+        self.forward_secret = forward_secret or ""
+        if ownership == "group":
+            if not advertised_url or not forward_secret:
+                raise ValueError(
+                    "ARBITER_KAFKA_OWNERSHIP=group needs ARBITER_ADVERTISED_URL (this process's "
+                    "URL, reachable by the other API processes) and ARBITER_FORWARD_SECRET"
+                )
+            self.ownership = Ownership(bootstrap, topic, advertised_url, client_id)
+            self._forwarder = httpx.Client()
+        elif ownership != "single":
+            raise ValueError(f"ARBITER_KAFKA_OWNERSHIP must be single or group, not {ownership!r}")
+
+    # -- ownership (ARBITER_KAFKA_OWNERSHIP=group) -----------------------------------------
+
+    def _may_write(self, part: Partition) -> bool:
+        """With ownership by group: whether this process owns the partition now. A writer
+        kept from an earlier period of ownership (the partition was another process's in
+        between) is dropped, so the next one fences the other and re-reads the partition
+        before deciding, never deciding on what this process saw before."""
+        if self.ownership is None:
+            return True
+        since = self.ownership.owned_since(part.number)
+        if since is None:
+            return False
+        if part.writer_generation != since:
+            self._drop_writer(part)
+            part.writer_generation = since
+        return True
+
+    def append(
+        self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
+    ) -> AppendResult:
+        """With ownership by group: appended here when this process owns the stream's
+        partition, else sent to the owner (the same batch, the same event ids: a batch that
+        landed before an owner changed comes back as a duplicate)."""
+        if self.ownership is None or not events:
+            return super().append(tournament_id, events, expected_seq)
+        number = partition_for(tournament_id, self.partitions)
+        deadline = time.monotonic() + self.APPEND_TIMEOUT_S
+        last: Exception | None = None
+        while True:
+            owner = self.ownership.owner(number, deadline)
+            try:
+                if owner == self.ownership.url:
+                    return super().append(tournament_id, events, expected_seq)
+                return self._forward(owner, tournament_id, events, expected_seq, deadline)
+            except (NotOwner, httpx.TransportError) as exc:
+                last = exc  # the owner changed, or died: wait for the group to say who now
+            if time.monotonic() >= deadline:
+                raise KafkaUnavailable(
+                    f"{self.topic}[{number}]: no owner took the append within "
+                    f"{self.APPEND_TIMEOUT_S:.0f} s (last: {last!r}); resend it with the "
+                    "same event ids (a batch that landed comes back as a duplicate)",
+                    maybe_committed=True,
+                )
+            time.sleep(0.05)
+
+    def _forward(
+        self,
+        url: str,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None,
+        deadline: float,
+    ) -> AppendResult:
+        body = {
+            "tournament_id": tournament_id,
+            "expected_seq": expected_seq,
+            "events": _EVENTS.dump_python(list(events), mode="json"),
+        }
+        self.forwarded += 1
+        answer = self._forwarder.post(
+            f"{url}/internal/log/append",
+            content=orjson.dumps(body),
+            headers={"content-type": "application/json", FORWARD_HEADER: self.forward_secret},
+            timeout=max(deadline - time.monotonic(), 0.5) + self.VISIBLE_TIMEOUT_S,
+        )
+        return answer_result(answer.status_code, answer.content)
+
+    def append_forwarded(self, raw: bytes) -> tuple[int, bytes]:
+        """The owner's side of `_forward` (`POST /internal/log/append`): the status and body
+        `answer_result` reads back."""
+        data = orjson.loads(raw)
+        events = _EVENTS.validate_python(data["events"])
+        tid = str(data["tournament_id"])
+        if self.ownership is None or not self.ownership.owns(partition_for(tid, self.partitions)):
+            return 421, orjson.dumps({"error": "NotOwner", "message": "not the owner"})
+        try:
+            result = GroupCommitWriter.append(self, tid, events, data.get("expected_seq"))
+        except NotOwner as exc:
+            return 421, orjson.dumps({"error": "NotOwner", "message": str(exc)})
+        except AppendConflict as exc:
+            return 409, orjson.dumps(
+                {
+                    "error": "AppendConflict",
+                    "tid": tid,
+                    "expected": exc.expected,
+                    "actual": exc.actual,
+                }
+            )
+        except EventIdConflict as exc:
+            return 409, orjson.dumps({"error": "EventIdConflict", "message": str(exc)})
+        except LimitExceeded as exc:
+            return 413, orjson.dumps(
+                {
+                    "error": "LimitExceeded",
+                    "limit": exc.limit,
+                    "field": exc.field,
+                    "message": exc.message,
+                    "status": exc.status,
+                }
+            )
+        except EventLogUnavailable as exc:
+            return 503, orjson.dumps(
+                {
+                    "error": "Unavailable",
+                    "message": str(exc),
+                    "maybe_committed": bool(getattr(exc, "maybe_committed", False)),
+                }
+            )
+        return 200, orjson.dumps(
+            {
+                "duplicate": result.duplicate,
+                "envelopes": [e.model_dump(mode="json") for e in result.envelopes],
+            }
+        )
 
     def subscribe(self, from_beginning: bool = False) -> Subscription:
         return KafkaSubscription(
@@ -80,6 +229,9 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         refused, nothing of them appended), then the producers and the reader."""
         with contextlib.suppress(AttributeError):  # a log whose __init__ failed
             self._closed = True
+            if self.ownership is not None:
+                self.ownership.close()  # leave the group: the others take our partitions
+                self._forwarder.close()
             for part in self._parts:
                 with part.cond:
                     part.closing = True
@@ -94,3 +246,32 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
             self._reader.close()
             if self._seeker is not None:
                 self._seeker.close()
+
+
+#: The header that carries `ARBITER_FORWARD_SECRET` on a forwarded append.
+FORWARD_HEADER = "x-arbiter-forward-secret"
+_EVENTS: TypeAdapter[list[NewEvent]] = TypeAdapter(list[NewEvent])
+
+
+def answer_result(status: int, content: bytes) -> AppendResult:
+    """The owner's answer to a forwarded append, as the caller's own append would give it."""
+    data: dict[str, Any] = orjson.loads(content) if content else {}
+    if status == 200:
+        return AppendResult(
+            [Envelope.model_validate(e) for e in data["envelopes"]], bool(data["duplicate"])
+        )
+    kind = data.get("error")
+    if kind == "NotOwner":
+        raise NotOwner(str(data.get("message", "")))
+    if kind == "AppendConflict":
+        raise AppendConflict(str(data["tid"]), int(data["expected"]), int(data["actual"]))
+    if kind == "EventIdConflict":
+        raise EventIdConflict(str(data["message"]))
+    if kind == "LimitExceeded":
+        raise LimitExceeded(
+            str(data["limit"]), str(data["field"]), str(data["message"]), int(data["status"])
+        )
+    raise KafkaUnavailable(
+        f"the owner answered {status}: {data.get('message') or content[:200]!r}",
+        maybe_committed=bool(data.get("maybe_committed", True)),
+    )

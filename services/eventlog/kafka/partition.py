@@ -92,6 +92,10 @@ class Partition:
     closing: bool = False
     # Committed by this process: transactions and the events in them (the benchmark's groups).
     transactions: int = 0
+    # Transactional producers initialised here (each fences the partition's previous writer).
+    writer_inits: int = 0
+    # Ownership by group: the period of ownership the producer belongs to (ownership.py).
+    writer_generation: int = -1
     events_written: int = 0
 
     def index(self, offset: int, key: bytes | None, value: bytes) -> None:

@@ -102,6 +102,7 @@ from services.eventlog.base import (
 )
 from services.eventlog.kafka.admin import MESSAGE_HEADROOM
 from services.eventlog.kafka.clients import KafkaUnavailable, client_options
+from services.eventlog.kafka.ownership import NotOwner
 from services.eventlog.kafka.partition import AppendRequest, Partition, StreamIndex
 from services.eventlog.kafka.reader import IndexedReader
 
@@ -193,6 +194,11 @@ class GroupCommitWriter(IndexedReader):
     group_max_events: int
     _closed: bool
 
+    def _may_write(self, part: Partition) -> bool:
+        """Whether this process may write the partition now (always, but with ownership by
+        group: `KafkaEventLog`)."""
+        return True
+
     def _max_message_bytes(self) -> int:
         return self.limits.max_event_bytes + MESSAGE_HEADROOM
 
@@ -227,6 +233,7 @@ class GroupCommitWriter(IndexedReader):
             )
             try:
                 producer.init_transactions()  # fences the previous holder of this partition
+                part.writer_inits += 1
             except BaseException:
                 _discard(producer)
                 raise
@@ -415,6 +422,14 @@ class GroupCommitWriter(IndexedReader):
                 pause = random.uniform(0, min(0.5, 0.005 * 2**attempt))
                 time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             attempt += 1
+            if not self._may_write(part):
+                # Ownership by group (ownership.py): the partition went to another process;
+                # the caller sends the same batch there (a batch of ours that landed is then
+                # a duplicate: the new owner re-read the partition after fencing us).
+                self._drop_writer(part)
+                for req in live:
+                    req.finish(error=NotOwner(f"{self.topic}[{part.number}] moved"))
+                return
             fresh = part.producer is None
             try:
                 producer = self._writer(part, deadline)
