@@ -6,8 +6,9 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+from uuid import UUID
 
 import httpx
 import orjson
@@ -148,6 +149,22 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
                     maybe_committed=True,
                 )
             time.sleep(0.05)
+
+    def submit(
+        self,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None = None,
+        after: UUID | None = None,
+    ) -> Callable[[], AppendResult]:
+        """The command path's pipelined append (writer.py). With ownership by group a
+        submission goes through `append` (here, or forwarded to the partition's owner) and is
+        answered before it returns: a forwarded batch cannot join the owner's in-flight
+        transaction, and `expected_seq` alone then guards the decision."""
+        if self.ownership is None:
+            return super().submit(tournament_id, events, expected_seq, after)
+        result = self.append(tournament_id, events, expected_seq)
+        return lambda: result
 
     def _forward(
         self,

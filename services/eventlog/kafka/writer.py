@@ -250,9 +250,19 @@ class GroupCommitWriter(IndexedReader):
     def append(
         self, tournament_id: str, events: Sequence[NewEvent], expected_seq: int | None = None
     ) -> AppendResult:
-        return self.submit(tournament_id, events, expected_seq)()
+        return self._submit(tournament_id, events, expected_seq)()
 
     def submit(
+        self,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None = None,
+        after: UUID | None = None,
+    ) -> Callable[[], AppendResult]:
+        """See `_submit` (a subclass may route a submission elsewhere: log.py)."""
+        return self._submit(tournament_id, events, expected_seq, after)
+
+    def _submit(
         self,
         tournament_id: str,
         events: Sequence[NewEvent],
