@@ -176,7 +176,9 @@ def test_dropping_time_data_never_creates_a_time_forfeit(times, dropped, reporte
     """The full record: every move's time, and on some moves the clock the arena reported
     (what the derived clock says, as a faithful arena's would). Dropping the time data of
     some moves (both the time and the clock) never ends the game on time where the full data
-    does not, nor earlier."""
+    does not, nor earlier, and never flags a side whose own times had not run out by then.
+    (Missing data can hide the first flag: the full record may end earlier, with the other
+    side losing on time.)"""
     spec = ClockSpec.of(BLITZ)
     assert spec is not None
     state = start(spec)
@@ -192,4 +194,11 @@ def test_dropping_time_data_never_creates_a_time_forfeit(times, dropped, reporte
     if with_less is not None and with_less.termination == "time_forfeit":
         assert with_all is not None and with_all.termination == "time_forfeit"
         assert with_all.ply <= with_less.ply
-        assert with_all.result == with_less.result
+        if with_all.ply == with_less.ply:
+            assert with_all.result == with_less.result
+        loser = "white" if with_less.result == "0-1" else "black"
+        own = start(spec)  # the loser's own times alone (the other side's moves take none)
+        for i, t in enumerate(times[: with_less.ply]):
+            colour = "white" if i % 2 == 0 else "black"
+            own = apply_move(own, colour, t if colour == loser else 0)
+        assert own.flagged == loser
