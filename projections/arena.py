@@ -34,34 +34,11 @@ from uuid import UUID
 from events_schema import events as ev
 from events_schema.registry import Recorded
 from projections.games import game_rows
-from projections.live import latest_clocks
-from projections.standings.state import GameRecord, StandingsState, fold
+from projections.live import last_evaluation, last_move, latest_clocks
+from projections.standings.state import StandingsState, fold
 
 LIMIT_SUBJECT = "arena:limit"  # services/arena/limits.py SUBJECT
 STATES = ("pending", "playing", "finished", "crashed")
-
-
-def _evaluation(game: GameRecord) -> dict[str, int | None] | None:
-    """The last evaluation recorded, White's point of view, and the ply it was given at."""
-    for i in range(len(game.move_events) - 1, -1, -1):
-        m = game.move_events[i]
-        if m.eval_cp is not None or m.mate_in is not None:
-            return {"ply": i + 1, "cp": m.eval_cp, "mate_in": m.mate_in, "depth": m.depth}
-    return None
-
-
-def _last_move(game: GameRecord) -> dict[str, Any] | None:
-    if not game.move_events:
-        return None
-    m = game.move_events[-1]
-    return {
-        "ply": len(game.move_events),
-        "colour": m.colour,
-        "uci": m.uci,
-        "san": m.san,
-        "point": m.point,
-        "move_time_ms": m.move_time_ms,
-    }
 
 
 def _player(state: StandingsState, pid: str) -> dict[str, str]:
@@ -148,10 +125,10 @@ def arena_status(records: Iterable[Recorded]) -> dict[str, Any]:
                 "black": _player(state, game.black),
                 "state": status,
                 "plies": len(game.moves),
-                "last_move": _last_move(game),
+                "last_move": last_move(game),
                 "clocks": {"white_ms": clocks["white_ms"], "black_ms": clocks["black_ms"]},
                 "clock_note": row.clock_note(),
-                "evaluation": _evaluation(game),
+                "evaluation": last_evaluation(game),
                 "result": row.result,
                 "termination": row.termination,
                 "ending": row.rule if row.result is not None else None,

@@ -377,7 +377,8 @@ def latest_clocks(game: GameRecord) -> dict[str, int | None]:
     return out
 
 
-def _evaluation(game: GameRecord) -> dict[str, int | None] | None:
+def last_evaluation(game: GameRecord) -> dict[str, int | None] | None:
+    """The last evaluation recorded and the ply it was given at."""
     for i in range(len(game.move_events) - 1, -1, -1):
         m = game.move_events[i]
         if m.eval_cp is not None or m.mate_in is not None:
@@ -386,7 +387,8 @@ def _evaluation(game: GameRecord) -> dict[str, int | None] | None:
     return None
 
 
-def _last_move(game: GameRecord) -> dict[str, Any] | None:
+def last_move(game: GameRecord) -> dict[str, Any] | None:
+    """The last move played: ply, colour, move and its time."""
     if not game.move_events:
         return None
     m = game.move_events[-1]
@@ -461,14 +463,14 @@ def _build_game(
         "termination": result[3] if result is not None else None,
         "corrected": len(game.results) > 1,
         "plies": len(game.moves),
-        "last_move": _last_move(game),
+        "last_move": last_move(game),
         "position_plies": pos.plies,
         "to_move": pos.to_move,
         "fen": pos.fen,
         "stones": pos.stones,
         "prisoners": pos.prisoners,
         "clocks": latest_clocks(game),
-        "evaluation": _evaluation(game),
+        "evaluation": last_evaluation(game),
     }
     if kind == "go":
         out["handicap"] = game.handicap
