@@ -18,20 +18,36 @@ def serve(
     port: int = 8000,
     backend: Backend = None,
     db: Db = None,
+    role: Annotated[
+        str,
+        typer.Option(
+            help="api: every route, the log's writer; feed: a feed process (the reads and the"
+            " live feed only, from the projection topics on Kafka; writes answer 405). Run"
+            " several feed processes to carry one broadcast past one machine"
+            " (deploy/README.md)",
+        ),
+    ] = "api",
 ) -> None:
-    """Run the HTTP API (and sign checkpoints of moved heads on a schedule)."""
+    """Run the HTTP API (and sign checkpoints of moved heads on a schedule), or, with
+    `--role feed`, a feed process."""
     import uvicorn
 
     from services.api.app import create_app
     from services.api.logs import redact_logs
+    from services.api.roles import ROLES, FeedOnly
     from services.audit.checkpoints import attach_scheduler
     from services.commands.auth import TokenStore
     from services.config import FeedSettings, checkpoint_every, open_log
     from services.eventlog.base import utcnow
 
+    if role not in ROLES:
+        fail("serve.role", "--role", f"one of {', '.join(ROLES)}, not {role!r}")
+    feed_only = role == "feed"
     cfg = settings(backend, db)
     api = create_app(
-        open_log(cfg, serving=True),
+        # A feed process reads the log (the live page's title, a game's record, the delayed
+        # view) and never writes it: it does not join the writers' group.
+        open_log(cfg, serving=not feed_only),
         TokenStore(cfg.tokens_path),
         feed=FeedSettings.from_env(),
         settings=cfg,
@@ -39,8 +55,10 @@ def serve(
     )
     # A server process: see services.projection.embedded._freeze_heap.
     api.state.feed.freeze_heap = True
-    # Signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off).
-    attach_scheduler(api, checkpoint_every())
+    # Signs moved heads every ARBITER_CHECKPOINT_EVERY s (0: off); a feed process never signs.
+    attach_scheduler(api, 0 if feed_only else checkpoint_every())
+    if feed_only:
+        api.add_middleware(FeedOnly)  # services/api/roles.py
     config = uvicorn.Config(api, host=host, port=port)  # configures logging
     redact_logs()  # no token in a log line (services/api/logs.py)
     server = uvicorn.Server(config)
