@@ -124,6 +124,12 @@ if __name__ == "__main__":
 
         # The Kafka writer's group commit and per-tournament read (needs KAFKA_BOOTSTRAP).
         doc["kafka_append"] = kafka_append.main(["--quick"] if quick else [], emit=False)
+    if only is not None and "feed_kafka" in only:
+        from . import feed_kafka
+
+        # Deliveries per CPU-second of 1 and 2 feed processes on Kafka (`arbiter serve --role
+        # feed`) beside the bare asyncio fan-out (issue 27 item 4; needs KAFKA_BOOTSTRAP).
+        doc["feed_kafka"] = feed_kafka.main(["--quick"] if quick else [], emit=False)
     if only is not None and "http_kafka" in only:
         from . import http_kafka
 

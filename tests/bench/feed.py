@@ -314,7 +314,7 @@ class _Subscriber(asyncio.Protocol):
             self.transport.close()
 
 
-async def _subscribe(
+async def subscribe(
     port: int, path: str, token: str, n: int, last_event_id: int = 0
 ) -> list[_Subscriber]:
     loop = asyncio.get_running_loop()
@@ -333,7 +333,7 @@ async def _subscribe(
     return subs
 
 
-def _latencies(subs: list[_Subscriber], stamps: list[tuple[int, float]]) -> tuple[list[float], int]:
+def latencies(subs: list[_Subscriber], stamps: list[tuple[int, float]]) -> tuple[list[float], int]:
     """Per subscriber and appended seq: the delay (ms) to the first mark at or past it."""
     out: list[float] = []
     missing = 0
@@ -354,7 +354,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _summary(ms: list[float], missing: int) -> dict[str, Any]:
+def summary(ms: list[float], missing: int) -> dict[str, Any]:
     ms = sorted(ms)
 
     def pct(q: float) -> float | None:
@@ -370,7 +370,7 @@ def _summary(ms: list[float], missing: int) -> dict[str, Any]:
     }
 
 
-async def _pace(rate: float, batch: int, seconds: float, send: Any) -> tuple[int, float]:
+async def pace(rate: float, batch: int, seconds: float, send: Any) -> tuple[int, float]:
     """Call `await send(i)` for each batch i on a fixed schedule (`rate` events/s); a batch
     that is late goes at once, and none goes after 1.5 × `seconds` (a server that cannot
     keep up shows as an achieved rate below the target). Returns the batches sent and the
@@ -397,7 +397,7 @@ def _cmd(type_: str, event_id: str | None = None, **payload: Any) -> dict[str, A
     return out
 
 
-class _Corrections:
+class Corrections:
     """The commands of the run: corrections of the 16 games in turn, each naming the result
     in force (known in advance: the ids are chosen here)."""
 
@@ -458,7 +458,7 @@ async def _arbiter_scenario(
     import httpx
 
     tid = f"fanout-{uuid.uuid4().hex[:6]}"
-    gen = _Corrections()
+    gen = Corrections()
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as client:
         r = await client.post(f"/tournaments/{tid}/commands", json={"commands": gen.setup()})
@@ -474,7 +474,7 @@ async def _arbiter_scenario(
         await asyncio.sleep(0.5)
         rss_before = rss_kb(server.proc.pid)
         path = f"/tournaments/{tid}/stream" + ("?patches=true" if patches else "")
-        subs = await _subscribe(server.port, path, token, subscribers, head)
+        subs = await subscribe(server.port, path, token, subscribers, head)
         refused = sum(1 for s in subs if s.status != 200)
         await asyncio.sleep(0.5)
         rss_connected = rss_kb(server.proc.pid)
@@ -492,7 +492,7 @@ async def _arbiter_scenario(
             stamps.extend((e["seq"], t0) for e in resp.json()["events"])
 
         cpu_before, client_before = cpu_seconds(server.proc.pid), time.process_time()
-        posts, spent = await _pace(rate, batch, seconds, send)
+        posts, spent = await pace(rate, batch, seconds, send)
         last = max((s for s, _ in stamps), default=0)
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
@@ -503,7 +503,7 @@ async def _arbiter_scenario(
         sample = (await client.get(f"/tournaments/{tid}/projections/standings")).content
         for s in subs:
             s.close()
-    ms, missing = _latencies(subs, stamps)
+    ms, missing = latencies(subs, stamps)
     return {
         "achieved_events_per_s": round(len(stamps) / spent, 1),
         "events": len(stamps),
@@ -516,7 +516,7 @@ async def _arbiter_scenario(
         )
         if subs
         else 0,
-        **_summary(ms, missing),
+        **summary(ms, missing),
         **_cpu(len(ms), cpu, client_cpu, spent),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
         "_body": sample,
@@ -560,7 +560,7 @@ except ImportError:
 """
 
 
-async def _peer_scenario(
+async def peer_scenario(
     body: bytes, tmp: Path, subscribers: int, rate: int, seconds: float, batch: int
 ) -> dict[str, Any]:
     body_file = tmp / "peer-body.json"
@@ -576,7 +576,7 @@ async def _peer_scenario(
             raise RuntimeError("the raw peer did not start")
         await asyncio.sleep(0.2)
         rss_before = rss_kb(proc.pid)
-        subs = await _subscribe(port, "/stream", "-", subscribers)
+        subs = await subscribe(port, "/stream", "-", subscribers)
         await asyncio.sleep(0.5)
         rss_connected = rss_kb(proc.pid)
         _, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -591,7 +591,7 @@ async def _peer_scenario(
             stamps.extend((s, t0) for s in range(seq - batch + 1, seq + 1))
 
         cpu_before, client_before = cpu_seconds(proc.pid), time.process_time()
-        _, spent = await _pace(rate, batch, seconds, send)
+        _, spent = await pace(rate, batch, seconds, send)
         last = stamps[-1][0]
         deadline = time.monotonic() + 10
         while any(s.last < last for s in subs) and time.monotonic() < deadline:
@@ -605,10 +605,10 @@ async def _peer_scenario(
     finally:
         proc.terminate()
         proc.wait(10)
-    ms, missing = _latencies(subs, stamps)
+    ms, missing = latencies(subs, stamps)
     return {
         "achieved_events_per_s": round(len(stamps) / spent, 1),
-        **_summary(ms, missing),
+        **summary(ms, missing),
         **_cpu(len(ms), cpu, client_cpu, spent),
         "server_rss_kb": {"before": rss_before, "connected": rss_connected, "after": rss_after},
     }
@@ -657,7 +657,7 @@ async def _scenario(
     if patches:  # the peer sends, per event, as many bytes as a patches stream received
         size = max(16, arbiter["bytes_per_event_per_subscriber"])
         body = b'{"pad":"' + b"x" * (size - 10) + b'"}'
-    peer = await _peer_scenario(body, tmp, subscribers, rate, seconds, batch)
+    peer = await peer_scenario(body, tmp, subscribers, rate, seconds, batch)
 
     def per_sub(doc: dict[str, Any]) -> float:
         rss = doc["server_rss_kb"]
