@@ -22,7 +22,28 @@ from events_schema.ids import PlayerId
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 
 GoCriterion = Literal[
-    "MMS", "SOS", "SOSOS", "SODOS", "DC", "RATING", "NBW", "SOSW", "SOSOSW", "SODOSW"
+    "MMS",
+    "SOS",
+    "SOSOS",
+    "SODOS",
+    "DC",
+    "RATING",
+    "NBW",
+    "SOSW",
+    "SOSOSW",
+    "SODOSW",
+    "SOS-1",
+    "SOS-2",
+    "SOSW-1",
+    "SOSW-2",
+    "CUSS",
+    "CUSSW",
+    "STS",
+    "SOSTS",
+    "EXT",
+    "EXR",
+    "SDC",
+    "RANK",
 ]
 #: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
 #: player's McMahon start score correction (`smmsCorrection`).
@@ -138,11 +159,14 @@ class GoSettings(BaseModel):
         default_factory=lambda: list(DEFAULT_CRITERIA),
         min_length=1,
         max_length=6,
-        description="ranking criteria in order (OpenGotha names; at most 6, OpenGotha "
-        "PLA_MAX_NUMBER_OF_CRITERIA): MMS, SOS, SOSOS, SODOS, DC (direct confrontation "
-        "among the players level on the criteria before it), RATING, and the Swiss system's "
-        "NBW, SOSW, SOSOSW, SODOSW (with NBW first, a Go tournament is ranked by these "
-        "criteria alone, as OpenGotha ranks a Swiss)",
+        description="ranking criteria in order (OpenGotha names, the McMahon ones without "
+        "their M: SOS is OpenGotha's SOSM; at most 6, OpenGotha PLA_MAX_NUMBER_OF_CRITERIA): "
+        "MMS, SOS, SOS-1, SOS-2 (SOS without the 1 or 2 lowest), SOSOS, SODOS, CUSS "
+        "(cumulative sum of McMahon scores), STS and SOSTS (Strasbourg score), DC and SDC "
+        "(direct confrontation, simplified, among the players level on the criteria before "
+        "it), RATING, RANK, and the Swiss system's NBW, SOSW, SOSW-1, SOSW-2, SOSOSW, SODOSW, "
+        "CUSSW, EXT and EXR (exploits attempted and achieved) (with NBW first, a Go "
+        "tournament is ranked by these criteria alone, as OpenGotha ranks a Swiss)",
     )
 
     # -- Timing (LGC Timing rules "Start") ---------------------------------------------------

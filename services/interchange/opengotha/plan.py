@@ -26,9 +26,12 @@ file where the LGC rules are silent (events_schema/go.py):
 * `smmsCorrection` -> `supergroup_size` when the players corrected by +1 are exactly those
   Arbiter's supergroup of that size takes (`projections/tiebreaks/mcmahon.py`: the
   strongest at or above the bar, a whole rank at a time), else `start_score_corrections`;
-* placement criteria MMS, SOSM, SOSOSM, SODOSM, DC, Rating, NBW, SOSW, SOSOSW, SODOSW ->
-  `criteria` MMS, SOS, SOSOS, SODOS, DC, RATING, NBW, SOSW, SOSOSW, SODOSW (NBW first: the
-  Swiss system for Go);
+* placement criteria (OpenGotha `PlacementParameterSet.allPlacementCriteria` long names) ->
+  `criteria`, the McMahon ones without their M: MMS, SOSM, SOSM-1, SOSM-2, SOSOSM, SODOSM,
+  CUSSM, STS, SOSTS -> MMS, SOS, SOS-1, SOS-2, SOSOS, SODOS, CUSS, STS, SOSTS; NBW, SOSW,
+  SOSW-1, SOSW-2, SOSOSW, SODOSW, CUSSW, EXT, EXR, DC, SDC as named; Rating, Rank -> RATING,
+  RANK (NBW first: the Swiss system for Go; each computed in
+  `projections/tiebreaks/mcmahon.py`);
 * a game without a result is counted as OpenGotha counts it (`unentered_results`
   "opengotha": played, no point for either side).
 
@@ -44,10 +47,10 @@ into an event (EGF PIN, licences, grade, rating origin, registering status,
 
 **Reported by name** (`Convention`), never dropped silently: what Arbiter cannot express
 yet, with how its standings then differ from OpenGotha's: `genMMZero` other than 30K,
-a jigo where the komi has a half point, placement criteria Arbiter does not have (CUSSM,
-SOSM-1, STS, …), `hdBasedOnMMS` false, `smmsCorrection` beyond -1..2, pre-registered players,
-categories, teams, games paired for a player marked not participating, an end date before
-the begin date.
+a jigo where the komi has a half point, placement criteria Arbiter does not have (CAT, the
+categories' order; a name OpenGotha does not know, which OpenGotha reads as NULL),
+`hdBasedOnMMS` false, `smmsCorrection` beyond -1..2, pre-registered players, categories,
+teams, games paired for a player marked not participating, an end date before the begin date.
 """
 
 from __future__ import annotations
@@ -101,6 +104,18 @@ CRITERION: dict[str, GoCriterion] = {
     "SOSW": "SOSW",
     "SOSOSW": "SOSOSW",
     "SODOSW": "SODOSW",
+    "SOSM-1": "SOS-1",
+    "SOSM-2": "SOS-2",
+    "SOSW-1": "SOSW-1",
+    "SOSW-2": "SOSW-2",
+    "CUSSM": "CUSS",
+    "CUSSW": "CUSSW",
+    "STS": "STS",
+    "SOSTS": "SOSTS",
+    "EXT": "EXT",
+    "EXR": "EXR",
+    "SDC": "SDC",
+    "Rank": "RANK",
 }
 #: Attributes read into events (the export writes them from the events); the rest is kept.
 PLAYER_READ = frozenset({"rank", "club", "country", "participating"})

@@ -254,7 +254,7 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
         ('genMMZero="30K"', 'genMMZero="20K"'),
         ('hdBasedOnMMS="true"', 'hdBasedOnMMS="false"'),
         ('<PlacementCriterion name="NULL" number="4"/>',
-         '<PlacementCriterion name="CUSSM" number="4"/>'),
+         '<PlacementCriterion name="CAT" number="4"/>'),
         ('registeringStatus="FIN" smmsCorrection="1"',
          'registeringStatus="FIN" smmsCorrection="3"'),
     )  # fmt: skip
@@ -262,7 +262,7 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
     said = {c.name: c.what for c in report.conventions}
     assert list(said) == ["genMMZero", "hdBasedOnMMS", "placement criteria", "smmsCorrection"]
     assert "10 points above OpenGotha's" in said["genMMZero"]
-    assert said["placement criteria"].startswith("CUSSM not applied")
+    assert said["placement criteria"].startswith("CAT not applied")
     assert said["smmsCorrection"].startswith("Müller Jörg +3")
     # the ruling that keeps the file's values says them too
     kept = next(
@@ -270,11 +270,11 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
         for r in _records(log, "herbst")
         if isinstance(r.event, ev.RulingIssued) and r.event.ruling_id == "opengotha-file"
     )
-    assert "genMMZero" in kept.text and "CUSSM" in kept.text
+    assert "genMMZero" in kept.text and "CAT" in kept.text
     # nothing is dropped: the export writes them back
     back = read_opengotha(export_opengotha(_records(log, "herbst")))
     assert back.general["genMMZero"] == "20K" and back.handicap["hdBasedOnMMS"] == "false"
-    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "CUSSM"]
+    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "CAT"]
     assert back.players[0].smms_correction == 3
 
 
