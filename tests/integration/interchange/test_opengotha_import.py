@@ -422,3 +422,50 @@ def test_the_egd_pins_and_aga_ids_of_an_imported_file_reach_the_results_files(
     aga = aga_file(records)
     assert aga.players[4242][0] == "Müller Jörg"  # his AGA id, not a temporary one
     assert 99999 in aga.players  # the others without one: OpenGotha's temporary ids
+
+
+def test_opengothas_other_criteria_are_read_and_written_back(log: SQLiteEventLog) -> None:
+    """OpenGotha's long names (`PlacementParameterSet.allPlacementCriteria`) map to Arbiter's,
+    the McMahon ones without their M; nothing is reported, and the export writes them back."""
+    crit = '<PlacementCriterion name="{}" number="{}"/>'
+    raw = _variant(
+        (crit.format("SOSM", 2), crit.format("SOSM-1", 2)),
+        (crit.format("SOSOSM", 3), crit.format("CUSSM", 3)),
+        (crit.format("NULL", 4), crit.format("SDC", 4)),
+        (crit.format("NULL", 5), crit.format("Rank", 5)),
+    )
+    _, plan = plan_file(raw, name="herbst", file_name="herbst.xml")
+    assert plan.conventions == []
+    assert plan.settings.criteria == ["MMS", "SOS-1", "CUSS", "SDC", "RANK"]
+    report = _import(log, raw)
+    assert report.conventions == []
+    table = standings(fold(_records(log, "herbst")))
+    # SOSM-1 by hand from the module docstring's SOS rounds (SOS less its lowest round):
+    # Dupont 33 + 35 + 33 - 33 = 68 and Kovács 35 + 32 + 33 - 32 = 68.
+    sos1 = {r.player_id: dict(r.tiebreaks)["sos-1"] for r in table.rows}
+    assert sos1["p002"] == sos1["p003"] == "68"
+    back = read_opengotha(export_opengotha(_records(log, "herbst")))
+    assert back.criteria == ["MMS", "SOSM-1", "CUSSM", "SDC", "Rank"]
+
+
+def test_a_tournament_made_in_arbiter_writes_opengothas_names_for_its_criteria(
+    log: SQLiteEventLog,
+) -> None:
+    from builders import batch
+
+    from events_schema.go import GoSettings
+    from services.commands.service import CommandService
+
+    settings = GoSettings(criteria=["NBW", "SOSW-1", "SOSW-2", "CUSSW", "EXT", "EXR"])
+    CommandService(log).handle(
+        "sw",
+        batch(
+            ev.TournamentCreated(name="Swiss", game="go", format="swiss", rounds=1, go=settings),
+            ev.PlayerRegistered(player_id="a", name="Ann Lee", go_rank="4d", seed=1),
+        ),
+        ACTOR,
+    )
+    og = read_opengotha(export_opengotha(_records(log, "sw")))
+    assert og.criteria == ["NBW", "SOSW-1", "SOSW-2", "CUSSW", "EXT", "EXR"]
+    _, plan = plan_file(export_opengotha(_records(log, "sw")), name="sw", file_name="sw.xml")
+    assert plan.settings.criteria == settings.criteria
