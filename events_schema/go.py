@@ -44,10 +44,14 @@ GoCriterion = Literal[
     "EXR",
     "SDC",
     "RANK",
+    "CAT",
+    "CPS",
 ]
 #: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
 #: player's McMahon start score correction (`smmsCorrection`).
 START_CORRECTION_MIN, START_CORRECTION_MAX = -1, 2
+#: OpenGotha GeneralParameterSet: at most 9 categories, so 8 lower limits.
+MAX_CATEGORY_LIMITS = 8
 #: OpenGotha's default McMahon placement criteria (MMS, then SOS, then SOSOS)
 DEFAULT_CRITERIA: tuple[GoCriterion, ...] = ("MMS", "SOS", "SOSOS")
 
@@ -155,6 +159,15 @@ class GoSettings(BaseModel):
         "Tournament.isPlayerImplied); read where the Go chain ranks alone (McMahon, or NBW "
         "first)",
     )
+    category_lower_limits: list[Annotated[str, Field(pattern=RANK_PATTERN)]] = Field(
+        default_factory=list,
+        max_length=MAX_CATEGORY_LIMITS,
+        description="the players' categories, by rank (OpenGotha GeneralParameterSet "
+        "lowerCategoryLimits, numberOfCategories = limits + 1): category 1 holds the players "
+        "ranked at or above the first limit, category 2 those at or above the second, and so "
+        "on, the last the rest (Player.category); read by the CAT criterion only (empty: one "
+        "category)",
+    )
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),
         min_length=1,
@@ -164,9 +177,11 @@ class GoSettings(BaseModel):
         "MMS, SOS, SOS-1, SOS-2 (SOS without the 1 or 2 lowest), SOSOS, SODOS, CUSS "
         "(cumulative sum of McMahon scores), STS and SOSTS (Strasbourg score), DC and SDC "
         "(direct confrontation, simplified, among the players level on the criteria before "
-        "it), RATING, RANK, and the Swiss system's NBW, SOSW, SOSW-1, SOSW-2, SOSOSW, SODOSW, "
-        "CUSSW, EXT and EXR (exploits attempted and achieved) (with NBW first, a Go "
-        "tournament is ranked by these criteria alone, as OpenGotha ranks a Swiss)",
+        "it), RATING, RANK, CAT (the category of `category_lower_limits`, the first best), "
+        "and the Swiss system's NBW, SOSW, SOSW-1, SOSW-2, SOSOSW, SODOSW, "
+        "CUSSW, EXT and EXR (exploits attempted and achieved), and CPS (OpenGotha's cup "
+        "score) (with NBW, CPS or CAT first, a Go tournament is ranked by these criteria "
+        "alone, as OpenGotha ranks a Swiss or a cup)",
     )
 
     # -- Timing (LGC Timing rules "Start") ---------------------------------------------------

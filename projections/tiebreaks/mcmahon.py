@@ -152,6 +152,8 @@ CRITERION_OF: dict[GoCriterion, str] = {
     "EXR": "exr",
     "SDC": "sdc",
     "RANK": "go-rank",
+    "CAT": "go-category",
+    "CPS": "cps",
 }
 
 Status = Literal["paired", "bye", "absent", "not_paired"]
@@ -302,6 +304,7 @@ class GoScores:
     sosts: Mapping[str, Fraction]
     ext: Mapping[str, Fraction]
     exr: Mapping[str, Fraction]
+    cps: Mapping[str, Fraction]
 
     def value(self, name: GoCriterion | str, pid: str) -> Fraction:
         table = {
@@ -323,6 +326,7 @@ class GoScores:
             "SOSTS": self.sosts,
             "EXT": self.ext,
             "EXR": self.exr,
+            "CPS": self.cps,
         }
         return table[name.upper()][pid]
 
@@ -524,6 +528,16 @@ def compute(
         after = [_after(settings, start[pid], row, k) for k in range(1, rounds + 1)]
         cuss[pid] = sum((m for m, _ in after), Fraction(0))
         cussw[pid] = sum((w for _, w in after), Fraction(0))
+    # Step 2 (CPS, the cup score): each round doubles the score so far and adds the round's
+    # points (`cpsX2[r] = 2 * cpsX2[r - 1]` + the game's), so a later win never outweighs an
+    # earlier one; the bye and absence NBW points so far (rounded down with `round_down`) are
+    # added after, not doubled (OpenGotha adds them once the games of every round are in).
+    cps: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        doubled = Fraction(0)
+        for r in row:
+            doubled = 2 * doubled + _game_points([r], over_the_board_only=False)
+        cps[pid] = doubled + _special(row, settings, nbw=True)
     # Step 2b (STS, the Strasbourg score): the MMS, + 2 from round n-2 on for a player whose
     # MMS after n-2 rounds is the bar's start score + n-2 (every game won from the bar,
     # OpenGotha `2 * (30 + genMMBar + nbRounds - 2)`), + 2 more from round n-1 on when the MMS
@@ -627,6 +641,7 @@ def compute(
         sosts=sosts,
         ext=ext,
         exr=exr,
+        cps=cps,
     )
 
 
@@ -799,6 +814,14 @@ def sosts(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> di
     return _values(go_scores(ct).sosts, group)
 
 
+@go_criterion("cps", "CPS", "step 2 (CPS)", "Cup score (CPS)")
+def cps(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Cup score (OpenGotha CPS, the main score of its cup system, `initForCup`): after each
+    round the score so far is doubled and the round's points added (1 a win, ½ a jigo), so
+    the player who lost later ranks first; + the NBW points of byes and absences."""
+    return _values(go_scores(ct).cps, group)
+
+
 @go_criterion("ext", "EXT", "step 6 (EXT)", "Exploits attempted (EXT)")
 def ext(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
     """Exploits attempted (OpenGotha EXT, "exploits tentés"): every game's opponent NBW times
@@ -868,6 +891,38 @@ def go_rank(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> 
     return {p: Value(rank_of(ct, p), rank_name(rank_of(ct, p))) for p in group}
 
 
+def category_of(settings: GoSettings, rank: str | None) -> int:
+    """A player's category, 0 the first (OpenGotha `Player.category`): the first category
+    whose lower limit the rank reaches (`rank >= lowerCategoryLimits[c]`), else the last;
+    with one category (no limits) 0. A player without a rank as 30k."""
+    value = rank_value(rank) if rank is not None else MIN_RANK
+    limits = settings.category_lower_limits
+    return next((c for c, low in enumerate(limits) if value >= rank_value(low)), len(limits))
+
+
+@criterion(
+    "go-category",
+    "CAT",
+    "OpenGotha (ScoredPlayer.getCritValue PLA_CRIT_CAT: - Player.category)",
+    unit="count",
+    reading=count_key,
+    radius=0,
+    heading="Category (CAT)",
+)
+def go_category(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """The player's category (OpenGotha CAT, for a Swiss with categories): the first category
+    first; the key is minus the category (OpenGotha `- category(gps)`), shown as its number
+    from 1 (OpenGotha `formatScore`: `- value + 1`)."""
+    settings = settings_of(ct)
+    out = {}
+    for p in group:
+        cat = category_of(settings, ct.players[p].go_rank)
+        out[p] = Value(-cat, str(cat + 1))
+    return out
+
+
 def criterion_value(ct: Crosstable, name: GoCriterion, pid: str) -> Fraction:
     """The value of one of `GoSettings.criteria` (OpenGotha names) for one player; DC and
     SDC have none outside their group (0, as OpenGotha's `dc` and `sdc` before
@@ -876,6 +931,8 @@ def criterion_value(ct: Crosstable, name: GoCriterion, pid: str) -> Fraction:
         return Fraction(rating_of(ct, pid))
     if name == "RANK":
         return Fraction(rank_of(ct, pid))
+    if name == "CAT":
+        return Fraction(-category_of(settings_of(ct), ct.players[pid].go_rank))
     if name in ("DC", "SDC"):
         return Fraction(0)
     return go_scores(ct).value(name, pid)
@@ -1043,13 +1100,20 @@ def chain_names(settings: GoSettings) -> tuple[str, ...]:
 def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
     """A tournament ranked by the Go chain alone: a Go McMahon tournament (format or
     pairing "mcmahon"), any under the "lgc" preset, and a Go tournament whose criteria start
-    with NBW (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss)."""
+    with NBW, CAT or CPS (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss,
+    initForSwissCat, initForCup)."""
     if created is None:
         return False
     if created.rules_preset == "lgc":
         return True
-    if created.game == "go" and created.go is not None and created.go.criteria[0] == "NBW":
-        return True  # OpenGotha's Swiss system for Go: NBW first, the chain alone
+    if (
+        created.game == "go"
+        and created.go is not None
+        and created.go.criteria[0] in ("NBW", "CPS", "CAT")
+    ):
+        # OpenGotha's Swiss system for Go (NBW first), with categories (CAT first,
+        # `initForSwissCat`) or its cup (CPS first, `initForCup`): the chain alone
+        return True
     return created.game == "go" and "mcmahon" in (created.format, created.pairing)
 
 

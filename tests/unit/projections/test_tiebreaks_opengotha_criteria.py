@@ -1,6 +1,6 @@
 """OpenGotha's placement criteria beyond MMS/SOS/SOSOS/SODOS/DC/Rating and the Swiss four
-(issue 26): SOSM-1, SOSM-2, SOSW-1, SOSW-2, CUSSM, CUSSW, STS, SOSTS, EXT, EXR, SDC and Rank,
-computed in `projections/tiebreaks/mcmahon.py`. Every expected value is worked by hand from
+(issue 26): SOSM-1, SOSM-2, SOSW-1, SOSW-2, CUSSM, CUSSW, STS, SOSTS, EXT, EXR, SDC, Rank, CAT
+and CPS, computed in `projections/tiebreaks/mcmahon.py`. Every expected value is worked by hand from
 OpenGotha's source (Luc Vannier, `info.vannier.gotha`):
 
 - `Tournament.fillBaseScoringInfoIfNecessary` step 2 (NBW, MMS after each round), 2b (STS),
@@ -9,7 +9,8 @@ OpenGotha's source (Luc Vannier, `info.vannier.gotha`):
   the per-round opponent MMS or STS, handicap-corrected, own start score for a round without
   a game; the M1/M2 values only stored from the third round), 6 (EXT, EXR);
 - `Tournament.defineDirForExAequoGroup` "SDC Algorithm";
-- `ScoredPlayer.getCritValue` PLA_CRIT_RANK (`getRank()`).
+- `ScoredPlayer.getCritValue` PLA_CRIT_RANK (`getRank()`), PLA_CRIT_CAT (`- category`,
+  `Player.category`), PLA_CRIT_CPS (`cpsX2`, step 2).
 
 Players: a 1d (start 30), b 1k (29), c 2k (28), d 3k (27): no bar, floor 30k, zero 30k.
 Results are PGN-style: "1-0" White won.
@@ -323,3 +324,43 @@ def test_rank_orders_players_level_before_it_stronger_first() -> None:
     assert order(st)[:2] == [(1, "a"), (2, "b")]
     rows = {r.player_id: dict(r.tiebreaks) for r in standings(st).rows}
     assert (rows["a"]["go-rank"], rows["b"]["go-rank"]) == ("3k", "4k")
+
+
+# --- categories (CAT) and the cup score (CPS) ------------------------------------------------
+
+
+def test_cat_ranks_the_first_category_first_before_the_wins() -> None:
+    # Categories 1d and up, 2k and up, the rest (OpenGotha lowerCategoryLimits 1D, 2K;
+    # Player.category: the first limit the rank reaches): a 1d in 1, b 1k and c 2k in 2, d 3k
+    # in 3. CAT first (initForSwissCat): d's 1 win in category 3 ranks after c's 1 win in
+    # category 2, which ranks after b's 2 wins; a (2 wins) first.
+    st = field(GoSettings(criteria=["CAT", "NBW"], category_lower_limits=["1d", "2k"]), *MAIN)
+    assert order(st) == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    rows = {r.player_id: dict(r.tiebreaks)["go-category"] for r in standings(st).rows}
+    assert rows == {"a": "1", "b": "2", "c": "2", "d": "3"}
+    # One category (no limits): CAT is level for all, NBW alone decides: a and b (2 wins)
+    # share 1st, c and d (1 win) 3rd.
+    one = field(GoSettings(criteria=["CAT", "NBW"]), *MAIN)
+    assert order(one) == [(1, "a"), (1, "b"), (3, "c"), (3, "d")]
+
+
+def test_the_cup_score_doubles_the_score_so_far_each_round() -> None:
+    # Step 2: cps = 2 x cps so far + the round's points. MAIN: a W L W = (1 x 2 + 0) x 2 + 1
+    # = 5; b L W W = (0 x 2 + 1) x 2 + 1 = 3; c L W L = (0 + 1) x 2 + 0 = 2; d W L L = 4.
+    st = field(GoSettings(criteria=["CPS"]), *MAIN)
+    assert scores(st, "CPS") == {"a": 5, "b": 3, "c": 2, "d": 4}
+    assert order(st) == [(1, "a"), (2, "d"), (3, "b"), (4, "c")]
+
+
+def test_the_cup_score_adds_bye_points_once_not_doubled() -> None:
+    # Round 1: a beats b, c has the bye (NBW 1, OpenGotha genNBW2ValueBye 2); round 2: c
+    # beats a, b has the bye. The bye points are added after the doubling (OpenGotha adds
+    # them once every round's games are in): a 1 x 2 + 0 = 2; b 0 x 2 + 0 + 1 (bye) = 1;
+    # c 0 x 2 + 1 + 1 (bye) = 2.
+    st = field(
+        GoSettings(criteria=["CPS"]),
+        rnd(1, ("g1", "a", "b", "1-0"), bye=("c",)),
+        rnd(2, ("g2", "c", "a", "1-0"), bye=("b",)),
+        ranks={"a": "1d", "b": "1k", "c": "2k"},
+    )
+    assert scores(st, "CPS") == {"a": 2, "b": 1, "c": 2}
