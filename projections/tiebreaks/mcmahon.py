@@ -657,9 +657,8 @@ def _go_scores(ct: Crosstable, rounds: int) -> GoScores:
     ranks = {pid: info.go_rank for pid, info in ct.players.items()}
     start = start_scores(settings, ranks)
     values = {pid: rank_value(r) if r is not None else MIN_RANK for pid, r in ranks.items()}
-    return compute(
-        settings, start, records(ct, rounds), rounds, ranks=values, total_rounds=ct.rounds
-    )
+    total = max(ct.planned_rounds or 0, ct.rounds)  # STS: OpenGotha numberOfRounds
+    return compute(settings, start, records(ct, rounds), rounds, ranks=values, total_rounds=total)
 
 
 def shown(value: Fraction) -> str:

@@ -55,10 +55,15 @@ def rnd(n: int, *games: tuple[str, str, str, str], bye: tuple[str, ...] = ()) ->
 
 
 def field(
-    settings: GoSettings, *rounds: list[Event], ranks: dict[str, str] = RANKS
+    settings: GoSettings,
+    *rounds: list[Event],
+    ranks: dict[str, str] = RANKS,
+    planned: int | None = None,
 ) -> StandingsState:
     flat: list[Event] = [
-        ev.TournamentCreated(name="Go Open", game="go", format="mcmahon", go=settings),
+        ev.TournamentCreated(
+            name="Go Open", game="go", format="mcmahon", go=settings, rounds=planned
+        ),
         *(ev.PlayerRegistered(player_id=p, name=p.title(), go_rank=r) for p, r in ranks.items()),
     ]
     for r in rounds:
@@ -203,6 +208,14 @@ def test_sts_reads_the_mms_alone_so_a_supergroup_player_with_one_loss_passes_too
     )
     # MMS: a 30 + 2 = 32, b 29 + 2 = 31, c 28 + 1 = 29, d 27 + 1 = 28.
     assert scores(st, "STS") == {"a": 36, "b": 33, "c": 29, "d": 28}
+
+
+def test_sts_counts_the_tournaments_planned_rounds_not_the_rounds_played_so_far() -> None:
+    # OpenGotha's n is `numberOfRounds`. Planned 5, 3 played: the first bonus needs the MMS
+    # after n-2 = 3 rounds to be 29 + 3 = 32 (a: 32, +2, from round 3 on); the second is for
+    # round n-1 = 4, not reached. STS a 32 + 2 = 34.
+    st = field(GoSettings(mcmahon_bar="1k"), *STRASBOURG, planned=5)
+    assert scores(st, "STS") == {"a": 34, "b": 31, "c": 29, "d": 27}
 
 
 def test_sosts_with_virtual_scores_keeps_only_the_stones_as_opengotha_does() -> None:
