@@ -28,7 +28,11 @@ from services.interchange.opengotha.export import export_opengotha
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "opengotha" / "real"
 ACTOR = Actor(id="td", role="admin")
-FILES = ["TestPartEtLic.xml", "Championnat_Levallois_2018.xml"]
+FILES = [
+    "TestPartEtLic.xml",
+    "Championnat_Levallois_2018.xml",
+    "finale_championnat_de_France_2019.xml",
+]
 
 
 @pytest.fixture
@@ -119,6 +123,29 @@ def test_levallois_2018_is_ranked_by_nbw_sdc_and_rating_as_opengotha_ranks_it(
         (6, "Awano Yoshiro", "0", "0", "1741"),
         (7, "Nasroune Khaled", "0", "0", "1318"),
     ]
+
+
+def test_the_french_final_2019_is_ranked_by_nbw_then_the_strasbourg_score(
+    log: SQLiteEventLog,
+) -> None:
+    """NBW, STS, SOSOSW (OpenGotha warns that STS only makes sense for a McMahon with a
+    knock-out, and lets it be used). Bar 9D, floor 30K: every start is rank + 30, and no
+    player starts on the bar's 38, so no STS bonus (step 2b: the MMS after n-2 = 2 rounds
+    would have to be 40): STS is the MMS, start + wins. Dréan-Guénaizia 6D: 35 + 4 = 39,
+    first on NBW 4; among the 3 wins, Debarre 7D 36 + 3 = 39 before Papazoglou 5D 34 + 3 = 37
+    on STS; Granger and Lips (4D, 2 wins, STS 35, SOSOSW 33) share 8th."""
+    _import(log, (REAL / "finale_championnat_de_France_2019.xml").read_bytes(), "fr")
+    st = fold(_records(log, "fr"))
+    scores = go_scores(crosstable(st))
+    for pid in st.players:
+        assert scores.sts[pid] == scores.start[pid] + scores.nbw[pid] == scores.mms[pid]
+    rows = [(r.place, st.players[r.player_id].name) for r in standings(st).rows]
+    assert rows[:3] == [
+        (1, "Dréan-Guénaizia Benjamin"),
+        (2, "Debarre Thomas"),
+        (3, "Papazoglou Benjamin"),
+    ]
+    assert (8, "Granger Alban") in rows and (8, "Lips Fabien") in rows
 
 
 @pytest.mark.parametrize("name", FILES)
