@@ -937,10 +937,43 @@ def criterion_value(ct: Crosstable, name: GoCriterion, pid: str) -> Fraction:
     return go_scores(ct).value(name, pid)
 
 
-def _confrontation_criterion(ct: Crosstable) -> GoCriterion | None:
-    """The one of DC and SDC OpenGotha computes: the first in the criteria
-    (`Tournament.fillDirScoringInfo` stops at the first; the other keeps 0)."""
-    return next((c for c in settings_of(ct).criteria if c in ("DC", "SDC")), None)
+def ex_aequo_groups(ct: Crosstable) -> dict[str, tuple[str, ...]]:
+    """Each player's group for DC and SDC as OpenGotha forms it (`Tournament.
+    fillDirScoringInfo`): every registered player (OpenGotha's `hmScoredPlayers`, those its
+    standings hide included) level with them on each criterion before the first of DC and
+    SDC in the chain. Both are computed over that one group (`defineDirForExAequoGroup` fills
+    `sdc` and `dc` together), so a DC after an SDC reads the same group as the SDC, and a
+    player's value does not depend on which players the standings ask about."""
+
+    def groups() -> dict[str, tuple[str, ...]]:
+        names = list(settings_of(ct).criteria)
+        first = next((i for i, c in enumerate(names) if c in ("DC", "SDC")), len(names))
+        keys = {p: tuple(criterion_value(ct, c, p) for c in names[:first]) for p in ct.players}
+        members: dict[tuple[Fraction, ...], list[str]] = {}
+        for p in sorted(keys):
+            members.setdefault(keys[p], []).append(p)
+        return {p: tuple(members[keys[p]]) for p in keys}
+
+    return ct.memo("mcmahon.ex_aequo", groups)
+
+
+def _per_ex_aequo_group(
+    ct: Crosstable,
+    group: Sequence[str],
+    compute: Callable[[Crosstable, Sequence[str]], dict[str, int]],
+) -> dict[str, Value]:
+    """`compute` over each player's `ex_aequo_groups` group, read for the players of `group`
+    (a player OpenGotha does not know, absent from the crosstable's players: over `group`)."""
+    whole = ex_aequo_groups(ct)
+    out: dict[str, Value] = {}
+    done: dict[tuple[str, ...], dict[str, int]] = {}
+    for p in group:
+        members = whole.get(p) or tuple(sorted(group))
+        if members not in done:
+            done[members] = compute(ct, members)
+        v = done[members][p]
+        out[p] = Value(v, str(v))
+    return out
 
 
 def _net_wins(ct: Crosstable, members: Sequence[str]) -> dict[tuple[str, str], int]:
@@ -964,7 +997,7 @@ def simplified_direct_confrontation(ct: Crosstable, group: Sequence[str]) -> dic
     non-zero net result (each pair met, and not only in games that cancel out) does each
     player count the players of the group they beat; otherwise every SDC is 0."""
     members = sorted(group)
-    if len(members) <= 1 or _confrontation_criterion(ct) != "SDC":
+    if len(members) <= 1:
         return {p: 0 for p in members}
     net = _net_wins(ct, members)
     if any(net.get((p, q), 0) == 0 for p in members for q in members if p != q):
@@ -986,8 +1019,7 @@ def sdc(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict
     """Simplified direct confrontation (OpenGotha SDC) among the players level on every
     criterion before it: when each two of them have a net winner between them, the number of
     the others each beat; else 0 for all (`simplified_direct_confrontation`)."""
-    values = simplified_direct_confrontation(ct, group)
-    return {p: Value(v, str(v)) for p, v in values.items()}
+    return _per_ex_aequo_group(ct, group, simplified_direct_confrontation)
 
 
 def confrontation_ranks(sc: Mapping[str, int], beat: Mapping[str, set[str]]) -> dict[str, int]:
@@ -1048,11 +1080,16 @@ def direct_confrontation(ct: Crosstable, group: Sequence[str]) -> dict[str, int]
       `GoSettings.criteria` (`secCrit`), level players sharing a place;
       sc = players - place."""
     members = sorted(group)
-    if len(members) <= 1 or _confrontation_criterion(ct) == "SDC":
+    if len(members) <= 1:
         return {p: 0 for p in members}
     names = list(settings_of(ct).criteria)
     after = names[names.index("DC") + 1 :] if "DC" in names else []
-    keys = {p: tuple(criterion_value(ct, c, p) for c in after) for p in members}
+    # An SDC after DC reads as OpenGotha filled it just before, over the same group.
+    sdc_of = simplified_direct_confrontation(ct, members) if "SDC" in after else {}
+    keys = {
+        p: tuple(Fraction(sdc_of[p]) if c == "SDC" else criterion_value(ct, c, p) for c in after)
+        for p in members
+    }
     order = sorted(members, key=lambda p: keys[p], reverse=True)
     place: dict[str, int] = {}
     for i, p in enumerate(order):
@@ -1084,8 +1121,7 @@ def dc(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[
     it: the games won between them place the winners above the losers (a cycle of wins
     counts as level), the criteria after DC ordering those the games leave apart; shown as
     the number of places above the group's last (`direct_confrontation`)."""
-    values = direct_confrontation(ct, group)
-    return {p: Value(v, str(v)) for p, v in values.items()}
+    return _per_ex_aequo_group(ct, group, direct_confrontation)
 
 
 # --- the chain and the ranking ------------------------------------------------------------------

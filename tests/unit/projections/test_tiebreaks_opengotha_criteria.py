@@ -34,7 +34,6 @@ from events_schema import events as ev
 from events_schema.go import GoSettings
 from projections.standings import StandingsState, crosstable, fold, standings
 from projections.tiebreaks.mcmahon import (
-    direct_confrontation,
     go_scores,
     simplified_direct_confrontation,
 )
@@ -313,14 +312,32 @@ def test_sdc_places_the_winner_between_two_level_players() -> None:
     )
     st = field(GoSettings(criteria=["MMS", "SDC", "SOS"]), *rounds, ranks=ranks)
     assert order(st) == [(1, "c"), (2, "a"), (3, "b"), (4, "d")]
-    # Only the first of DC and SDC is computed (`fillDirScoringInfo`): DC after SDC is 0.
+    # With both (OpenGotha's own dialog refuses it, a file may have it), both are computed
+    # over the players level before the first of them (`fillDirScoringInfo`,
+    # `defineDirForExAequoGroup` fills `sdc` and `dc` together): a 1, b 0 on each.
     both = field(GoSettings(criteria=["MMS", "SDC", "DC", "SOS"]), *rounds, ranks=ranks)
-    assert direct_confrontation(crosstable(both), ["a", "b"]) == {"a": 0, "b": 0}
-    first_dc = field(GoSettings(criteria=["MMS", "DC", "SDC", "SOS"]), *rounds, ranks=ranks)
-    assert simplified_direct_confrontation(crosstable(first_dc), ["a", "b"]) == {
-        "a": 0,
-        "b": 0,
-    }
+    assert order(both) == [(1, "c"), (2, "a"), (3, "b"), (4, "d")]
+    rows = {r.player_id: dict(r.tiebreaks) for r in standings(both).rows}
+    assert (rows["a"]["sdc"], rows["a"]["dc"], rows["b"]["sdc"], rows["b"]["dc"]) == (
+        "1",
+        "1",
+        "0",
+        "0",
+    )
+
+
+def test_sdc_is_computed_among_every_level_player_the_hidden_ones_too() -> None:
+    # p 5k (25) beats q 4k (26): MMS 26 each. z 4k (26) is registered, never paired (MMS 26),
+    # and hidden from the standings (OpenGotha displayNPPlayers false). OpenGotha's ex aequo
+    # group holds every player (`hmScoredPlayers`): {p, q, z}; z met nobody, so SDC is not
+    # relevant: 0 for all, and p and q share the place. DC over {p, q, z}: p beat q, DC p 1.
+    ranks = {"p": "5k", "q": "4k", "z": "4k"}
+    game = rnd(1, ("g1", "p", "q", "1-0"))
+    hidden = GoSettings(hide_players_never_paired=True)
+    sdc = field(hidden.model_copy(update={"criteria": ["MMS", "SDC"]}), game, ranks=ranks)
+    assert order(sdc) == [(1, "p"), (1, "q")]
+    dc = field(hidden.model_copy(update={"criteria": ["MMS", "DC"]}), game, ranks=ranks)
+    assert order(dc) == [(1, "p"), (2, "q")]
 
 
 # --- Rank ------------------------------------------------------------------------------------
