@@ -1,5 +1,5 @@
-"""The McMahon score and the Go placement criteria (MMS, SOS, SOSOS, SODOS), with the McMahon
-groups of the London Go Centre rules.
+"""The McMahon score and the Go placement criteria (MMS, SOS, SOSOS, SODOS and the rest of
+OpenGotha's), with the McMahon groups of the London Go Centre rules.
 
 The seed (`lgc-go-tournament-rules.txt`, PLAYER AND SPECTATOR BEHAVIOUR "Top groups") names
 McMahon groups, supergroups and the bar, and leaves the rest to the tool Go organisers use; we
@@ -98,6 +98,17 @@ level on every criterion before it, the games won between them (Matthieu Walraet
 `mw.go.confrontation` sort, cycles of wins level), the criteria after DC ordering the rest
 (`direct_confrontation`). **Rating** (OpenGotha PLA_CRIT_RATING): the rating, higher first
 (`rating_of`).
+
+**OpenGotha's other criteria** (`PlacementParameterSet.allPlacementCriteria`, computed in
+`fillBaseScoringInfoIfNecessary`; each function below cites its step): SOS-1/SOS-2 and
+SOSW-1/SOSW-2 (SOS less its lowest one or two rounds, a round without a game counting as SOS
+counts it; OpenGotha keeps SOSM-1/-2 at 0 before the third round and SOSW-1 is the higher
+round after two), CUSS/CUSSW (the scores after each round, summed), STS/SOSTS (the Strasbourg
+score: + 2 per knock-out round for the player on the bar's score who won every game; with
+virtual scores OpenGotha's SOSTS keeps only the stones, its `stsVirtualX2` never being
+filled), EXT/EXR (exploits: the opponents' NBW weighted by the handicap given against the
+ranks), CPS (the cup score), SDC (simplified direct confrontation, with DC over the same
+group: `ex_aequo_groups`), RANK and CAT (`category_of`).
 
 Players still level after the chain share the place (OpenGotha ex aequo; rules/README "Shared
 places"): the Go chains end with "shared-place". A Go McMahon tournament is ranked by the chain
