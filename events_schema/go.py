@@ -151,6 +151,14 @@ class GoSettings(BaseModel):
         "opponent's score counts every round they did not play over the board (no game, "
         "bye, absence, forfeit, result not entered) as ½ instead of its points",
     )
+    count_planned_rounds: bool = Field(
+        default=False,
+        description="the standings count the tournament's planned rounds (`rounds`), each "
+        "round not played yet a round without a game (SOS: the player's own start score), as "
+        "OpenGotha's final standings do (its h9 and AGA exports and the standings of the last "
+        "round: ExternalDocument.generateH9File, roundNumber = numberOfRounds - 1); default: "
+        "the rounds scheduled so far, as OpenGotha's standings of the current round",
+    )
     hide_players_never_paired: bool = Field(
         default=False,
         description="a display choice: players paired in no round (no game, with or without "

@@ -658,8 +658,12 @@ def compute(
 
 def go_scores(ct: Crosstable, rounds: int | None = None) -> GoScores:
     """The scores of the crosstable's players after `rounds` rounds (default: the rounds
-    scheduled in the stage), computed once per crosstable."""
+    scheduled in the stage, or with `count_planned_rounds` the tournament's planned rounds if
+    more, as OpenGotha's final standings count `numberOfRounds`), computed once per
+    crosstable."""
     counted = ct.rounds if rounds is None else rounds
+    if rounds is None and settings_of(ct).count_planned_rounds:
+        counted = max(counted, ct.planned_rounds or 0)
     return ct.memo(("mcmahon.scores", counted), lambda: _go_scores(ct, counted))
 
 

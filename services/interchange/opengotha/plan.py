@@ -34,7 +34,9 @@ file where the LGC rules are silent (events_schema/go.py):
   `projections/tiebreaks/mcmahon.py`); `numberOfCategories` and `Categories` ->
   `category_lower_limits` (CAT);
 * a game without a result is counted as OpenGotha counts it (`unentered_results`
-  "opengotha": played, no point for either side).
+  "opengotha": played, no point for either side);
+* the standings count `numberOfRounds`, the rounds not played yet as rounds without a game,
+  as OpenGotha's final standings and exports do (`count_planned_rounds`).
 
 Results: ``RESULT_WHITEWINS``/``BLACKWINS`` 1-0/0-1, ``EQUAL`` ½-½ (a jigo), ``BOTHLOSE``
 0-0, ``BOTHWIN`` 1-1, each ``_BYDEF`` the same with termination forfeit; ``RESULT_UNKNOWN``
@@ -268,6 +270,7 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
         nbw_absence_points=_halves(g, "genNBW2ValueAbsent", out),
         round_down=flag(g, "genRoundDownNBWMMS", True),
         unentered_results="opengotha",
+        count_planned_rounds=True,
         count_not_played_as_half_point=flag(g, "genCountNotPlayedGamesAsHalfPoint", False),
         hide_players_never_paired=not flag(og.display, "displayNPPlayers", False),
         criteria=criteria or ["MMS"],

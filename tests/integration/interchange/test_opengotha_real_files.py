@@ -8,9 +8,9 @@ TestPartEtLic (McMahon, 20 rounds planned, 4 played): OpenGotha's h9 export
 (`ExternalDocument.generateH9File`) ranks and scores the players after `numberOfRounds` (20):
 every round not played yet counts in SOS as the player's own start score, and in SOSOS as
 start x 20 (`fillBaseScoringInfoIfNecessary` steps 4.2 and 5), and each value is cut to 4
-characters (`strCritValue.substring(0, 4)`: SOSOS 11204 is written "1120"). Arbiter's standings
-count the rounds scheduled so far (4); its scores after 20 rounds (`go_scores(ct, 20)`) are
-OpenGotha's, for all 22 players, and the places are the same.
+characters (`strCritValue.substring(0, 4)`: SOSOS 11204 is written "1120"). An imported file
+is counted the same way (`GoSettings.count_planned_rounds`): Arbiter's standings give every
+one of the 22 players OpenGotha's place, MMS, SOS and SOSOS.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 
 from events_schema import Actor, Recorded
 from projections.standings import crosstable, fold, standings
-from projections.tiebreaks.mcmahon import go_scores, shown
+from projections.tiebreaks.mcmahon import go_scores
 from services.eventlog.sqlite import SQLiteEventLog
 from services.interchange.opengotha import import_opengotha
 from services.interchange.opengotha.export import export_opengotha
@@ -77,21 +77,16 @@ def test_test_part_et_lic_places_and_criteria_are_those_opengotha_published(
     assert [st.players[r.player_id].name for r in table.rows] == [n for _, n, _ in published]
     assert [str(r.place) for r in table.rows] == [p for p, _, _ in published]
     assert st.created is not None and st.created.rounds == 20
-    after_all = go_scores(crosstable(st), 20)
-    ours = [
-        (
-            shown(after_all.mms[r.player_id]),
-            shown(after_all.sos[r.player_id]),
-            shown(after_all.sosos[r.player_id])[:4],  # OpenGotha cuts it to 4 characters
-        )
-        for r in table.rows
-    ]
+    assert st.created.go is not None and st.created.go.count_planned_rounds
+    # The standings count the 20 rounds planned (`count_planned_rounds`, set by the import):
+    # OpenGotha's values, SOSOS cut to 4 characters as OpenGotha writes it.
+    ours = [(d["mms"], d["sos"], d["sosos"][:4]) for d in (dict(r.tiebreaks) for r in table.rows)]
     assert ours == [c for _, _, c in published]
-    # Arbiter's own standings count the 4 rounds played: SOS is OpenGotha's less the 16
-    # rounds to come at the player's start score (Chauvin 567 - 16 x 28 = 119).
-    for r in table.rows:
-        start = after_all.start[r.player_id]
-        assert int(dict(r.tiebreaks)["sos"]) == after_all.sos[r.player_id] - 16 * start
+    # OpenGotha's standings of the current round (4) count 4 rounds: SOS is the published
+    # one less the 16 rounds to come at the player's own start (Chauvin 567 - 16 x 28 = 119).
+    now = go_scores(crosstable(st), 4)
+    for r, (_, _, (_, sos, _)) in zip(table.rows, published, strict=True):
+        assert now.sos[r.player_id] == int(sos) - 16 * now.start[r.player_id]
 
 
 def test_levallois_2018_is_ranked_by_nbw_sdc_and_rating_as_opengotha_ranks_it(

@@ -394,3 +394,20 @@ def test_the_cup_score_adds_bye_points_once_not_doubled() -> None:
         ranks={"a": "1d", "b": "1k", "c": "2k"},
     )
     assert scores(st, "CPS") == {"a": 2, "b": 1, "c": 2}
+
+
+# --- the rounds counted (count_planned_rounds) -----------------------------------------------
+
+
+def test_the_planned_rounds_count_as_rounds_without_a_game_when_asked() -> None:
+    # MAIN, 5 rounds planned, 3 played. OpenGotha's final standings (its h9 export) count
+    # numberOfRounds: rounds 4 and 5 are rounds without a game, SOS adding the player's own
+    # start score for each (a: 88 + 2 x 30 = 148, d: 92 + 2 x 27 = 146) and SOSOS start x 5
+    # rounds for each (step 5: `2 * smms * (r + 1)`). By default the 3 rounds played count.
+    played = field(GoSettings(), *MAIN, planned=5)
+    assert scores(played, "SOS") == {"a": 88, "b": 89, "c": 91, "d": 92}
+    final = field(GoSettings(count_planned_rounds=True), *MAIN, planned=5)
+    assert scores(final, "SOS") == {"a": 148, "b": 147, "c": 147, "d": 146}
+    assert scores(final, "MMS") == scores(played, "MMS")
+    # SOSOS of a: the opponents' SOS (b 147 + c 147 + d 146) + 2 rounds x 30 x 5 = 740.
+    assert scores(final, "SOSOS")["a"] == 147 + 147 + 146 + 2 * 30 * 5
