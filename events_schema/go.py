@@ -22,11 +22,36 @@ from events_schema.ids import PlayerId
 RANK_PATTERN = r"^(?:(?:[1-9]|[12][0-9]|30)k|[1-9]d|[1-9]p)$"
 
 GoCriterion = Literal[
-    "MMS", "SOS", "SOSOS", "SODOS", "DC", "RATING", "NBW", "SOSW", "SOSOSW", "SODOSW"
+    "MMS",
+    "SOS",
+    "SOSOS",
+    "SODOS",
+    "DC",
+    "RATING",
+    "NBW",
+    "SOSW",
+    "SOSOSW",
+    "SODOSW",
+    "SOS-1",
+    "SOS-2",
+    "SOSW-1",
+    "SOSW-2",
+    "CUSS",
+    "CUSSW",
+    "STS",
+    "SOSTS",
+    "EXT",
+    "EXR",
+    "SDC",
+    "RANK",
+    "CAT",
+    "CPS",
 ]
 #: OpenGotha PlacementParameterSet.PLA_SMMS_CORR_MIN / PLA_SMMS_CORR_MAX: the range of a
 #: player's McMahon start score correction (`smmsCorrection`).
 START_CORRECTION_MIN, START_CORRECTION_MAX = -1, 2
+#: OpenGotha GeneralParameterSet: at most 9 categories, so 8 lower limits.
+MAX_CATEGORY_LIMITS = 8
 #: OpenGotha's default McMahon placement criteria (MMS, then SOS, then SOSOS)
 DEFAULT_CRITERIA: tuple[GoCriterion, ...] = ("MMS", "SOS", "SOSOS")
 
@@ -126,6 +151,14 @@ class GoSettings(BaseModel):
         "opponent's score counts every round they did not play over the board (no game, "
         "bye, absence, forfeit, result not entered) as ½ instead of its points",
     )
+    count_planned_rounds: bool = Field(
+        default=False,
+        description="the standings count the tournament's planned rounds (`rounds`), each "
+        "round not played yet a round without a game (SOS: the player's own start score), as "
+        "OpenGotha's final standings do (its h9 and AGA exports and the standings of the last "
+        "round: ExternalDocument.generateH9File, roundNumber = numberOfRounds - 1); default: "
+        "the rounds scheduled so far, as OpenGotha's standings of the current round",
+    )
     hide_players_never_paired: bool = Field(
         default=False,
         description="a display choice: players paired in no round (no game, with or without "
@@ -134,15 +167,29 @@ class GoSettings(BaseModel):
         "Tournament.isPlayerImplied); read where the Go chain ranks alone (McMahon, or NBW "
         "first)",
     )
+    category_lower_limits: list[Annotated[str, Field(pattern=RANK_PATTERN)]] = Field(
+        default_factory=list,
+        max_length=MAX_CATEGORY_LIMITS,
+        description="the players' categories, by rank (OpenGotha GeneralParameterSet "
+        "lowerCategoryLimits, numberOfCategories = limits + 1): category 1 holds the players "
+        "ranked at or above the first limit, category 2 those at or above the second, and so "
+        "on, the last the rest (Player.category); read by the CAT criterion only (empty: one "
+        "category)",
+    )
     criteria: list[GoCriterion] = Field(
         default_factory=lambda: list(DEFAULT_CRITERIA),
         min_length=1,
         max_length=6,
-        description="ranking criteria in order (OpenGotha names; at most 6, OpenGotha "
-        "PLA_MAX_NUMBER_OF_CRITERIA): MMS, SOS, SOSOS, SODOS, DC (direct confrontation "
-        "among the players level on the criteria before it), RATING, and the Swiss system's "
-        "NBW, SOSW, SOSOSW, SODOSW (with NBW first, a Go tournament is ranked by these "
-        "criteria alone, as OpenGotha ranks a Swiss)",
+        description="ranking criteria in order (OpenGotha names, the McMahon ones without "
+        "their M: SOS is OpenGotha's SOSM; at most 6, OpenGotha PLA_MAX_NUMBER_OF_CRITERIA): "
+        "MMS, SOS, SOS-1, SOS-2 (SOS without the 1 or 2 lowest), SOSOS, SODOS, CUSS "
+        "(cumulative sum of McMahon scores), STS and SOSTS (Strasbourg score), DC and SDC "
+        "(direct confrontation, simplified, among the players level on the criteria before "
+        "it), RATING, RANK, CAT (the category of `category_lower_limits`, the first best), "
+        "and the Swiss system's NBW, SOSW, SOSW-1, SOSW-2, SOSOSW, SODOSW, "
+        "CUSSW, EXT and EXR (exploits attempted and achieved), and CPS (OpenGotha's cup "
+        "score) (with NBW, CPS or CAT first, a Go tournament is ranked by these criteria "
+        "alone, as OpenGotha ranks a Swiss or a cup)",
     )
 
     # -- Timing (LGC Timing rules "Start") ---------------------------------------------------

@@ -106,6 +106,9 @@ class Crosstable:
     skipped: Mapping[str, frozenset[int]] = field(default_factory=dict)
     # Go: the games paired whose result is not entered yet (OpenGotha RESULT_UNKNOWN).
     unresulted: tuple[Unresulted, ...] = ()
+    # The tournament's planned rounds (`TournamentCreated.rounds`; None: not stated), which
+    # OpenGotha's Strasbourg score reads (`gps.getNumberOfRounds()`).
+    planned_rounds: int | None = None
     # Values derived from this (immutable) crosstable, computed once: criteria share them.
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -146,6 +149,7 @@ class Crosstable:
             go=self.go,
             skipped=self.skipped,
             unresulted=tuple(u for u in self.unresulted if u.round <= rounds),
+            planned_rounds=self.planned_rounds,
         )
 
 
@@ -272,6 +276,7 @@ def build(state: StandingsState, stage: str = "main") -> Crosstable:
         go=go,
         skipped=state.skips(),
         unresulted=tuple(sorted(unresulted, key=lambda u: (u.round, u.game_id))),
+        planned_rounds=created.rounds if created is not None else None,
     )
 
 

@@ -1,5 +1,5 @@
-"""The McMahon score and the Go placement criteria (MMS, SOS, SOSOS, SODOS), with the McMahon
-groups of the London Go Centre rules.
+"""The McMahon score and the Go placement criteria (MMS, SOS, SOSOS, SODOS and the rest of
+OpenGotha's), with the McMahon groups of the London Go Centre rules.
 
 The seed (`lgc-go-tournament-rules.txt`, PLAYER AND SPECTATOR BEHAVIOUR "Top groups") names
 McMahon groups, supergroups and the bar, and leaves the rest to the tool Go organisers use; we
@@ -99,6 +99,17 @@ level on every criterion before it, the games won between them (Matthieu Walraet
 (`direct_confrontation`). **Rating** (OpenGotha PLA_CRIT_RATING): the rating, higher first
 (`rating_of`).
 
+**OpenGotha's other criteria** (`PlacementParameterSet.allPlacementCriteria`, computed in
+`fillBaseScoringInfoIfNecessary`; each function below cites its step): SOS-1/SOS-2 and
+SOSW-1/SOSW-2 (SOS less its lowest one or two rounds, a round without a game counting as SOS
+counts it; OpenGotha keeps SOSM-1/-2 at 0 before the third round and SOSW-1 is the higher
+round after two), CUSS/CUSSW (the scores after each round, summed), STS/SOSTS (the Strasbourg
+score: + 2 per knock-out round for the player on the bar's score who won every game; with
+virtual scores OpenGotha's SOSTS keeps only the stones, its `stsVirtualX2` never being
+filled), EXT/EXR (exploits: the opponents' NBW weighted by the handicap given against the
+ranks), CPS (the cup score), SDC (simplified direct confrontation, with DC over the same
+group: `ex_aequo_groups`), RANK and CAT (`category_of`).
+
 Players still level after the chain share the place (OpenGotha ex aequo; rules/README "Shared
 places"): the Go chains end with "shared-place". A Go McMahon tournament is ranked by the chain
 alone (`mcmahon_ranked`, `rank`): MMS is its first criterion, not a grouping by game points.
@@ -140,6 +151,20 @@ CRITERION_OF: dict[GoCriterion, str] = {
     "SOSW": "sosw",
     "SOSOSW": "sososw",
     "SODOSW": "sodosw",
+    "SOS-1": "sos-1",
+    "SOS-2": "sos-2",
+    "SOSW-1": "sosw-1",
+    "SOSW-2": "sosw-2",
+    "CUSS": "cuss",
+    "CUSSW": "cussw",
+    "STS": "sts",
+    "SOSTS": "sosts",
+    "EXT": "ext",
+    "EXR": "exr",
+    "SDC": "sdc",
+    "RANK": "go-rank",
+    "CAT": "go-category",
+    "CPS": "cps",
 }
 
 Status = Literal["paired", "bye", "absent", "not_paired"]
@@ -277,6 +302,20 @@ class GoScores:
     sosw: Mapping[str, Fraction]
     sososw: Mapping[str, Fraction]
     sodosw: Mapping[str, Fraction]
+    # OpenGotha's other criteria (`Tournament.fillBaseScoringInfoIfNecessary` steps 2b, 3,
+    # 4.1, 4.2, 6): SOS without the 1 or 2 lowest, the cumulative sums, the Strasbourg score
+    # and its SOS, the exploits.
+    sos_m1: Mapping[str, Fraction]
+    sos_m2: Mapping[str, Fraction]
+    sosw_m1: Mapping[str, Fraction]
+    sosw_m2: Mapping[str, Fraction]
+    cuss: Mapping[str, Fraction]
+    cussw: Mapping[str, Fraction]
+    sts: Mapping[str, Fraction]
+    sosts: Mapping[str, Fraction]
+    ext: Mapping[str, Fraction]
+    exr: Mapping[str, Fraction]
+    cps: Mapping[str, Fraction]
 
     def value(self, name: GoCriterion | str, pid: str) -> Fraction:
         table = {
@@ -288,6 +327,17 @@ class GoScores:
             "SOSW": self.sosw,
             "SOSOSW": self.sososw,
             "SODOSW": self.sodosw,
+            "SOS-1": self.sos_m1,
+            "SOS-2": self.sos_m2,
+            "SOSW-1": self.sosw_m1,
+            "SOSW-2": self.sosw_m2,
+            "CUSS": self.cuss,
+            "CUSSW": self.cussw,
+            "STS": self.sts,
+            "SOSTS": self.sosts,
+            "EXT": self.ext,
+            "EXR": self.exr,
+            "CPS": self.cps,
         }
         return table[name.upper()][pid]
 
@@ -416,44 +466,163 @@ def virtual_mms(start: int, row: Sequence[GoRound]) -> Fraction:
     return start + _game_points(row, over_the_board_only=True) + Fraction(unplayed, 2)
 
 
+def _after(
+    settings: GoSettings, start: int, row: Sequence[GoRound], k: int
+) -> tuple[Fraction, Fraction]:
+    """(MMS, NBW) after the first `k` rounds of `row` (OpenGotha `mmsX2[k - 1]`,
+    `nbwX2[k - 1]`: the bye and absence points of those rounds, their sum rounded down there
+    with `round_down`); k < 1 reads 0 for both, as OpenGotha's `getMMSX2` of a round before
+    the first (`ScoredPlayer.isValidRoundNumber`)."""
+    if k < 1:
+        return Fraction(0), Fraction(0)
+    head = row[:k]
+    games = _game_points(head, over_the_board_only=False)
+    return (
+        start + games + _special(head, settings, nbw=False),
+        games + _special(head, settings, nbw=True),
+    )
+
+
+def _without_lowest(values: Sequence[Fraction], *, mcmahon: bool) -> tuple[Fraction, Fraction]:
+    """(SOS-1, SOS-2) from the per-round values SOS sums (OpenGotha
+    `fillBaseScoringInfoIfNecessary` steps 4.1 `soswM1X2`/`soswM2X2` and 4.2
+    `sosmM1X2`/`sosmM2X2`): from the third round on, the SOS less its lowest value, and less
+    its two lowest; every round counts, a round without a game with the value SOS gives it
+    (the player's own start score in SOSM, 0 in SOSW), so such a round is the one dropped
+    when it is lowest. After one round both are 0. After two rounds SOSW-1 is the higher of
+    the two values and SOSW-2 is 0, while SOSM-1 and SOSM-2 stay 0 (OpenGotha stores them
+    only from the third round on: `setSOSMM1X2` is inside the `else` branch)."""
+    n = len(values)
+    if n <= 1 or (n == 2 and mcmahon):
+        return Fraction(0), Fraction(0)
+    if n == 2:
+        return max(values), Fraction(0)
+    low = sorted(values)
+    total = sum(values, Fraction(0))
+    return total - low[0], total - low[0] - low[1]
+
+
+def _exploit_coefficient(real: int, natural: int) -> int:
+    """OpenGotha step 6 (EXT, EXR): the weight of a game by the handicap given (`realHd`:
+    the stones, negative when the player had Black) against the ranks' difference
+    (`naturalHd`: the player's rank - the opponent's): 0 below it, 1 at it, 2 one stone above,
+    3 two or more above."""
+    d = real - natural
+    return 0 if d < 0 else 1 if d == 0 else 2 if d == 1 else 3
+
+
 def compute(
     settings: GoSettings,
     start: Mapping[str, int],
     recs: Mapping[str, tuple[GoRound, ...]],
     rounds: int,
+    *,
+    ranks: Mapping[str, int] | None = None,
+    total_rounds: int | None = None,
 ) -> GoScores:
-    """The scores from start scores and records (module docstring: MMS, SOS, SOSOS, SODOS)."""
+    """The scores from start scores and records (module docstring: MMS, SOS, SOSOS, SODOS and
+    the rest of OpenGotha's criteria). `ranks`: each player's rank value (EXT, EXR; 30k when
+    missing); `total_rounds`: the tournament's rounds (OpenGotha `gps.getNumberOfRounds()`,
+    STS; default `rounds`)."""
+    rank = ranks or {}
+    total = rounds if total_rounds is None else total_rounds
     mms: dict[str, Fraction] = {}
     nbw: dict[str, Fraction] = {}
     for pid, row in recs.items():
         games = _game_points(row, over_the_board_only=False)
         mms[pid] = start[pid] + games + _special(row, settings, nbw=False)
         nbw[pid] = games + _special(row, settings, nbw=True)
+    # Step 3 (CUSSW, CUSSM): the sum of the scores after each round counted.
+    cuss: dict[str, Fraction] = {}
+    cussw: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        after = [_after(settings, start[pid], row, k) for k in range(1, rounds + 1)]
+        cuss[pid] = sum((m for m, _ in after), Fraction(0))
+        cussw[pid] = sum((w for _, w in after), Fraction(0))
+    # Step 2 (CPS, the cup score): each round doubles the score so far and adds the round's
+    # points (`cpsX2[r] = 2 * cpsX2[r - 1]` + the game's), so a later win never outweighs an
+    # earlier one; the bye and absence NBW points so far (rounded down with `round_down`) are
+    # added after, not doubled (OpenGotha adds them once the games of every round are in).
+    cps: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        doubled = Fraction(0)
+        for r in row:
+            doubled = 2 * doubled + _game_points([r], over_the_board_only=False)
+        cps[pid] = doubled + _special(row, settings, nbw=True)
+    # Step 2b (STS, the Strasbourg score): the MMS, + 2 from round n-2 on for a player whose
+    # MMS after n-2 rounds is the bar's start score + n-2 (every game won from the bar,
+    # OpenGotha `2 * (30 + genMMBar + nbRounds - 2)`), + 2 more from round n-1 on when the MMS
+    # after n-1 rounds is the bar's + n-1; n is the tournament's rounds. The test reads the
+    # MMS alone (a supergroup player with one loss passes it too, as in OpenGotha); without a
+    # bar, OpenGotha's is 9D (`export.py`).
+    bar = rank_value(settings.mcmahon_bar or "9d") - MCMAHON_ZERO
+    sts: dict[str, Fraction] = {}
+    for pid, row in recs.items():
+        bonus = Fraction(0)
+        if rounds >= total - 2 and _after(settings, start[pid], row, total - 2)[0] == bar + (
+            total - 2
+        ):
+            bonus += 2
+        if rounds >= total - 1 and _after(settings, start[pid], row, total - 1)[0] == bar + (
+            total - 1
+        ):
+            bonus += 2
+        sts[pid] = mms[pid] + bonus
     # The opponents' scores SOS and SODOS read: the real MMS, or with
     # count_not_played_as_half_point OpenGotha's virtual one (step 4.2: `bVirtual`); the same
-    # for NBW in SOSW and SODOSW (step 4.1).
+    # for NBW in SOSW and SODOSW (step 4.1). SOSTS reads the opponents' virtual STS then,
+    # which OpenGotha never fills (`stsVirtualX2` stays 0): only the stones are left of them.
     virtual = settings.count_not_played_as_half_point
     seen = {pid: virtual_mms(start[pid], row) for pid, row in recs.items()} if virtual else mms
     seen_nbw = {pid: virtual_mms(0, row) for pid, row in recs.items()} if virtual else nbw
+    seen_sts = {pid: Fraction(0) for pid in recs} if virtual else sts
     sos: dict[str, Fraction] = {}
     sodos: dict[str, Fraction] = {}
     sosw: dict[str, Fraction] = {}
     sodosw: dict[str, Fraction] = {}
+    sosts: dict[str, Fraction] = {}
+    sos_m1: dict[str, Fraction] = {}
+    sos_m2: dict[str, Fraction] = {}
+    sosw_m1: dict[str, Fraction] = {}
+    sosw_m2: dict[str, Fraction] = {}
+    ext: dict[str, Fraction] = {}
+    exr: dict[str, Fraction] = {}
     for pid, row in recs.items():
-        total = beaten = total_w = beaten_w = Fraction(0)
+        beaten = beaten_w = tried = achieved = Fraction(0)
+        per_m: list[Fraction] = []
+        per_w: list[Fraction] = []
+        per_sts: list[Fraction] = []
         for r in row:
             if r.status != "paired" or r.opponent not in mms:
-                total += start[pid]  # OpenGotha: the player's own start score (SOSW: 0)
+                # OpenGotha: the player's own start score (SOSW: 0)
+                per_m.append(Fraction(start[pid]))
+                per_w.append(Fraction(0))
+                per_sts.append(Fraction(start[pid]))
                 continue
             stones = r.handicap if r.colour == "white" else -r.handicap
             opp = seen[r.opponent] + stones
             opp_w = seen_nbw[r.opponent]  # step 4.1: no handicap correction
-            total += opp
-            total_w += opp_w
+            per_m.append(opp)
+            per_w.append(opp_w)
+            per_sts.append(seen_sts[r.opponent] + stones)
             share = {"win": Fraction(1), "draw": Fraction(1, 2)}.get(r.outcome or "", Fraction(0))
             beaten += opp * share
             beaten_w += opp_w * share
-        sos[pid], sodos[pid], sosw[pid], sodosw[pid] = total, beaten, total_w, beaten_w
+            # Step 6 (EXT, EXR): the opponent's real NBW, weighted by the handicap given
+            # against the ranks' difference; EXR counts the games won (a both-win and a
+            # forfeit win too), EXT every game paired.
+            weight = _exploit_coefficient(
+                stones, rank.get(pid, MIN_RANK) - rank.get(r.opponent, MIN_RANK)
+            )
+            tried += nbw[r.opponent] * weight
+            if r.outcome == "win":
+                achieved += nbw[r.opponent] * weight
+        sos[pid] = sum(per_m, Fraction(0))
+        sosw[pid] = sum(per_w, Fraction(0))
+        sosts[pid] = sum(per_sts, Fraction(0))
+        sodos[pid], sodosw[pid], ext[pid], exr[pid] = beaten, beaten_w, tried, achieved
+        sos_m1[pid], sos_m2[pid] = _without_lowest(per_m, mcmahon=True)
+        sosw_m1[pid], sosw_m2[pid] = _without_lowest(per_w, mcmahon=False)
     sosos: dict[str, Fraction] = {}
     sososw: dict[str, Fraction] = {}
     for pid, row in recs.items():
@@ -461,20 +630,50 @@ def compute(
         unpaired = len(row) - len(paired)
         sosos[pid] = sum((sos[o] for o in paired), Fraction(start[pid] * rounds * unpaired))
         sososw[pid] = sum((sosw[o] for o in paired), Fraction(0))  # step 5: 0 unpaired
-    return GoScores(rounds, start, recs, mms, sos, sosos, sodos, nbw, sosw, sososw, sodosw)
+    return GoScores(
+        rounds,
+        start,
+        recs,
+        mms,
+        sos,
+        sosos,
+        sodos,
+        nbw,
+        sosw,
+        sososw,
+        sodosw,
+        sos_m1=sos_m1,
+        sos_m2=sos_m2,
+        sosw_m1=sosw_m1,
+        sosw_m2=sosw_m2,
+        cuss=cuss,
+        cussw=cussw,
+        sts=sts,
+        sosts=sosts,
+        ext=ext,
+        exr=exr,
+        cps=cps,
+    )
 
 
 def go_scores(ct: Crosstable, rounds: int | None = None) -> GoScores:
     """The scores of the crosstable's players after `rounds` rounds (default: the rounds
-    scheduled in the stage), computed once per crosstable."""
+    scheduled in the stage, or with `count_planned_rounds` the tournament's planned rounds if
+    more, as OpenGotha's final standings count `numberOfRounds`), computed once per
+    crosstable."""
     counted = ct.rounds if rounds is None else rounds
+    if rounds is None and settings_of(ct).count_planned_rounds:
+        counted = max(counted, ct.planned_rounds or 0)
     return ct.memo(("mcmahon.scores", counted), lambda: _go_scores(ct, counted))
 
 
 def _go_scores(ct: Crosstable, rounds: int) -> GoScores:
     settings = settings_of(ct)
-    start = start_scores(settings, {pid: info.go_rank for pid, info in ct.players.items()})
-    return compute(settings, start, records(ct, rounds), rounds)
+    ranks = {pid: info.go_rank for pid, info in ct.players.items()}
+    start = start_scores(settings, ranks)
+    values = {pid: rank_value(r) if r is not None else MIN_RANK for pid, r in ranks.items()}
+    total = max(ct.planned_rounds or 0, ct.rounds)  # STS: OpenGotha numberOfRounds
+    return compute(settings, start, records(ct, rounds), rounds, ranks=values, total_rounds=total)
 
 
 def shown(value: Fraction) -> str:
@@ -568,6 +767,89 @@ def sodosw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> d
     return _values(go_scores(ct).sodosw, group)
 
 
+@go_criterion("sos-1", "SOS-1", "step 4.2 (SOSM-1)", "Opponents' scores less the lowest (SOS-1)")
+def sos_m1(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """SOS less its lowest round (OpenGotha SOSM-1, "Sum of (n-1) Best Opponents Scores"):
+    a round without a game counts the player's own start score and can be the one dropped;
+    0 until the third round (`_without_lowest`)."""
+    return _values(go_scores(ct).sos_m1, group)
+
+
+@go_criterion(
+    "sos-2", "SOS-2", "step 4.2 (SOSM-2)", "Opponents' scores less the two lowest (SOS-2)"
+)
+def sos_m2(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """SOS less its two lowest rounds (OpenGotha SOSM-2); 0 until the third round."""
+    return _values(go_scores(ct).sos_m2, group)
+
+
+@go_criterion("sosw-1", "SOSW-1", "step 4.1 (SOSW-1)", "Opponents' wins less the lowest (SOSW-1)")
+def sosw_m1(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """SOSW less its lowest round (OpenGotha SOSW-1): a round without a game counts 0, so it
+    is the one dropped; after two rounds the higher of the two."""
+    return _values(go_scores(ct).sosw_m1, group)
+
+
+@go_criterion(
+    "sosw-2", "SOSW-2", "step 4.1 (SOSW-2)", "Opponents' wins less the two lowest (SOSW-2)"
+)
+def sosw_m2(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """SOSW less its two lowest rounds (OpenGotha SOSW-2); 0 until the third round."""
+    return _values(go_scores(ct).sosw_m2, group)
+
+
+@go_criterion("cuss", "CUSS", "step 3 (CUSSM)", "Cumulative McMahon scores (CUSS)")
+def cuss(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Cumulative sum of scores (OpenGotha CUSSM): the McMahon score after round 1 + after
+    round 2 + … after the last round counted (each with the start score and the bye and
+    absence points so far)."""
+    return _values(go_scores(ct).cuss, group)
+
+
+@go_criterion("cussw", "CUSSW", "step 3 (CUSSW)", "Cumulative numbers of wins (CUSSW)")
+def cussw(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Cumulative sum of scores (OpenGotha CUSSW): the NBW after each round counted, summed."""
+    return _values(go_scores(ct).cussw, group)
+
+
+@go_criterion("sts", "STS", "step 2b (STS)", "Strasbourg score (STS)")
+def sts(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Strasbourg score (OpenGotha STS, for a McMahon with a knock-out for the top group):
+    the MMS, + 2 from round n-2 for a player on the bar's score + n-2 after n-2 rounds, + 2
+    more from round n-1 for one on the bar's score + n-1 after n-1 rounds (n: the
+    tournament's rounds)."""
+    return _values(go_scores(ct).sts, group)
+
+
+@go_criterion("sosts", "SOSTS", "step 4.2 (SOSTS)", "Opponents' Strasbourg scores (SOSTS)")
+def sosts(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Sum of the opponents' STS, handicap-corrected as SOS; a round without a game counts the
+    player's own start score (OpenGotha SOSTS)."""
+    return _values(go_scores(ct).sosts, group)
+
+
+@go_criterion("cps", "CPS", "step 2 (CPS)", "Cup score (CPS)")
+def cps(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Cup score (OpenGotha CPS, the main score of its cup system, `initForCup`): after each
+    round the score so far is doubled and the round's points added (1 a win, ½ a jigo), so
+    the player who lost later ranks first; + the NBW points of byes and absences."""
+    return _values(go_scores(ct).cps, group)
+
+
+@go_criterion("ext", "EXT", "step 6 (EXT)", "Exploits attempted (EXT)")
+def ext(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Exploits attempted (OpenGotha EXT, "exploits tentés"): every game's opponent NBW times
+    0, 1, 2 or 3 as the handicap given is below, at, one above or two or more above the
+    ranks' difference."""
+    return _values(go_scores(ct).ext, group)
+
+
+@go_criterion("exr", "EXR", "step 6 (EXR)", "Exploits achieved (EXR)")
+def exr(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Exploits achieved (OpenGotha EXR, "exploits réussis"): EXT over the games won."""
+    return _values(go_scores(ct).exr, group)
+
+
 #: OpenGotha `Player.MIN_RATING`: the rating of a player with neither rating nor rank.
 MIN_RATING = -900
 
@@ -601,14 +883,158 @@ def rating(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> d
     return {p: Value(rating_of(ct, p), str(rating_of(ct, p))) for p in group}
 
 
+def rank_of(ct: Crosstable, pid: str) -> int:
+    """A player's rank as OpenGotha's Rank criterion reads it (`ScoredPlayer.getCritValue`
+    PLA_CRIT_RANK: `getRank()`, 30k = -30 … 9d = 8); without a rank, 30k."""
+    go_rank = ct.players[pid].go_rank
+    return rank_value(go_rank) if go_rank is not None else MIN_RANK
+
+
+@criterion(
+    "go-rank",
+    "Rank",
+    "OpenGotha (ScoredPlayer.getCritValue PLA_CRIT_RANK)",
+    unit="count",
+    reading=count_key,
+    radius=0,
+    heading="Rank",
+)
+def go_rank(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """The player's Go rank, stronger first (OpenGotha Rank criterion: 30k … 1k, 1d … 9d;
+    professional ranks as OpenGotha folds them); a player without a rank as 30k."""
+    return {p: Value(rank_of(ct, p), rank_name(rank_of(ct, p))) for p in group}
+
+
+def category_of(settings: GoSettings, rank: str | None) -> int:
+    """A player's category, 0 the first (OpenGotha `Player.category`): the first category
+    whose lower limit the rank reaches (`rank >= lowerCategoryLimits[c]`), else the last;
+    with one category (no limits) 0. A player without a rank as 30k."""
+    value = rank_value(rank) if rank is not None else MIN_RANK
+    limits = settings.category_lower_limits
+    return next((c for c, low in enumerate(limits) if value >= rank_value(low)), len(limits))
+
+
+@criterion(
+    "go-category",
+    "CAT",
+    "OpenGotha (ScoredPlayer.getCritValue PLA_CRIT_CAT: - Player.category)",
+    unit="count",
+    reading=count_key,
+    radius=0,
+    heading="Category (CAT)",
+)
+def go_category(
+    ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]
+) -> dict[str, Value]:
+    """The player's category (OpenGotha CAT, for a Swiss with categories): the first category
+    first; the key is minus the category (OpenGotha `- category(gps)`), shown as its number
+    from 1 (OpenGotha `formatScore`: `- value + 1`)."""
+    settings = settings_of(ct)
+    out = {}
+    for p in group:
+        cat = category_of(settings, ct.players[p].go_rank)
+        out[p] = Value(-cat, str(cat + 1))
+    return out
+
+
 def criterion_value(ct: Crosstable, name: GoCriterion, pid: str) -> Fraction:
-    """The value of one of `GoSettings.criteria` (OpenGotha names) for one player; DC has
-    none outside its group (0, as OpenGotha's `dc` before `fillDirScoringInfo`)."""
+    """The value of one of `GoSettings.criteria` (OpenGotha names) for one player; DC and
+    SDC have none outside their group (0, as OpenGotha's `dc` and `sdc` before
+    `fillDirScoringInfo`)."""
     if name == "RATING":
         return Fraction(rating_of(ct, pid))
-    if name == "DC":
+    if name == "RANK":
+        return Fraction(rank_of(ct, pid))
+    if name == "CAT":
+        return Fraction(-category_of(settings_of(ct), ct.players[pid].go_rank))
+    if name in ("DC", "SDC"):
         return Fraction(0)
     return go_scores(ct).value(name, pid)
+
+
+def ex_aequo_groups(ct: Crosstable) -> dict[str, tuple[str, ...]]:
+    """Each player's group for DC and SDC as OpenGotha forms it (`Tournament.
+    fillDirScoringInfo`): every registered player (OpenGotha's `hmScoredPlayers`, those its
+    standings hide included) level with them on each criterion before the first of DC and
+    SDC in the chain. Both are computed over that one group (`defineDirForExAequoGroup` fills
+    `sdc` and `dc` together), so a DC after an SDC reads the same group as the SDC, and a
+    player's value does not depend on which players the standings ask about."""
+
+    def groups() -> dict[str, tuple[str, ...]]:
+        names = list(settings_of(ct).criteria)
+        first = next((i for i, c in enumerate(names) if c in ("DC", "SDC")), len(names))
+        keys = {p: tuple(criterion_value(ct, c, p) for c in names[:first]) for p in ct.players}
+        members: dict[tuple[Fraction, ...], list[str]] = {}
+        for p in sorted(keys):
+            members.setdefault(keys[p], []).append(p)
+        return {p: tuple(members[keys[p]]) for p in keys}
+
+    return ct.memo("mcmahon.ex_aequo", groups)
+
+
+def _per_ex_aequo_group(
+    ct: Crosstable,
+    group: Sequence[str],
+    compute: Callable[[Crosstable, Sequence[str]], dict[str, int]],
+) -> dict[str, Value]:
+    """`compute` over each player's `ex_aequo_groups` group, read for the players of `group`
+    (a player OpenGotha does not know, absent from the crosstable's players: over `group`)."""
+    whole = ex_aequo_groups(ct)
+    out: dict[str, Value] = {}
+    done: dict[tuple[str, ...], dict[str, int]] = {}
+    for p in group:
+        members = whole.get(p) or tuple(sorted(group))
+        if members not in done:
+            done[members] = compute(ct, members)
+        v = done[members][p]
+        out[p] = Value(v, str(v))
+    return out
+
+
+def _net_wins(ct: Crosstable, members: Sequence[str]) -> dict[tuple[str, str], int]:
+    """OpenGotha `defineAPairMatrix`: for each pair in the group, +1 per win over the other
+    and -1 per loss, counting only RESULT_WHITEWINS and RESULT_BLACKWINS (no jigo, no forfeit
+    "_BYDEF", no both-win or both-lose)."""
+    net: dict[tuple[str, str], int] = {}
+    for g in ct.games_between(members):
+        if not g.played or g.result not in ("1-0", "0-1"):
+            continue
+        w, lo = (g.white, g.black) if g.result == "1-0" else (g.black, g.white)
+        net[(w, lo)] = net.get((w, lo), 0) + 1
+        net[(lo, w)] = net.get((lo, w), 0) - 1
+    return net
+
+
+def simplified_direct_confrontation(ct: Crosstable, group: Sequence[str]) -> dict[str, int]:
+    """OpenGotha's SDC of a group of players level on every criterion before it
+    (`Tournament.defineDirForExAequoGroup`, "SDC Algorithm"): the net wins between each pair
+    (`_net_wins`) taken as +1, 0 or -1; only when every two players of the group have a
+    non-zero net result (each pair met, and not only in games that cancel out) does each
+    player count the players of the group they beat; otherwise every SDC is 0."""
+    members = sorted(group)
+    if len(members) <= 1:
+        return {p: 0 for p in members}
+    net = _net_wins(ct, members)
+    if any(net.get((p, q), 0) == 0 for p in members for q in members if p != q):
+        return {p: 0 for p in members}
+    return {p: sum(1 for q in members if p != q and net[(p, q)] > 0) for p in members}
+
+
+@criterion(
+    "sdc",
+    "SDC",
+    "OpenGotha (Tournament.fillDirScoringInfo, defineDirForExAequoGroup: SDC Algorithm)",
+    group_relative=True,
+    unit="count",
+    reading=count_key,
+    radius="field",
+    heading="Simplified direct confrontation (SDC)",
+)
+def sdc(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[str, Value]:
+    """Simplified direct confrontation (OpenGotha SDC) among the players level on every
+    criterion before it: when each two of them have a net winner between them, the number of
+    the others each beat; else 0 for all (`simplified_direct_confrontation`)."""
+    return _per_ex_aequo_group(ct, group, simplified_direct_confrontation)
 
 
 def confrontation_ranks(sc: Mapping[str, int], beat: Mapping[str, set[str]]) -> dict[str, int]:
@@ -673,19 +1099,18 @@ def direct_confrontation(ct: Crosstable, group: Sequence[str]) -> dict[str, int]
         return {p: 0 for p in members}
     names = list(settings_of(ct).criteria)
     after = names[names.index("DC") + 1 :] if "DC" in names else []
-    keys = {p: tuple(criterion_value(ct, c, p) for c in after) for p in members}
+    # An SDC after DC reads as OpenGotha filled it just before, over the same group.
+    sdc_of = simplified_direct_confrontation(ct, members) if "SDC" in after else {}
+    keys = {
+        p: tuple(Fraction(sdc_of[p]) if c == "SDC" else criterion_value(ct, c, p) for c in after)
+        for p in members
+    }
     order = sorted(members, key=lambda p: keys[p], reverse=True)
     place: dict[str, int] = {}
     for i, p in enumerate(order):
         place[p] = place[order[i - 1]] if i and keys[p] == keys[order[i - 1]] else i
     sc = {p: len(members) - place[p] for p in members}
-    net: dict[tuple[str, str], int] = {}
-    for g in ct.games_between(members):
-        if not g.played or g.result not in ("1-0", "0-1"):
-            continue
-        w, lo = (g.white, g.black) if g.result == "1-0" else (g.black, g.white)
-        net[(w, lo)] = net.get((w, lo), 0) + 1
-        net[(lo, w)] = net.get((lo, w), 0) - 1
+    net = _net_wins(ct, members)
     beat: dict[str, set[str]] = {p: set() for p in members}
     for (w, lo), n in net.items():
         if n == 1:
@@ -711,8 +1136,7 @@ def dc(ct: Crosstable, group: Sequence[str], params: Mapping[str, Any]) -> dict[
     it: the games won between them place the winners above the losers (a cycle of wins
     counts as level), the criteria after DC ordering those the games leave apart; shown as
     the number of places above the group's last (`direct_confrontation`)."""
-    values = direct_confrontation(ct, group)
-    return {p: Value(v, str(v)) for p, v in values.items()}
+    return _per_ex_aequo_group(ct, group, direct_confrontation)
 
 
 # --- the chain and the ranking ------------------------------------------------------------------
@@ -726,13 +1150,20 @@ def chain_names(settings: GoSettings) -> tuple[str, ...]:
 def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
     """A tournament ranked by the Go chain alone: a Go McMahon tournament (format or
     pairing "mcmahon"), any under the "lgc" preset, and a Go tournament whose criteria start
-    with NBW (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss)."""
+    with NBW, CAT or CPS (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss,
+    initForSwissCat, initForCup)."""
     if created is None:
         return False
     if created.rules_preset == "lgc":
         return True
-    if created.game == "go" and created.go is not None and created.go.criteria[0] == "NBW":
-        return True  # OpenGotha's Swiss system for Go: NBW first, the chain alone
+    if (
+        created.game == "go"
+        and created.go is not None
+        and created.go.criteria[0] in ("NBW", "CPS", "CAT")
+    ):
+        # OpenGotha's Swiss system for Go (NBW first), with categories (CAT first,
+        # `initForSwissCat`) or its cup (CPS first, `initForCup`): the chain alone
+        return True
     return created.game == "go" and "mcmahon" in (created.format, created.pairing)
 
 

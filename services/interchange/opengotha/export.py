@@ -8,7 +8,8 @@ Written from the events in force (corrections and retractions applied, the stand
 the players (name split as the file had it, else at the last blank; rank, club, country,
 `participating` from the rounds skipped), every game of the main stage with its table,
 colours, handicap and result (``RESULT_UNKNOWN`` while none is recorded), each round's
-pairing-allocated bye, the McMahon, handicap and placement settings of `GoSettings`.
+pairing-allocated bye, the McMahon, handicap and placement settings of `GoSettings` (the
+categories of `category_lower_limits` as `numberOfCategories` and `Categories`).
 Everything an import kept (`RulingIssued` "opengotha:file", "opengotha:players": EGF PIN,
 licences, grade, `smmsCorrection`, pairing and display parameters, teams, results Arbiter
 cannot score) is written back as it was; a tournament not imported from OpenGotha gets
@@ -169,6 +170,8 @@ def _general(state: StandingsState, kept: Mapping[str, str], rounds: int) -> dic
         attrs["endDate"] = created.ends_on.isoformat()
     for name, default in (("genMMZero", "30K"), ("shortName", created.name)):
         attrs.setdefault(name, default)
+    if settings.category_lower_limits:  # OpenGotha GeneralParameterSet numberOfCategories
+        attrs.setdefault("numberOfCategories", str(len(settings.category_lower_limits) + 1))
     return dict(sorted(attrs.items()))
 
 
@@ -243,6 +246,13 @@ def export_opengotha(records: Sequence[Recorded]) -> bytes:
     )
     if kept_file.get("categories"):
         gps.append(_xml(kept_file["categories"]))
+    elif settings.category_lower_limits:
+        # OpenGotha ExternalDocument: <Categories><Category number="1" lowerLimit="5D"/>…
+        cats = SubElement(gps, "Categories")
+        for n, low in enumerate(settings.category_lower_limits, start=1):
+            SubElement(
+                cats, "Category", {"lowerLimit": rank_text(rank_value(low)), "number": str(n)}
+            )
     hps = {
         "hdBasedOnMMS": "true",
         "hdNoHdRankThreshold": "1D",

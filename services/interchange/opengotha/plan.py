@@ -26,11 +26,17 @@ file where the LGC rules are silent (events_schema/go.py):
 * `smmsCorrection` -> `supergroup_size` when the players corrected by +1 are exactly those
   Arbiter's supergroup of that size takes (`projections/tiebreaks/mcmahon.py`: the
   strongest at or above the bar, a whole rank at a time), else `start_score_corrections`;
-* placement criteria MMS, SOSM, SOSOSM, SODOSM, DC, Rating, NBW, SOSW, SOSOSW, SODOSW ->
-  `criteria` MMS, SOS, SOSOS, SODOS, DC, RATING, NBW, SOSW, SOSOSW, SODOSW (NBW first: the
-  Swiss system for Go);
+* placement criteria (OpenGotha `PlacementParameterSet.allPlacementCriteria` long names) ->
+  `criteria`, the McMahon ones without their M: MMS, SOSM, SOSM-1, SOSM-2, SOSOSM, SODOSM,
+  CUSSM, STS, SOSTS -> MMS, SOS, SOS-1, SOS-2, SOSOS, SODOS, CUSS, STS, SOSTS; NBW, SOSW,
+  SOSW-1, SOSW-2, SOSOSW, SODOSW, CUSSW, EXT, EXR, DC, SDC, CAT, CPS as named; Rating, Rank ->
+  RATING, RANK (NBW first: the Swiss system for Go; each computed in
+  `projections/tiebreaks/mcmahon.py`); `numberOfCategories` and `Categories` ->
+  `category_lower_limits` (CAT);
 * a game without a result is counted as OpenGotha counts it (`unentered_results`
-  "opengotha": played, no point for either side).
+  "opengotha": played, no point for either side);
+* the standings count `numberOfRounds`, the rounds not played yet as rounds without a game,
+  as OpenGotha's final standings and exports do (`count_planned_rounds`).
 
 Results: ``RESULT_WHITEWINS``/``BLACKWINS`` 1-0/0-1, ``EQUAL`` ½-½ (a jigo), ``BOTHLOSE``
 0-0, ``BOTHWIN`` 1-1, each ``_BYDEF`` the same with termination forfeit; ``RESULT_UNKNOWN``
@@ -44,10 +50,11 @@ into an event (EGF PIN, licences, grade, rating origin, registering status,
 
 **Reported by name** (`Convention`), never dropped silently: what Arbiter cannot express
 yet, with how its standings then differ from OpenGotha's: `genMMZero` other than 30K,
-a jigo where the komi has a half point, placement criteria Arbiter does not have (CUSSM,
-SOSM-1, STS, …), `hdBasedOnMMS` false, `smmsCorrection` beyond -1..2, pre-registered players,
-categories, teams, games paired for a player marked not participating, an end date before
-the begin date.
+a jigo where the komi has a half point, placement criteria Arbiter does not have (a name
+OpenGotha does not know, which OpenGotha reads as NULL), `hdBasedOnMMS` false,
+`smmsCorrection` beyond -1..2, pre-registered players, categories (ranked by CAT, not kept
+apart in the pairing), teams, games paired for a player marked not participating, an end
+date before the begin date.
 """
 
 from __future__ import annotations
@@ -57,10 +64,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, TypeVar
 
+import defusedxml.ElementTree as SafeTree
 from pydantic import ValidationError
 
 from events_schema import events as ev
 from events_schema.go import (
+    MAX_CATEGORY_LIMITS,
     START_CORRECTION_MAX,
     START_CORRECTION_MIN,
     GoCriterion,
@@ -101,6 +110,20 @@ CRITERION: dict[str, GoCriterion] = {
     "SOSW": "SOSW",
     "SOSOSW": "SOSOSW",
     "SODOSW": "SODOSW",
+    "SOSM-1": "SOS-1",
+    "SOSM-2": "SOS-2",
+    "SOSW-1": "SOSW-1",
+    "SOSW-2": "SOSW-2",
+    "CUSSM": "CUSS",
+    "CUSSW": "CUSSW",
+    "STS": "STS",
+    "SOSTS": "SOSTS",
+    "EXT": "EXT",
+    "EXR": "EXR",
+    "SDC": "SDC",
+    "Rank": "RANK",
+    "CAT": "CAT",
+    "CPS": "CPS",
 }
 #: Attributes read into events (the export writes them from the events); the rest is kept.
 PLAYER_READ = frozenset({"rank", "club", "country", "participating"})
@@ -235,6 +258,7 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
             )
         )
     settings = GoSettings(
+        category_lower_limits=_category_limits(og),
         mcmahon_bar=rank_name(bar),
         mcmahon_floor=rank_name(floor),
         handicap="none" if ceiling == 0 else "rank_difference",
@@ -246,11 +270,30 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
         nbw_absence_points=_halves(g, "genNBW2ValueAbsent", out),
         round_down=flag(g, "genRoundDownNBWMMS", True),
         unentered_results="opengotha",
+        count_planned_rounds=True,
         count_not_played_as_half_point=flag(g, "genCountNotPlayedGamesAsHalfPoint", False),
         hide_players_never_paired=not flag(og.display, "displayNPPlayers", False),
         criteria=criteria or ["MMS"],
     )
     return _with_corrections(settings, og, out)
+
+
+def _category_limits(og: OgFile) -> list[str]:
+    """The lower rank limits of the categories (OpenGotha `ExternalDocument` reads
+    `GeneralParameterSet` `numberOfCategories` and each `Categories/Category` `number`,
+    `lowerLimit` into `lowerCategoryLimits[number - 1]`, numberOfCategories - 1 of them; a
+    limit the file does not give stays Java's 0, 1D). One category: none."""
+    n = number(og.general, "numberOfCategories", GPS, 1)
+    if n <= 1 or not og.categories:
+        return []
+    n = min(n, MAX_CATEGORY_LIMITS + 1)
+    limits = ["1d"] * (n - 1)
+    for el in SafeTree.fromstring(og.categories.encode(), forbid_dtd=True).iter("Category"):
+        at = number(dict(el.attrib), "number", "Category", 1)
+        if 1 <= at <= n - 1:
+            where = f"Category {at} lowerLimit"
+            limits[at - 1] = rank_name(rank_value(el.attrib.get("lowerLimit", "30K"), where))
+    return limits
 
 
 def _with_corrections(settings: GoSettings, og: OgFile, out: list[Convention]) -> GoSettings:
@@ -395,7 +438,11 @@ def to_plan(og: OgFile, *, name: str | None = None, file_name: str = "OpenGotha"
         )
     if number(og.general, "numberOfCategories", GPS, 1) > 1:
         conventions.append(
-            Convention("numberOfCategories", "categories are kept, not applied by Arbiter")
+            Convention(
+                "numberOfCategories",
+                "categories are kept and ranked by the CAT criterion; Arbiter's pairing does "
+                "not keep them apart (OpenGotha paiMaAvoidMixingCategories)",
+            )
         )
     if any(o.startswith("<Teams>") for o in og.others):
         conventions.append(Convention("Teams", "the teams are kept, not ranked by Arbiter"))

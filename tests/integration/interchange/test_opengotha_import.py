@@ -254,7 +254,7 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
         ('genMMZero="30K"', 'genMMZero="20K"'),
         ('hdBasedOnMMS="true"', 'hdBasedOnMMS="false"'),
         ('<PlacementCriterion name="NULL" number="4"/>',
-         '<PlacementCriterion name="CUSSM" number="4"/>'),
+         '<PlacementCriterion name="XYZ" number="4"/>'),
         ('registeringStatus="FIN" smmsCorrection="1"',
          'registeringStatus="FIN" smmsCorrection="3"'),
     )  # fmt: skip
@@ -262,7 +262,7 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
     said = {c.name: c.what for c in report.conventions}
     assert list(said) == ["genMMZero", "hdBasedOnMMS", "placement criteria", "smmsCorrection"]
     assert "10 points above OpenGotha's" in said["genMMZero"]
-    assert said["placement criteria"].startswith("CUSSM not applied")
+    assert said["placement criteria"].startswith("XYZ not applied")
     assert said["smmsCorrection"].startswith("Müller Jörg +3")
     # the ruling that keeps the file's values says them too
     kept = next(
@@ -270,11 +270,11 @@ def test_the_conventions_arbiter_cannot_express_are_reported_by_name(
         for r in _records(log, "herbst")
         if isinstance(r.event, ev.RulingIssued) and r.event.ruling_id == "opengotha-file"
     )
-    assert "genMMZero" in kept.text and "CUSSM" in kept.text
+    assert "genMMZero" in kept.text and "XYZ" in kept.text
     # nothing is dropped: the export writes them back
     back = read_opengotha(export_opengotha(_records(log, "herbst")))
     assert back.general["genMMZero"] == "20K" and back.handicap["hdBasedOnMMS"] == "false"
-    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "CUSSM"]
+    assert back.criteria == ["MMS", "SOSM", "SOSOSM", "XYZ"]
     assert back.players[0].smms_correction == 3
 
 
@@ -422,3 +422,111 @@ def test_the_egd_pins_and_aga_ids_of_an_imported_file_reach_the_results_files(
     aga = aga_file(records)
     assert aga.players[4242][0] == "Müller Jörg"  # his AGA id, not a temporary one
     assert 99999 in aga.players  # the others without one: OpenGotha's temporary ids
+
+
+def test_opengothas_other_criteria_are_read_and_written_back(log: SQLiteEventLog) -> None:
+    """OpenGotha's long names (`PlacementParameterSet.allPlacementCriteria`) map to Arbiter's,
+    the McMahon ones without their M; nothing is reported, and the export writes them back."""
+    crit = '<PlacementCriterion name="{}" number="{}"/>'
+    raw = _variant(
+        (crit.format("SOSM", 2), crit.format("SOSM-1", 2)),
+        (crit.format("SOSOSM", 3), crit.format("CUSSM", 3)),
+        (crit.format("NULL", 4), crit.format("SDC", 4)),
+        (crit.format("NULL", 5), crit.format("Rank", 5)),
+    )
+    _, plan = plan_file(raw, name="herbst", file_name="herbst.xml")
+    assert plan.conventions == []
+    assert plan.settings.criteria == ["MMS", "SOS-1", "CUSS", "SDC", "RANK"]
+    report = _import(log, raw)
+    assert report.conventions == []
+    table = standings(fold(_records(log, "herbst")))
+    # SOSM-1 by hand from the module docstring's SOS rounds (SOS less its lowest round):
+    # Dupont 33 + 35 + 33 - 33 = 68 and Kovács 35 + 32 + 33 - 32 = 68.
+    sos1 = {r.player_id: dict(r.tiebreaks)["sos-1"] for r in table.rows}
+    assert sos1["p002"] == sos1["p003"] == "68"
+    back = read_opengotha(export_opengotha(_records(log, "herbst")))
+    assert back.criteria == ["MMS", "SOSM-1", "CUSSM", "SDC", "Rank"]
+
+
+def test_a_tournament_made_in_arbiter_writes_opengothas_names_for_its_criteria(
+    log: SQLiteEventLog,
+) -> None:
+    from builders import batch
+
+    from events_schema.go import GoSettings
+    from services.commands.service import CommandService
+
+    settings = GoSettings(criteria=["NBW", "SOSW-1", "SOSW-2", "CUSSW", "EXT", "EXR"])
+    CommandService(log).handle(
+        "sw",
+        batch(
+            ev.TournamentCreated(name="Swiss", game="go", format="swiss", rounds=1, go=settings),
+            ev.PlayerRegistered(player_id="a", name="Ann Lee", go_rank="4d", seed=1),
+        ),
+        ACTOR,
+    )
+    og = read_opengotha(export_opengotha(_records(log, "sw")))
+    assert og.criteria == ["NBW", "SOSW-1", "SOSW-2", "CUSSW", "EXT", "EXR"]
+    _, plan = plan_file(export_opengotha(_records(log, "sw")), name="sw", file_name="sw.xml")
+    assert plan.settings.criteria == settings.criteria
+
+
+def test_categories_are_read_for_the_cat_criterion_and_written_back(log: SQLiteEventLog) -> None:
+    """OpenGotha's Swiss with categories (`initForSwissCat`: CAT, NBW, EXT, EXR): the
+    `Categories` of the GeneralParameterSet become `category_lower_limits` (3 categories:
+    3D and up, 5K and up, the rest); the file's own element is written back."""
+    crit = '<PlacementCriterion name="{}" number="{}"/>'
+    raw = _variant(
+        ('numberOfCategories="1" numberOfRounds="3" shortName="herbst2026" size="19" '
+         'stdByoYomiTime="30"/>',
+         'numberOfCategories="3" numberOfRounds="3" shortName="herbst2026" size="19" '
+         'stdByoYomiTime="30"><Categories><Category lowerLimit="3D" number="1"/>'
+         '<Category lowerLimit="5K" number="2"/></Categories></GeneralParameterSet>'),
+        (crit.format("MMS", 1), crit.format("CAT", 1)),
+        (crit.format("SOSM", 2), crit.format("NBW", 2)),
+        (crit.format("SOSOSM", 3), crit.format("EXT", 3)),
+        (crit.format("NULL", 4), crit.format("EXR", 4)),
+    )  # fmt: skip
+    _, plan = plan_file(raw, name="herbst", file_name="herbst.xml")
+    assert plan.settings.category_lower_limits == ["3d", "5k"]
+    assert plan.settings.criteria == ["CAT", "NBW", "EXT", "EXR"]
+    assert [c.name for c in plan.conventions] == ["numberOfCategories"]
+    _import(log, raw)
+    st = fold(_records(log, "herbst"))
+    cats = {
+        st.players[r.player_id].name: dict(r.tiebreaks)["go-category"] for r in standings(st).rows
+    }
+    # Müller 5D, Dupont 3D, Kovács 4D: category 1; Smith 1K, Novak 2K, Rossi 5K: 2; the rest 3
+    assert cats["Müller Jörg"] == cats["Dupont Élise"] == cats["Kovács Péter"] == "1"
+    assert cats["Smith John"] == cats["Rossi Marco"] == "2"
+    assert cats["Lindqvist Eva"] == cats["Ivanova Olga"] == "3"
+    back = read_opengotha(export_opengotha(_records(log, "herbst")))
+    assert back.general["numberOfCategories"] == "3"
+    assert 'lowerLimit="5K"' in back.categories
+
+
+def test_categories_made_in_arbiter_are_written_for_opengotha(log: SQLiteEventLog) -> None:
+    from builders import batch
+
+    from events_schema.go import GoSettings
+    from services.commands.service import CommandService
+
+    settings = GoSettings(criteria=["CAT", "NBW"], category_lower_limits=["1d", "10k"])
+    CommandService(log).handle(
+        "cat",
+        batch(
+            ev.TournamentCreated(name="Cats", game="go", format="swiss", rounds=1, go=settings),
+            ev.PlayerRegistered(player_id="a", name="Ann Lee", go_rank="4d", seed=1),
+        ),
+        ACTOR,
+    )
+    written = export_opengotha(_records(log, "cat"))
+    og = read_opengotha(written)
+    assert og.general["numberOfCategories"] == "3"
+    assert og.categories == (
+        '<Categories><Category lowerLimit="1D" number="1" />'
+        '<Category lowerLimit="10K" number="2" /></Categories>'
+    )
+    _, plan = plan_file(written, name="cat", file_name="cat.xml")
+    assert plan.settings.category_lower_limits == ["1d", "10k"]
+    assert plan.settings.criteria == ["CAT", "NBW"]
