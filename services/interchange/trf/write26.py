@@ -10,8 +10,10 @@
   rulings in force, FIDE C.04.2; a round already paired has its byes in the 001 lines), one
   record per round and kind, ``H`` half, ``Z`` zero (gacrux reads both; TRF26 names ``H`` and
   ``F``, and Arbiter offers no full-point requested bye); 250 the acceleration in force
-  (`AccelerationSet`: FIDE C.04.5.1 or explicit values), consecutive start ranks with the
-  same rounds and points on one record; 260 every prohibited pairing in force
+  as the pairing reads it (`AccelerationSet`: explicit values as given; FIDE C.04.5.1's
+  Baku acceleration read from the field of each accelerated round, so a late entry placed
+  in GA has his virtual points), consecutive start ranks with the same rounds and points on
+  one record; 260 every prohibited pairing in force
   (`PairingsProhibited`), its players by start rank.
 
 The layouts are those gacrux's `trf2json` writes (`output_trf_accelerated`,
@@ -28,6 +30,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from events_schema import Recorded
+from events_schema import events as ev
+from projections.pairing import dutch
+from projections.pairing.acceleration import as_values
+from projections.pairing.base import context
 from projections.pairing.dutch import byes_subject
 from projections.standings import StandingsState, fold
 from services.interchange.trf.parse import HEADER_TAGS, TrfHeader, parse_trf
@@ -67,14 +73,26 @@ def _points(half: int) -> str:
     return f"{half / 2:>4.1f}"
 
 
-def _acceleration_lines(state: StandingsState, number: Mapping[str, int]) -> list[str]:
-    """250: the acceleration in force, consecutive start ranks with the same value joined."""
+def acceleration_values(state: StandingsState, stage: str = "main") -> list[ev.VirtualPoints]:
+    """The virtual points the pairing reads (`dutch.virtual_points`): an explicit acceleration's
+    values as given; the Baku acceleration's (FIDE C.04.5.1) read from the field of each
+    accelerated round, the rounds paired as they were paired and the rounds to come as the
+    field stands now (late entries in GA or GB as the rule places them)."""
     accelerations = list(state.accelerations.values())
     if not accelerations:
         return []
+    if accelerations[-1].method != "baku":
+        return list(accelerations[-1].values)
+    ctx = context(state, stage)
+    return as_values(dutch.baku_virtual_points(ctx), dutch.initial_ranking(ctx.players.values()))
+
+
+def _acceleration_lines(state: StandingsState, number: Mapping[str, int], stage: str) -> list[str]:
+    """250: the acceleration the pairing reads, consecutive start ranks with the same value
+    joined."""
     values = sorted(
         (v.first_round, v.last_round, v.points, number[v.player_id])
-        for v in accelerations[-1].values
+        for v in acceleration_values(state, stage)
         if v.player_id in number
     )
     lines = []
@@ -134,7 +152,7 @@ def write_trf26(
         *others,
         *lines[first_player:],
         *_bye_lines(state, number, stage),
-        *_acceleration_lines(state, number),
+        *_acceleration_lines(state, number, stage),
         *_prohibition_lines(state, number),
     ]
     return newline.join(out) + newline
