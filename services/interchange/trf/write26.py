@@ -6,6 +6,8 @@
   so they come back where TRF-16 puts them; every other kept record (162, 192, 202, 212, 222,
   330, ...) in its file order after the header (XXR, XXC, 152), before the 001 lines; a kept
   record whose tag the writer writes itself (152 once a colour lot is drawn) is not repeated;
+  no 222 kept: 222 from the tournament's time control when it has one TRF26 can encode
+  (timecontrol26.py: ``5400+30``, ``5400``, ``W300-B240``), after the kept records;
 * after the 001 lines: 240 the byes requested for rounds not yet paired (the requested-byes
   rulings in force, FIDE C.04.2; a round already paired has its byes in the 001 lines), one
   record per round and kind, ``H`` half, ``Z`` zero (gacrux reads both; TRF26 names ``H`` and
@@ -37,6 +39,7 @@ from projections.pairing.base import context
 from projections.pairing.dutch import byes_subject
 from projections.standings import StandingsState, fold
 from services.interchange.trf.parse import HEADER_TAGS, TrfHeader, parse_trf
+from services.interchange.trf.timecontrol26 import encode_222
 from services.interchange.trf.write import TrfOrder, player_details, start_ranks, write_trf
 
 #: The header records write.py writes from a `TrfHeader` (kept lines with these tags go there).
@@ -109,6 +112,14 @@ def _acceleration_lines(state: StandingsState, number: Mapping[str, int], stage:
     return lines
 
 
+def _time_control_line(state: StandingsState) -> list[str]:
+    """222, the tournament's time control when no 222 was kept and it has exactly one that
+    TRF26 can say (timecontrol26.py `encode_222`)."""
+    tcs = state.created.time_controls if state.created is not None else []
+    value = encode_222(tcs[0]) if len(tcs) == 1 else None
+    return [f"222 {value}"] if value is not None else []
+
+
 def _prohibition_lines(state: StandingsState, number: Mapping[str, int]) -> list[str]:
     """260: every prohibited pairing in force."""
     rounds = (state.created.rounds if state.created else None) or 0
@@ -146,6 +157,8 @@ def write_trf26(
     first_player = next((i for i, line in enumerate(lines) if line.startswith("001")), len(lines))
     written = {line[:3] for line in lines[:first_player]}
     others = [line for line in others if line[:3] not in written or line[:3] == "###"]
+    if not any(line[:3] == "222" for line in kept):
+        others += _time_control_line(state)
     number = {pid: n for n, pid in enumerate(start_ranks(state, stage, order), start=1)}
     out = [
         *lines[:first_player],
