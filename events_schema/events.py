@@ -771,12 +771,14 @@ class VirtualPoints(BaseModel):
 
 class AccelerationSet(Event):
     """The tournament's accelerated rounds: `values`, the virtual points per player and round
-    range (TRF26 record 250). `method` "baku": FIDE's Baku acceleration (C.04.5.1), the values
-    computed from the field when it was set (GA = the first 2*ceil(N/4) players of the initial
-    order; 1 point in the first half, rounded up, of the accelerated rounds, ½ in the rest; the
-    accelerated rounds are the first half of the tournament, rounded up); "explicit": values as
-    given (a TRF26 file's, or an arbiter's). The latest in force replaces earlier ones; no
-    values: no acceleration."""
+    range (TRF26 record 250). `method` "baku": FIDE's Baku acceleration (C.04.5.1), read from
+    the field when each accelerated round is paired (GA = the first 2*ceil(N/4) players of the
+    first round's initial order, then every player ranked at or above its last one, late
+    entries included; 1 point in the first half, rounded up, of the accelerated rounds, ½ in
+    the rest; the accelerated rounds are the first half of the tournament, rounded up); its
+    `values` record the field when it was set; "explicit": values as given (a TRF26 file's,
+    or an arbiter's). The latest in force replaces earlier ones; no values: no
+    acceleration."""
 
     event_type: ClassVar[str] = "AccelerationSet"
 

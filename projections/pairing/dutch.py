@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 from events_schema import events as ev
 from projections.mentions import who
+from projections.pairing.acceleration import baku_bonus, baku_rounds
 from projections.pairing.base import (
     LotRequest,
     PairingContext,
@@ -224,13 +225,50 @@ def prohibitions(ctx: PairingContext) -> tuple[Prohibition, ...]:
     return tuple((p.first_round, p.last_round, tuple(p.players)) for p in ctx.prohibitions)
 
 
+def baku_fields(ctx: PairingContext) -> dict[int, frozenset[str]]:
+    """The players to be paired in each accelerated round of the Baku acceleration (FIDE
+    C.04.5.1): a round already paired, the players it scheduled (its games and byes, the
+    requested ones included); the round to pair and later ones, the players active in them
+    (late entries included, withdrawn players not)."""
+    rounds = ctx.created.rounds
+    if rounds is None:
+        return {}
+    _, accelerated = baku_rounds(rounds)
+    fields: dict[int, frozenset[str]] = {}
+    for r in range(1, accelerated + 1):
+        sched = ctx.scheduled.get(r) if r < ctx.round else None
+        if sched is not None:
+            fields[r] = frozenset(
+                {p for g in sched.pairings for p in (g.white, g.black)}
+                | {b.player_id for b in sched.byes}
+            )
+        else:
+            fields[r] = frozenset(p for p, h in ctx.players.items() if h.active_in(r))
+    return fields
+
+
+def baku_virtual_points(ctx: PairingContext) -> dict[int, dict[str, int]]:
+    """FIDE C.04.5.1's virtual points as the field stands (`projections/pairing/
+    acceleration.py`): GA read from the players to be paired in each accelerated round, by
+    the initial order of the whole field (`initial_ranking`, late entries included)."""
+    rounds = ctx.created.rounds
+    if rounds is None:
+        return {}
+    return baku_bonus(initial_ranking(ctx.players.values()), baku_fields(ctx), rounds)
+
+
 def virtual_points(ctx: PairingContext) -> dict[int, dict[str, int]]:
-    """The acceleration in force as the pairing bonus, round -> player -> half-points
-    (`AccelerationSet`: FIDE C.04.5.1 Baku, or TRF26 record 250's values): added to the
-    pairing score of that round, never to the score."""
+    """The acceleration in force as the pairing bonus, round -> player -> half-points, added
+    to the pairing score of that round, never to the score: `AccelerationSet(method="baku")`
+    read from the field when the round is paired (`baku_virtual_points`: FIDE C.04.5.1, so an
+    entry made after the method was chosen is placed in GA or GB as the rule places it; the
+    event's own values are the field when it was set, a record only), any other its values
+    as given (TRF26 record 250's, or an arbiter's)."""
     out: dict[int, dict[str, int]] = {}
     if ctx.acceleration is None:
         return out
+    if ctx.acceleration.method == "baku":
+        return baku_virtual_points(ctx)
     for v in ctx.acceleration.values:
         for r in range(v.first_round, v.last_round + 1):
             out.setdefault(r, {})[v.player_id] = v.points

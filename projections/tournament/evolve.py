@@ -414,6 +414,9 @@ def _set_result(
         return
     state.events[rec.envelope.event_id].game_id = game_id
     game.results.append(ResultEntry(rec.envelope.event_id, result, term, rule))
+    # A finished game's board is read again only by a correction or a retraction of its
+    # result: parked, so a long import's memory does not grow by a move stack per game.
+    game.park_board()
 
 
 @_apply.register

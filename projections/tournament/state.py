@@ -68,7 +68,11 @@ class GameState:
     # Moves in force (UCI for chess, GTP vertex or "pass" for Go) with their event ids.
     moves: list[str] = field(default_factory=list)
     move_event_ids: list[UUID] = field(default_factory=list)
-    board: chess.Board | None = None
+    # The chess board at the position reached (`board`, below): None when not tracked. A
+    # finished game's board is parked (`park_board`): dropped, and replayed from `start_fen`
+    # and `moves` the first time anything reads it again.
+    chess_board: chess.Board | None = None
+    board_parked: bool = False
     first_to_move: Colour = "white"
     warnings: dict[str, int] = field(default_factory=dict)
     protests: set[str] = field(default_factory=set)  # LGC: played under protest
@@ -91,6 +95,31 @@ class GameState:
     clock_started_at: datetime | None = None  # a ClockStarted: this board's own start
 
     @property
+    def board(self) -> chess.Board | None:
+        """The chess board at the position reached (None: not tracked); a parked board is
+        replayed from the start position and the moves in force, the same pushes that built
+        it, so every reader sees the board it would have seen."""
+        if self.board_parked:
+            board = chess.Board(self.start_fen, chess960=True) if self.start_fen else chess.Board()
+            for uci in self.moves:
+                board.push(board.parse_uci(uci))
+            self.chess_board, self.board_parked = board, False
+        return self.chess_board
+
+    @board.setter
+    def board(self, board: chess.Board | None) -> None:
+        self.chess_board, self.board_parked = board, False
+
+    def park_board(self) -> None:
+        """Drop the board of a finished game (the python-chess move stack: about 60 KB for a
+        TCEC game of 150 moves), to be replayed if it is read again (a correction, a
+        retraction of the result). Only a board that pushed every move in force is parked,
+        so the replay is the board it was; any other is kept as it is."""
+        board = self.chess_board
+        if board is not None and len(board.move_stack) == len(self.moves):
+            self.chess_board, self.board_parked = None, True
+
+    @property
     def status(self) -> GameStatus:
         if self.results:
             return "ended"
@@ -106,7 +135,7 @@ class GameState:
         return self.first_to_move if len(self.moves) % 2 == 0 else other
 
 
-@dataclass
+@dataclass(slots=True)
 class EventRef:
     """What a correction or retraction may reference."""
 

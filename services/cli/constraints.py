@@ -64,7 +64,10 @@ def prohibit(
 def accelerate(
     tournament: str,
     baku: Annotated[
-        bool, typer.Option("--baku", help="FIDE C.04.5.1 Baku acceleration, from the field")
+        bool,
+        typer.Option(
+            "--baku", help="FIDE C.04.5.1 Baku acceleration, read from the field at each pairing"
+        ),
     ] = False,
     file: Annotated[
         Path | None,

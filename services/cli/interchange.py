@@ -371,6 +371,7 @@ def import_trf(
         import_trf,
         is_trf26,
         points_mismatches,
+        time_control_notes,
         to_events,
     )
     from services.interchange.trf.parse import TrfError, decode_trf, parse_trf
@@ -387,7 +388,7 @@ def import_trf(
         fail("trf.malformed", f"{file.name}:{exc.line}", str(exc))
     except ValueError as exc:  # a tournament id or an event field out of range
         fail("trf.invalid", str(file), str(exc))
-    for warning in points_mismatches(trf):
+    for warning in points_mismatches(trf) + time_control_notes(trf):
         err.print(f"[yellow]warning[/yellow] {warning}")
     out.print(f"{tid}: {edition_choice(trf)}")
     if is_trf26(trf):  # FIDE TRF26: records 240/250/260 read, the others kept (records26.py)

@@ -8,9 +8,11 @@ Players are named as everywhere (a start number, an id or a unique start of the 
 (projections/tournament/rules/constraints.py) checks the event: unknown players, a player
 named twice, rounds reversed or beyond the tournament's, a constraint already in force.
 
-The Baku values are computed here from the field as it stands (`projections/pairing/
-acceleration.py`): the players to be paired (active, in the Dutch initial order, C.04.2) and
-the tournament's rounds, which must be stated (`acceleration.rounds_unknown`).
+The Baku acceleration's values are computed here from the field as it stands, as a record of
+the choice (`projections/pairing/acceleration.py`, the tournament's rounds must be stated:
+`acceleration.rounds_unknown`); the pairing reads GA again from the field of each accelerated
+round (`dutch.virtual_points`, FIDE C.04.5.1 "Late entries"), so entries made afterwards need
+no second `arbiter accelerate`.
 
 An explicit acceleration file (`--file`) holds one line per value, `ROUNDS POINTS PLAYER`:
 ROUNDS `3` or `1-3`, POINTS `1`, `0.5`, `½` or `1/2`, PLAYER the rest of the line; blank
@@ -24,9 +26,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from events_schema import Actor, Command, CommandBatch
-from projections.pairing.acceleration import baku_values
+from projections.pairing.acceleration import as_values
 from projections.pairing.base import context
-from projections.pairing.dutch import initial_ranking
+from projections.pairing.dutch import baku_virtual_points, initial_ranking
 from services.commands.entries.players import entry_list, fold_tournament, resolve_player
 from services.commands.service import CommandRejected, CommandService
 from services.eventlog.base import AppendResult
@@ -137,10 +139,9 @@ def set_acceleration(
                 "FIDE C.04.5.1: the accelerated rounds are the first half of the tournament; "
                 "state its rounds first",
             )
-        ctx = context(state, "main", 1)
-        active = set(ctx.active)
-        order = [p for p in initial_ranking(ctx.players.values()) if p in active]
-        payload_values = [v.model_dump() for v in baku_values(order, rounds)]
+        ctx = context(state, "main")
+        order = initial_ranking(ctx.players.values())
+        payload_values = [v.model_dump() for v in as_values(baku_virtual_points(ctx), order)]
         method = "baku"
     else:
         rows = entry_list(state)

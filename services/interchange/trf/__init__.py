@@ -27,7 +27,7 @@ from services.interchange.trf.plan import (
     to_events,
     tournament_dates,
 )
-from services.interchange.trf.records26 import is_trf26
+from services.interchange.trf.records26 import is_trf26, time_control_notes
 from services.interchange.trf.write import (
     ORDERS,
     PlayerDetails,
@@ -65,6 +65,7 @@ __all__ = [
     "points_mismatches",
     "read_trf",
     "stated_edition",
+    "time_control_notes",
     "to_commands",
     "to_events",
     "tournament_dates",

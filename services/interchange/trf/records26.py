@@ -41,19 +41,21 @@ Read into the tournament's creation as well (`creation26`), and kept for the wri
 * 212 (the standings' tie-breaks, after PTS), else 202: the tournament's tie-break chain, FIDE's
   codes (C.07, as gacrux names them: BH, BH/C1, SB, DE, WIN, ARO, ...) as Arbiter's criteria;
   a code Arbiter does not compute is refused by name (the standings would mean another thing);
-* 222 time control, when it is seconds and an increment (``5400+30``): the tournament's time
-  control; another encoding is kept only.
+* 222 encoded time control (timecontrol26.py): sudden death (``5400``), an increment
+  (``5400+30``) or White's and Black's bases (``W300-B240``) as the tournament's time control;
+  a well-formed encoding Arbiter cannot express (several periods, ``40/5400+30:1800+30``) is
+  kept only and reported by name (`time_control_notes`); a malformed one is refused.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from events_schema import events as ev
 from projections.pairing.dutch import byes_subject, colour_subject
 from services.interchange.trf.parse import EDITION_NOTE, TrfError, TrfFile
+from services.interchange.trf.timecontrol26 import Unexpressible, read_222
 
 #: Records TRF26 has and TRF-16 has not: one of them makes a file TRF26.
 TRF26_TAGS = frozenset(
@@ -364,7 +366,6 @@ _SCORE_FIELDS = {
     "L": ("loss",),
     "P": ("bye",),
 }
-_TIME = re.compile(r"(\d+)(?:\+(\d+))?")
 
 
 def _scoring(line: str, lineno: int) -> dict[str, int]:
@@ -428,16 +429,28 @@ def creation26(trf: TrfFile, created: ev.TournamentCreated) -> ev.TournamentCrea
             update["pairing"] = "dutch"
         elif tag in ("202", "212"):
             chains[tag] = (line, lineno)
-        elif tag == "222" and (m := _TIME.fullmatch(line[4:].strip())):
-            value = line[4:].strip()
-            update["time_controls"] = [
-                ev.TimeControl(
-                    name=value[:64], base_seconds=int(m[1]), increment_seconds=int(m[2] or 0)
-                )
-            ]
+        elif tag == "222":
+            tc = read_222(line[4:].strip(), lineno)  # malformed: TrfError
+            if isinstance(tc, ev.TimeControl):
+                update["time_controls"] = [tc]
     chosen = chains.get("212") or chains.get("202")
     if chosen is not None:
         update["tiebreaks"] = _chain(*chosen)
     if not update:
         return created
     return ev.TournamentCreated.model_validate({**created.model_dump(), **update})
+
+
+def time_control_notes(trf: TrfFile) -> list[str]:
+    """The 222 records Arbiter cannot express, by line and reason (kept verbatim only, written
+    back unchanged): warnings, not errors. A malformed 222 raises `TrfError`."""
+    out = []
+    for lineno, line in trf.other_lines:
+        if line[:3] == "222":
+            tc = read_222(line[4:].strip(), lineno)
+            if isinstance(tc, Unexpressible):
+                out.append(
+                    f"line {lineno}: 222 {tc.value!r} kept as written, not the tournament's "
+                    f"time control: {tc.reason}"
+                )
+    return out

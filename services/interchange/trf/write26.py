@@ -6,12 +6,16 @@
   so they come back where TRF-16 puts them; every other kept record (162, 192, 202, 212, 222,
   330, ...) in its file order after the header (XXR, XXC, 152), before the 001 lines; a kept
   record whose tag the writer writes itself (152 once a colour lot is drawn) is not repeated;
+  no 222 kept: 222 from the tournament's time control when it has one TRF26 can encode
+  (timecontrol26.py: ``5400+30``, ``5400``, ``W300-B240``), after the kept records;
 * after the 001 lines: 240 the byes requested for rounds not yet paired (the requested-byes
   rulings in force, FIDE C.04.2; a round already paired has its byes in the 001 lines), one
   record per round and kind, ``H`` half, ``Z`` zero (gacrux reads both; TRF26 names ``H`` and
   ``F``, and Arbiter offers no full-point requested bye); 250 the acceleration in force
-  (`AccelerationSet`: FIDE C.04.5.1 or explicit values), consecutive start ranks with the
-  same rounds and points on one record; 260 every prohibited pairing in force
+  as the pairing reads it (`AccelerationSet`: explicit values as given; FIDE C.04.5.1's
+  Baku acceleration read from the field of each accelerated round, so a late entry placed
+  in GA has his virtual points), consecutive start ranks with the same rounds and points on
+  one record; 260 every prohibited pairing in force
   (`PairingsProhibited`), its players by start rank.
 
 The layouts are those gacrux's `trf2json` writes (`output_trf_accelerated`,
@@ -28,9 +32,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from events_schema import Recorded
+from events_schema import events as ev
+from projections.pairing import dutch
+from projections.pairing.acceleration import as_values
+from projections.pairing.base import context
 from projections.pairing.dutch import byes_subject
 from projections.standings import StandingsState, fold
 from services.interchange.trf.parse import HEADER_TAGS, TrfHeader, parse_trf
+from services.interchange.trf.timecontrol26 import encode_222
 from services.interchange.trf.write import TrfOrder, player_details, start_ranks, write_trf
 
 #: The header records write.py writes from a `TrfHeader` (kept lines with these tags go there).
@@ -67,14 +76,26 @@ def _points(half: int) -> str:
     return f"{half / 2:>4.1f}"
 
 
-def _acceleration_lines(state: StandingsState, number: Mapping[str, int]) -> list[str]:
-    """250: the acceleration in force, consecutive start ranks with the same value joined."""
+def acceleration_values(state: StandingsState, stage: str = "main") -> list[ev.VirtualPoints]:
+    """The virtual points the pairing reads (`dutch.virtual_points`): an explicit acceleration's
+    values as given; the Baku acceleration's (FIDE C.04.5.1) read from the field of each
+    accelerated round, the rounds paired as they were paired and the rounds to come as the
+    field stands now (late entries in GA or GB as the rule places them)."""
     accelerations = list(state.accelerations.values())
     if not accelerations:
         return []
+    if accelerations[-1].method != "baku":
+        return list(accelerations[-1].values)
+    ctx = context(state, stage)
+    return as_values(dutch.baku_virtual_points(ctx), dutch.initial_ranking(ctx.players.values()))
+
+
+def _acceleration_lines(state: StandingsState, number: Mapping[str, int], stage: str) -> list[str]:
+    """250: the acceleration the pairing reads, consecutive start ranks with the same value
+    joined."""
     values = sorted(
         (v.first_round, v.last_round, v.points, number[v.player_id])
-        for v in accelerations[-1].values
+        for v in acceleration_values(state, stage)
         if v.player_id in number
     )
     lines = []
@@ -89,6 +110,14 @@ def _acceleration_lines(state: StandingsState, number: Mapping[str, int]) -> lis
         lines.append(f"250 {pts} {pts} {first:>3} {last:>3} {lo:>4} {hi:>4}")
         i += 1
     return lines
+
+
+def _time_control_line(state: StandingsState) -> list[str]:
+    """222, the tournament's time control when no 222 was kept and it has exactly one that
+    TRF26 can say (timecontrol26.py `encode_222`)."""
+    tcs = state.created.time_controls if state.created is not None else []
+    value = encode_222(tcs[0]) if len(tcs) == 1 else None
+    return [f"222 {value}"] if value is not None else []
 
 
 def _prohibition_lines(state: StandingsState, number: Mapping[str, int]) -> list[str]:
@@ -128,13 +157,15 @@ def write_trf26(
     first_player = next((i for i, line in enumerate(lines) if line.startswith("001")), len(lines))
     written = {line[:3] for line in lines[:first_player]}
     others = [line for line in others if line[:3] not in written or line[:3] == "###"]
+    if not any(line[:3] == "222" for line in kept):
+        others += _time_control_line(state)
     number = {pid: n for n, pid in enumerate(start_ranks(state, stage, order), start=1)}
     out = [
         *lines[:first_player],
         *others,
         *lines[first_player:],
         *_bye_lines(state, number, stage),
-        *_acceleration_lines(state, number),
+        *_acceleration_lines(state, number, stage),
         *_prohibition_lines(state, number),
     ]
     return newline.join(out) + newline

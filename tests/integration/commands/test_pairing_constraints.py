@@ -189,3 +189,90 @@ def test_a_retracted_prohibition_no_longer_binds():
     sim.add(ev.EventRetracted(retracted_event_id=pid, reason="entered by mistake"))
     assert sim.context().prohibitions == ()
     assert ("p01", "p05") in pairs(sim.pair())
+
+
+def _250(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("250")]
+
+
+def test_given_baku_set_when_a_player_enters_before_round_one_then_he_counts_in_ga():
+    # Given the Baku acceleration chosen with 8 players (GA p01..p04, the event's record) ...
+    sim = sim_of(8)
+    sim.add(
+        ev.AccelerationSet(method="baku", values=baku_values([f"p{i:02d}" for i in range(1, 9)], 5))
+    )
+    # ... when a ninth player, the highest rated, enters before round 1 is paired,
+    sim.add(player("p00", 2600))
+    # then round 1 is split on 9 players (C.04.5.1: GA = 2 * ceil(9 / 4) = 6: p00, p01..p05),
+    # without the arbiter setting the acceleration again.
+    bonus = dutch.virtual_points(sim.context())
+    assert bonus[1] == dict.fromkeys(["p00", "p01", "p02", "p03", "p04", "p05"], 2)
+    assert bonus[3] == dict.fromkeys(["p00", "p01", "p02", "p03", "p04", "p05"], 1)
+    played = []
+    for _ in range(3):
+        rnd = sim.pair()
+        played.append(rnd)
+        win_white(sim, rnd)
+    # GA meets GA in round 1: no GA player faces one of p06..p08 (GB, the bye among them).
+    ga = {"p00", "p01", "p02", "p03", "p04", "p05"}
+    assert all((w in ga) == (b in ga) for w, b in pairs(played[0]))
+    number = numbers(sim)
+    trf26 = export_trf26(recorded(sim.tid, sim.events))
+    assert _250(trf26) == [
+        "250  1.0  1.0   1   2    1    6",
+        "250  0.5  0.5   3   3    1    6",
+    ]
+    assert gacrux_rounds(trf26) == ours(played, number)
+
+
+def test_given_baku_and_round_one_played_when_late_entries_come_then_ga_keeps_its_last_player():
+    # Given 8 players, the Baku acceleration (GA p01..p04: 2 * ceil(8 / 4)) and round 1 played,
+    sim = sim_of(8)
+    sim.add(
+        ev.AccelerationSet(method="baku", values=baku_values([f"p{i:02d}" for i in range(1, 9)], 5))
+    )
+    played = [sim.pair()]
+    win_white(sim, played[0])
+    # when two players enter late, one rated between p03 and p04 (the last GA player), one
+    # below everyone,
+    sim.add(player("late-a", 2475))
+    sim.add(player("late-z", 2000))
+    # then (C.04.5.1 "Late entries": the last GA player stays p04, Note 2: GA may be odd)
+    # late-a is in GA from round 2, with 1 virtual point, then ½ in round 3; late-z is in GB;
+    # round 1's virtual points stay those it was paired with.
+    bonus = dutch.virtual_points(sim.context())
+    assert bonus[1] == dict.fromkeys(["p01", "p02", "p03", "p04"], 2)
+    assert bonus[2] == dict.fromkeys(["p01", "p02", "p03", "late-a", "p04"], 2)
+    assert bonus[3] == dict.fromkeys(["p01", "p02", "p03", "late-a", "p04"], 1)
+    for _ in range(2):
+        rnd = sim.pair()
+        played.append(rnd)
+        win_white(sim, rnd)
+    number = numbers(sim)  # late-a is pairing number 4, p04 5, late-z 10
+    assert (number["late-a"], number["p04"], number["late-z"]) == (4, 5, 10)
+    trf26 = export_trf26(recorded(sim.tid, sim.events))
+    # the 250 records are those the pairing read: late-a from round 2, nothing for late-z
+    assert _250(trf26) == [
+        "250  1.0  1.0   1   2    1    3",
+        "250  1.0  1.0   1   2    5    5",
+        "250  1.0  1.0   2   2    4    4",
+        "250  0.5  0.5   3   3    1    5",
+    ]
+    # and gacrux, reading them, pairs every round as Arbiter paired it
+    assert gacrux_rounds(trf26) == ours(played, number)
+
+
+def test_an_explicit_acceleration_stays_as_given_when_a_player_enters():
+    # Given explicit values (a TRF26 file's 250) for p01..p02 in round 1,
+    sim = sim_of(8)
+    values = [
+        ev.VirtualPoints(player_id=p, first_round=1, last_round=1, points=2) for p in ("p01", "p02")
+    ]
+    sim.add(ev.AccelerationSet(method="explicit", values=values))
+    # when a higher-rated player enters, then the values are still the ones given.
+    sim.add(player("p00", 2600))
+    assert dutch.virtual_points(sim.context()) == {1: {"p01": 2, "p02": 2}}
+    number = numbers(sim)
+    assert _250(export_trf26(recorded(sim.tid, sim.events))) == [
+        f"250  1.0  1.0   1   1    {number['p01']}    {number['p02']}"
+    ]
