@@ -80,6 +80,9 @@ class _Entry:
     applied: int = 0  # how many of them the board shows (a move it could not apply stops it)
     chess_board: chess.Board | None = None
     go_board: GoBoard | None = None
+    # The X-FEN castling field last written for this board, with what it was read from
+    # (`_castling`).
+    castling: tuple[tuple[int, ...], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -253,7 +256,7 @@ class BoardCache:
             return Position(
                 plies=entry.applied,
                 to_move="white" if board.turn == chess.WHITE else "black",
-                fen=fen(board),
+                fen=fen(board, _castling(entry, board)),
             )
         gb = entry.go_board
         assert gb is not None
@@ -296,7 +299,28 @@ _PIECES = (
 _EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(8, 1, -1))
 
 
-def fen(board: chess.Board) -> str:
+def _castling(entry: _Entry, board: chess.Board) -> str:
+    """`board.castling_xfen()`, kept per board while what it reads is unchanged. Once a move
+    was pushed, python-chess takes the castling rights as cleaned already
+    (`clean_castling_rights`), and the X-FEN letters read only them, each side's king and its
+    rooks on its back rank: equal values, equal letters."""
+    rights = board.castling_rights
+    if not rights:
+        return "-"
+    if not board.move_stack:  # the start: rights not cleaned yet, computed as they are
+        return board.castling_xfen()
+    white, backranks = board.occupied_co[chess.WHITE], chess.BB_RANK_1 | chess.BB_RANK_8
+    rooks = board.rooks & backranks
+    key = (rights, board.kings, board.kings & white, board.promoted, rooks, rooks & white)
+    held = entry.castling
+    if held is not None and held[0] == key:
+        return held[1]
+    letters = board.castling_xfen()
+    entry.castling = (key, letters)
+    return letters
+
+
+def fen(board: chess.Board, castling: str | None = None) -> str:
     """`board.fen()`, the same string, built from the board's bitboards (python-chess walks
     the 64 squares one `piece_at` each: about 3/4 of a live move's document cost). FEN
     (PGN standard 16.1): the placement from rank 8 down, empty squares counted; then the side
@@ -305,7 +329,8 @@ def fen(board: chess.Board) -> str:
     default, `has_legal_en_passant`), the half-move clock and the move number. Each empty
     square is written "1", then each rank's runs of them are counted (a run never crosses the
     "/" between ranks). `tests/unit/projections/test_live_games.py` checks it equals
-    `board.fen()` on generated games (Chess960 starts, promotions, en passant)."""
+    `board.fen()` on generated games (Chess960 starts, promotions, en passant). `castling`:
+    the castling field when the caller knows it already (`_castling`)."""
     cells = ["1"] * 64
     white = board.occupied_co[chess.WHITE]
     for attr, upper, lower in _PIECES:
@@ -329,7 +354,11 @@ def fen(board: chess.Board) -> str:
         (
             placement,
             "w" if board.turn == chess.WHITE else "b",
-            board.castling_xfen() if board.castling_rights else "-",
+            castling
+            if castling is not None
+            else board.castling_xfen()
+            if board.castling_rights
+            else "-",
             chess.SQUARE_NAMES[ep] if ep is not None else "-",
             str(board.halfmove_clock),
             str(board.fullmove_number),
