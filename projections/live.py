@@ -43,7 +43,10 @@ while they are equal; the standings document's crosstable (`crosstable`) is reus
 table's crosstable and rows are the same objects (a move leaves both as they were). Equal
 facts give equal parts, so neither memo changes a byte of what is published. The projector
 also says which games a run of moves and clocks touched (`games_document(touched=...)`): the
-other games' parts are taken as last built, without reading their facts (issue 27 item 3).
+other games' parts are taken as last built, without reading their facts (issue 27 item 3):
+the pairings list last built is copied and only the touched games' places are replaced, and
+the projector (services/projection/projector.py) keeps each part's canonical bytes while the
+part is the same object, so a move encodes its own game's part only.
 
 The cache belongs to the fold it reads (`StandingsState.live`, created on first use): it lives
 and dies with that state, never sees another stream's games (no key can collide across

@@ -11,7 +11,9 @@ its tournament's `_dirty` set (a move or a clock reading: the games document onl
 publishes: a Kafka processor builds its own document); every other document's data is known
 to be the bytes last published. A tournament seen for the first time, restored from a
 snapshot or whose fold was replaced from outside is dirty in full, and so is a document whose
-published bytes were set from outside (a processor reading its output topic back). With
+published bytes were set from outside (a processor reading its output topic back). In the games
+document a move changes one game's part: the others' canonical bytes are reused as they are
+(`orjson.Fragment`), so a move serialises one board, not one per board. With
 `selective=False` every publication builds every document (the reference the property test
 `tests/unit/services/projection/test_projector_selective.py` compares with, event by event).
 """
