@@ -43,7 +43,10 @@ while they are equal; the standings document's crosstable (`crosstable`) is reus
 table's crosstable and rows are the same objects (a move leaves both as they were). Equal
 facts give equal parts, so neither memo changes a byte of what is published. The projector
 also says which games a run of moves and clocks touched (`games_document(touched=...)`): the
-other games' parts are taken as last built, without reading their facts (issue 27 item 3).
+other games' parts are taken as last built, without reading their facts (issue 27 item 3):
+the pairings list last built is copied and only the touched games' places are replaced, and
+the projector (services/projection/projector.py) keeps each part's canonical bytes while the
+part is the same object, so a move encodes its own game's part only.
 
 The cache belongs to the fold it reads (`StandingsState.live`, created on first use): it lives
 and dies with that state, never sees another stream's games (no key can collide across
@@ -80,6 +83,9 @@ class _Entry:
     applied: int = 0  # how many of them the board shows (a move it could not apply stops it)
     chess_board: chess.Board | None = None
     go_board: GoBoard | None = None
+    # The X-FEN castling field last written for this board, with what it was read from
+    # (`_castling`).
+    castling: tuple[tuple[int, ...], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,10 @@ class BoardCache:
         # The last crosstable built, with the crosstable and rows it was built from (held, so
         # their identities cannot be reused while they are compared).
         self._crosstable: tuple[Any, Any, dict[str, Any] | None] | None = None
+        # The pairings of the games document last built: the round's `RoundScheduled` id, its
+        # game ids in order, and their parts (`games_document(touched=...)` replaces the
+        # touched games' parts in a copy of this list, without visiting the others).
+        self._pairings: tuple[UUID, list[str], list[dict[str, Any]]] | None = None
 
     def __reduce__(self) -> tuple[type[BoardCache], tuple[int]]:
         # Pickled (a processor's snapshot of the fold, services/projection/processors/snapshots.py)
@@ -142,6 +152,21 @@ class BoardCache:
             self._parts.move_to_end(key)
             while len(self._parts) > self.size:
                 self._parts.popitem(last=False)
+
+    def pairings(self, round_id: UUID, game_ids: list[str]) -> list[dict[str, Any]] | None:
+        """A copy of the parts of the games document last built, if it was built for these
+        games of this round (in this order)."""
+        with self._lock:
+            held = self._pairings
+            if held is not None and held[0] == round_id and held[1] == game_ids:
+                return list(held[2])
+            return None
+
+    def keep_pairings(
+        self, round_id: UUID, game_ids: list[str], parts: list[dict[str, Any]]
+    ) -> None:
+        with self._lock:
+            self._pairings = (round_id, game_ids, parts)
 
     def crosstable(self, table: Table) -> dict[str, Any] | None:
         """`build_crosstable(table)`, or the last one built from the same crosstable and rows
@@ -234,7 +259,7 @@ class BoardCache:
             return Position(
                 plies=entry.applied,
                 to_move="white" if board.turn == chess.WHITE else "black",
-                fen=fen(board),
+                fen=fen(board, _castling(entry, board)),
             )
         gb = entry.go_board
         assert gb is not None
@@ -263,53 +288,80 @@ def cache_of(state: StandingsState) -> BoardCache:
     return cache
 
 
-#: Each piece's FEN letter with the bitboard of its kind (python-chess `Board` attributes).
-_LETTERS = (
-    ("pawns", "P"),
-    ("knights", "N"),
-    ("bishops", "B"),
-    ("rooks", "R"),
-    ("queens", "Q"),
-    ("kings", "K"),
+#: Each piece kind's python-chess `Board` attribute (its bitboard) and FEN letters (White's,
+#: Black's).
+_PIECES = (
+    ("pawns", "P", "p"),
+    ("knights", "N", "n"),
+    ("bishops", "B", "b"),
+    ("rooks", "R", "r"),
+    ("queens", "Q", "q"),
+    ("kings", "K", "k"),
 )
+#: Runs of empty squares (written "1" each) and their count, the longest first.
+_EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(8, 1, -1))
 
 
-def fen(board: chess.Board) -> str:
+def _castling(entry: _Entry, board: chess.Board) -> str:
+    """`board.castling_xfen()`, kept per board while what it reads is unchanged. Once a move
+    was pushed, python-chess takes the castling rights as cleaned already
+    (`clean_castling_rights`), and the X-FEN letters read only them, each side's king and its
+    rooks on its back rank: equal values, equal letters."""
+    rights = board.castling_rights
+    if not rights:
+        return "-"
+    if not board.move_stack:  # the start: rights not cleaned yet, computed as they are
+        return board.castling_xfen()
+    white, backranks = board.occupied_co[chess.WHITE], chess.BB_RANK_1 | chess.BB_RANK_8
+    rooks = board.rooks & backranks
+    key = (rights, board.kings, board.kings & white, board.promoted, rooks, rooks & white)
+    held = entry.castling
+    if held is not None and held[0] == key:
+        return held[1]
+    letters = board.castling_xfen()
+    entry.castling = (key, letters)
+    return letters
+
+
+def fen(board: chess.Board, castling: str | None = None) -> str:
     """`board.fen()`, the same string, built from the board's bitboards (python-chess walks
     the 64 squares one `piece_at` each: about 3/4 of a live move's document cost). FEN
     (PGN standard 16.1): the placement from rank 8 down, empty squares counted; then the side
-    to move, the castling rights (X-FEN, as `castling_xfen`), the en passant square only when
-    a legal capture there exists (python-chess's default, `has_legal_en_passant`), the
-    half-move clock and the move number. `tests/unit/projections/test_live_games.py` checks it
-    equals `board.fen()` on generated games (Chess960 starts, promotions, en passant)."""
-    cells = [""] * 64
+    to move, the castling rights (X-FEN, as `castling_xfen`; "-" without any right, as it
+    writes then), the en passant square only when a legal capture there exists (python-chess's
+    default, `has_legal_en_passant`), the half-move clock and the move number. Each empty
+    square is written "1", then each rank's runs of them are counted (a run never crosses the
+    "/" between ranks). `tests/unit/projections/test_live_games.py` checks it equals
+    `board.fen()` on generated games (Chess960 starts, promotions, en passant). `castling`:
+    the castling field when the caller knows it already (`_castling`)."""
+    cells = ["1"] * 64
     white = board.occupied_co[chess.WHITE]
-    for attr, letter in _LETTERS:
+    for attr, upper, lower in _PIECES:
         bb = getattr(board, attr)
-        for sq in chess.scan_forward(bb & white):
-            cells[sq] = letter
-        for sq in chess.scan_forward(bb & ~white):
-            cells[sq] = letter.lower()
-    ranks = []
-    for start in range(56, -8, -8):
-        row, empty = [], 0
-        for cell in cells[start : start + 8]:
-            if cell:
-                if empty:
-                    row.append(str(empty))
-                    empty = 0
-                row.append(cell)
-            else:
-                empty += 1
-        if empty:
-            row.append(str(empty))
-        ranks.append("".join(row))
-    ep = board.ep_square if board.has_legal_en_passant() else None
+        ours = bb & white
+        while ours:  # each set bit, lowest first (`chess.scan_forward`, inlined)
+            low = ours & -ours
+            cells[low.bit_length() - 1] = upper
+            ours ^= low
+        theirs = bb & ~white
+        while theirs:
+            low = theirs & -theirs
+            cells[low.bit_length() - 1] = lower
+            theirs ^= low
+    placement = "/".join(["".join(cells[start : start + 8]) for start in range(56, -8, -8)])
+    for run, count in _EMPTY_RUNS:
+        if run in placement:
+            placement = placement.replace(run, count)
+    ep = board.ep_square if board.ep_square is not None and board.has_legal_en_passant() else None
     return " ".join(
         (
-            "/".join(ranks),
+            placement,
             "w" if board.turn == chess.WHITE else "b",
-            board.castling_xfen(),
+            castling
+            if castling is not None
+            else board.castling_xfen()
+            if board.castling_rights
+            else "-",
             chess.SQUARE_NAMES[ep] if ep is not None else "-",
             str(board.halfmove_clock),
             str(board.fullmove_number),
@@ -515,13 +567,24 @@ def games_document(
         "in_progress": sum(1 for g in games if g.started and not g.results),
     }
     # The board number the pairing gives, else the pairing's order (RoundScheduled.pairings).
-    parts = []
-    for i, g in enumerate(games, start=1):
-        part = None
-        if touched is not None and g.game_id not in touched:
-            part = cache.last_part(g.game_id)
-        parts.append(part if part is not None else _game(state, g.board or i, g, cache))
-    body["pairings"] = parts
+    game_ids = [g.game_id for g in games]
+    last = cache.pairings(eid, game_ids) if touched is not None else None
+    if last is not None:
+        # The same games as the document last built: only the touched ones can differ.
+        assert touched is not None
+        parts = last
+        for i, g in enumerate(games, start=1):
+            if g.game_id in touched:
+                parts[i - 1] = _game(state, g.board or i, g, cache)
+    else:
+        parts = []
+        for i, g in enumerate(games, start=1):
+            part = None
+            if touched is not None and g.game_id not in touched:
+                part = cache.last_part(g.game_id)
+            parts.append(part if part is not None else _game(state, g.board or i, g, cache))
+    cache.keep_pairings(eid, game_ids, parts)
+    body["pairings"] = list(parts)
     body["byes"] = [{"player": _player(state, b.player_id), "kind": b.kind} for b in byes]
     return body
 

@@ -165,8 +165,11 @@ class DelayedFeed:
     # --- the timer -------------------------------------------------------------------------
 
     def nudge(self) -> None:
-        """Wake the timer now (the live hub published: an event may be due)."""
-        self._wake.set()
+        """Wake the timer now (the live hub published: an event may be due). With no
+        tournament followed there is nothing to release, so the timer sleeps on (a live move
+        wakes no thread of the delayed view when no broadcaster reads one)."""
+        if self._tournaments:
+            self._wake.set()
 
     def start(self) -> None:
         with self._lock:

@@ -11,7 +11,9 @@ its tournament's `_dirty` set (a move or a clock reading: the games document onl
 publishes: a Kafka processor builds its own document); every other document's data is known
 to be the bytes last published. A tournament seen for the first time, restored from a
 snapshot or whose fold was replaced from outside is dirty in full, and so is a document whose
-published bytes were set from outside (a processor reading its output topic back). With
+published bytes were set from outside (a processor reading its output topic back). In the games
+document a move changes one game's part: the others' canonical bytes are reused as they are
+(`orjson.Fragment`), so a move serialises one board, not one per board. With
 `selective=False` every publication builds every document (the reference the property test
 `tests/unit/services/projection/test_projector_selective.py` compares with, event by event).
 """
@@ -23,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 from events_schema import Envelope, Recorded
 from events_schema.codec import dumps
@@ -104,6 +108,12 @@ class Projector:
     # last built, when nothing else did (`affected` is `GAMES` for each event since); a
     # tournament not here: any game may have changed.
     _games_touched: dict[str, set[str]] = field(default_factory=dict)
+    # Per tournament, the parts of the games document last serialised (its `pairings`) and
+    # their canonical bytes: `projections.live` keeps a game's part, the same object, while
+    # its facts are unchanged, so a move re-encodes its own game's part only.
+    _part_bytes: dict[str, tuple[list[dict[str, Any]], list[orjson.Fragment]]] = field(
+        default_factory=dict
+    )
 
     def _standings(self, tournament_id: str) -> IncrementalStandings:
         """The tournament's incremental standings over `states[tournament_id]` (a new one, from
@@ -210,7 +220,8 @@ class Projector:
         out = []
         for name, doc in documents(state, tournament_id, table, wanted, touched).items():
             key = (tournament_id, name)
-            data = dumps(doc["data"])
+            body = doc["data"]
+            data = dumps(self._encoded_games(tournament_id, body) if name == "games" else body)
             if self.published.get(key) == data:
                 self._built[key] = self.published[key]
                 continue
@@ -220,6 +231,25 @@ class Projector:
         if "games" in wanted:
             self._games_touched[tournament_id] = set()
         return out
+
+    def _encoded_games(self, tournament_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The games document's data with each game's part as its canonical bytes
+        (`orjson.Fragment`, written as they are: `dumps` of the result is `dumps(body)`); a part
+        that is the very object at its place in the document last serialised keeps its bytes."""
+        pairings = body.get("pairings")
+        if not pairings:
+            return body
+        held = self._part_bytes.get(tournament_id)
+        if held is not None and len(held[0]) == len(pairings):
+            encoded = [
+                was if part is last else orjson.Fragment(dumps(part))
+                for part, last, was in zip(pairings, held[0], held[1], strict=True)
+            ]
+        else:
+            encoded = [orjson.Fragment(dumps(part)) for part in pairings]
+        # (the parts are held, so no other object can take an identity compared above)
+        self._part_bytes[tournament_id] = (list(pairings), encoded)
+        return {**body, "pairings": encoded}
 
     def run(self, envelopes: Iterable[Envelope]) -> list[Message]:
         """Fold a batch, then publish once per touched tournament (batching: the state after
@@ -289,6 +319,8 @@ class Projector:
             del self._dirty[tid]
         for tid in [t for t in self._games_touched if which(t)]:
             del self._games_touched[tid]
+        for tid in [t for t in self._part_bytes if which(t)]:
+            del self._part_bytes[tid]
         self.published = {k: v for k, v in self.published.items() if not which(k[0])}
         self._built = {k: v for k, v in self._built.items() if not which(k[0])}
         self._positioned = {k for k in self._positioned if not which(k[0])}

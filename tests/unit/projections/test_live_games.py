@@ -419,3 +419,63 @@ def test_the_fen_is_python_chess_fen_after_every_move(
             break
         board.push(rng.choice(moves))
         assert fen(board) == board.fen()
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    start=st.sampled_from(FEN_STARTS) | st.integers(0, 959),
+    ops=st.lists(
+        st.tuples(st.sampled_from(["push", "push", "push", "push", "pop"]), st.integers(0, 999)),
+        max_size=60,
+    ),
+)
+def test_the_cached_board_writes_python_chess_fen_after_every_push_and_retraction(
+    start: str | int | None, ops: list[tuple[str, int]]
+) -> None:
+    """The position a game's cached board gives (its castling field kept while the rights,
+    kings and back-rank rooks it reads are unchanged) is `board.fen()` after every move and
+    every retraction of the last move, from standard, Chess960 and castling-rich starts (a
+    rook moved or taken, a king moved, the rights lost one side at a time)."""
+    start_fen = chess.Board.from_chess960_pos(start).fen() if isinstance(start, int) else start
+    game = GameRecord("g", "main", 1, None, "a", "b", None, None, fen=start_fen, started=True)
+    cache = BoardCache(4)
+    board = chess.Board(start_fen, chess960=True) if start_fen else chess.Board()
+    boards = [board.copy()]
+    for op, pick in ops:
+        if op == "push":
+            legal = sorted(board.legal_moves, key=lambda m: m.uci())
+            if not legal:
+                continue
+            mv = legal[pick % len(legal)]
+            colour = "white" if board.turn else "black"
+            board.push(mv)
+            boards.append(board.copy())
+            _play(
+                game,
+                ev.MovePlayed(game_id="g", ply=len(game.moves) + 1, colour=colour, uci=mv.uci()),
+            )
+        elif op == "pop" and game.moves:
+            game.moves.pop()
+            game.move_ids.pop()
+            game.move_events.pop()
+            boards.pop()
+            board = boards[-1].copy()
+        assert cache.position(game, "chess").fen == board.fen()
+
+
+def test_the_castling_letter_follows_a_rook_that_comes_beside_the_castling_rook() -> None:
+    """X-FEN (python-chess `castling_xfen`): the g1 rook with the right is "K" while it is
+    White's outermost rook on the king's side, "G" once another rook stands on h1, "K" again
+    when it leaves; the rights themselves never change."""
+    start = "4k3/8/8/8/8/8/7R/4K1R1 w G - 0 1"
+    game = GameRecord("g", "main", 1, None, "a", "b", None, None, fen=start, started=True)
+    cache = BoardCache(4)
+    seen = []
+    for ply, uci in enumerate(["h2h1", "e8d8", "h1h2"], start=1):
+        _play(game, move("g", ply, uci))
+        seen.append(cache.position(game, "chess").fen)
+    assert seen == [
+        "4k3/8/8/8/8/8/8/4K1RR b G - 1 1",
+        "3k4/8/8/8/8/8/8/4K1RR w G - 2 2",
+        "3k4/8/8/8/8/8/7R/4K1R1 b K - 3 2",
+    ]
