@@ -1,7 +1,7 @@
 """Replay speed: how fast a tournament's stream is read and folded into its projections.
 
 `python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB]` prints one JSON
-document. It generates N realistic events (default 1,000,000): many 16-player Swiss
+document. It generates N realistic events (default 100,000): many 16-player Swiss
 tournaments of 15 rounds, each game real random legal chess moves (uci/san, clocks, evals)
 and a GameEnded; appended to a fresh SQLite log in batches of 500, dealt round-robin over
 the tournaments as concurrent events would be. Then, per tournament, over the whole log:
@@ -16,9 +16,16 @@ the tournaments as concurrent events would be. Then, per tournament, over the wh
 - `fold_only`: the `Projector` fold over envelopes already in memory (a sample of
   tournaments), to show where the time goes.
 
-`ratios` puts each rate beside `orjson_loads` of the same bodies in the same run, and `split_us`
-gives microseconds per event of each stage (read, envelope, payload decode, fold + documents)
-as differences of the nested measurements above.
+Beside them, the second peer (`pyeventsourcing`, `tests/bench/eventsourcing_peer.py`): the
+same N events stored through pyeventsourcing's SQLite application recorder, then its
+notification projection (a `NotificationLogReader` over the notification log, each
+notification mapped to its domain event by the application's mapper, a trivial fold) timed
+over all of them (`--no-peer` leaves it out).
+
+`ratios` puts each rate beside `orjson_loads` of the same bodies in the same run and beside
+pyeventsourcing's projection (`*_over_pyeventsourcing`), and `split_us` gives microseconds per
+event of each stage (read, envelope, payload decode, fold + documents) as differences of the
+nested measurements above.
 
 With KAFKA_BOOTSTRAP set, the same on Kafka with M events (default 100,000) on a fresh topic.
 Rates are events per second of wall-clock time, single-threaded, one run each.
@@ -287,7 +294,7 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
     return {"ratios": ratios, "split_us": split}
 
 
-def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
+def bench_sqlite(events: int, keep: Path | None, peer: bool = True) -> dict[str, Any]:
     from services.eventlog.sqlite import SQLiteEventLog
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -307,7 +314,25 @@ def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
             **measure(log, tids),
         }
         log.close()
+        if peer:
+            from .eventsourcing_peer import bench as eventsourcing_bench
+
+            doc["pyeventsourcing"] = eventsourcing_bench(
+                Path(tmp) / "eventsourcing.sqlite3", generate, events
+            )
+            _progress(f"pyeventsourcing's notification projection: {doc['pyeventsourcing']}")
+            doc["ratios"].update(_peer_ratios(doc))
         return doc
+
+
+def _peer_ratios(doc: dict[str, Any]) -> dict[str, float]:
+    """Each of Arbiter's rates over pyeventsourcing's notification projection (issue 27)."""
+    peer = doc["pyeventsourcing"].get("events_per_s")
+    return {
+        f"{name}_over_pyeventsourcing": round(float(r) / float(peer), 3)
+        for name in ("read_decode", "replay", "fold_only")
+        if peer and (r := doc.get(name, {}).get("events_per_s"))
+    }
 
 
 def bench_kafka(events: int, bootstrap: str) -> dict[str, Any]:
@@ -334,9 +359,12 @@ def bench_kafka(events: int, bootstrap: str) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.replay")
-    ap.add_argument("--events", type=int, default=1_000_000)
+    ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--kafka-events", type=int, default=100_000)
     ap.add_argument("--keep", type=Path, default=None, help="keep the SQLite log at this path")
+    ap.add_argument(
+        "--no-peer", action="store_true", help="without pyeventsourcing's projection beside it"
+    )
     args = ap.parse_args(argv)
     doc: dict[str, Any] = {
         "machine": {
@@ -345,7 +373,7 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
             "cpu_count": os.cpu_count(),
         },
         "params": {"players": PLAYERS, "rounds": ROUNDS, "max_plies": MAX_PLIES, "batch": BATCH},
-        "sqlite": bench_sqlite(args.events, args.keep),
+        "sqlite": bench_sqlite(args.events, args.keep, peer=not args.no_peer),
     }
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     doc["kafka"] = (
