@@ -96,13 +96,21 @@ def open_app(path: Path) -> Tournaments:
     )
 
 
-def store(app: Tournaments, generate: Any, events: int) -> int:
-    """Save `events` events (`generate(sink, events)`, the replay bench's generator); returns
-    the tournaments' count. Each tournament's aggregate adds one `Created` event: those are
-    counted as stored notifications too, and the projection folds them like any other."""
+def store(app: Tournaments, generate: Any, events: int) -> dict[str, Any]:
+    """Save `events` events (`generate(sink, events)`, the replay bench's generator), in the
+    same batches. Each tournament's aggregate adds one `Created` event of its own: stored
+    notifications too, which the projection folds like any other."""
+    from importlib.metadata import version
+
     sink = _Sink(app)
+    t = time.perf_counter()
     generate(sink, events)
-    return len(sink.streams)
+    return {
+        "library": f"eventsourcing {version('eventsourcing')}",
+        "recorder": "eventsourcing.sqlite (SQLiteApplicationRecorder), JSON transcoder",
+        "aggregates": len(sink.streams),
+        "store_s": round(time.perf_counter() - t, 1),
+    }
 
 
 def project(app: Tournaments) -> tuple[int, dict[str, int]]:
@@ -120,32 +128,3 @@ def project(app: Tournaments) -> tuple[int, dict[str, int]]:
             last[e.originator_id] = e.originator_version
             n += 1
     return n, dict(per_type)
-
-
-def bench(path: Path, generate: Any, events: int) -> dict[str, Any]:
-    """Store the events through pyeventsourcing's SQLite application recorder, then time its
-    notification projection over them (one run, wall clock)."""
-    import gc
-    from importlib.metadata import version
-
-    if path.exists():
-        path.unlink()
-    app = open_app(path)
-    t = time.perf_counter()
-    streams = store(app, generate, events)
-    stored_s = time.perf_counter() - t
-    gc.collect()
-    t = time.perf_counter()
-    n, per_type = project(app)
-    s = time.perf_counter() - t
-    app.close()
-    return {
-        "library": f"eventsourcing {version('eventsourcing')}",
-        "recorder": "eventsourcing.sqlite (SQLiteApplicationRecorder), JSON transcoder",
-        "events": n,
-        "aggregates": streams,
-        "per_type": per_type,
-        "store_s": round(stored_s, 1),
-        "seconds": round(s, 3),
-        "events_per_s": round(n / s, 1) if s else None,
-    }

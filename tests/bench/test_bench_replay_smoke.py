@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_replay_bench_reports_replay_beside_orjson_and_pyeventsourcing() -> None:
-    doc = main(["--events", "3000"], emit=False)["sqlite"]
+    doc = main(["--events", "3000", "--repeats", "1"], emit=False)["sqlite"]
     assert doc["replay"]["events"] == 3000
     peer = doc["pyeventsourcing"]
     # One `Created` per aggregate (pyeventsourcing's own), then every event Arbiter stored.
