@@ -169,7 +169,9 @@ def _fold(
     on_event: Callable[[int], None] | None = None,
 ) -> list[dict[str, bytes]]:
     """One pass over the stream; the messages at each of `points` (ascending seqs)."""
-    projector = Projector()
+    # Not selective: a replay only takes snapshots (every document, built from the fold),
+    # so the publication's bookkeeping of what each event can change is not kept.
+    projector = Projector(selective=False)
     out: list[dict[str, bytes]] = []
     todo = sorted(points)
 
