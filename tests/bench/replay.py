@@ -25,7 +25,8 @@ over all of them (`--no-peer` leaves it out).
 `ratios` puts each rate beside `orjson_loads` of the same bodies in the same run and beside
 pyeventsourcing's projection (`*_over_pyeventsourcing`), and `split_us` gives microseconds per
 event of each stage (read, envelope, payload decode, fold + documents) as differences of the
-nested measurements above.
+nested measurements above; `ratios_cpu` and `split_cpu_us` are the same in CPU time of the
+process (each stage is single-threaded: on a machine shared with other work, the steadier).
 
 With KAFKA_BOOTSTRAP set, the same on Kafka with M events (default 100,000) on a fresh topic.
 Rates are events per second of wall-clock time, single-threaded, each the fastest of
@@ -180,34 +181,47 @@ def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
     return [t for t in tids if log.last_seq(t) > 0]
 
 
-def _wall(fn: Callable[[], int]) -> Callable[[], tuple[int, float]]:
-    """A stage timed whole: (events, seconds)."""
+Timing = tuple[int, float, float]  # events, wall-clock seconds, CPU seconds (this process)
 
-    def run() -> tuple[int, float]:
-        t = time.perf_counter()
+
+def _wall(fn: Callable[[], int]) -> Callable[[], Timing]:
+    """A stage timed whole."""
+
+    def run() -> Timing:
+        t, c = time.perf_counter(), time.process_time()
         n = fn()
-        return n, time.perf_counter() - t
+        return n, time.perf_counter() - t, time.process_time() - c
 
     return run
 
 
-def _best(stages: dict[str, Callable[[], tuple[int, float]]], repeats: int) -> dict[str, Any]:
+def _best(stages: dict[str, Callable[[], Timing]], repeats: int) -> dict[str, Any]:
     """Each stage's fastest of `repeats` runs, the stages run in turn each round (the
-    machine's other load falls on all of them alike): events, seconds, events/s."""
-    best: dict[str, tuple[int, float]] = {}
+    machine's other load falls on all of them alike): events, wall-clock seconds and events/s,
+    and the same in CPU seconds of this process (every stage and peer is single-threaded: on a
+    machine shared with other work its CPU time is the steadier figure)."""
+    wall: dict[str, tuple[int, float]] = {}
+    cpu: dict[str, float] = {}
     for r in range(repeats):
         for name, stage in stages.items():
             gc.collect()
-            n, s = stage()
-            if name not in best or s < best[name][1]:
-                best[name] = (n, s)
+            n, s, c = stage()
+            if name not in wall or s < wall[name][1]:
+                wall[name] = (n, s)
+            cpu[name] = min(cpu.get(name, c), c)
         _progress(
-            f"round {r + 1}/{repeats}: "
-            + ", ".join(f"{k} {v[0] / v[1]:,.0f}/s" for k, v in best.items() if v[1])
+            f"round {r + 1}/{repeats} (CPU): "
+            + ", ".join(f"{k} {wall[k][0] / v:,.0f}/s" for k, v in cpu.items() if v)
         )
     return {
-        name: {"events": n, "seconds": round(s, 3), "events_per_s": round(n / s, 1) if s else None}
-        for name, (n, s) in best.items()
+        name: {
+            "events": n,
+            "seconds": round(s, 3),
+            "events_per_s": round(n / s, 1) if s else None,
+            "cpu_seconds": round(cpu[name], 3),
+            "events_per_cpu_s": round(n / cpu[name], 1) if cpu[name] else None,
+        }
+        for name, (n, s) in wall.items()
     }
 
 
@@ -220,7 +234,7 @@ def measure(
 ) -> dict[str, Any]:
     """Every stage over the whole log (`fold_only`: a sample of tournaments), and `peers`
     (name -> a run returning its events), best of `repeats` interleaved rounds."""
-    stages: dict[str, Callable[[], tuple[int, float]]] = {}
+    stages: dict[str, Callable[[], Timing]] = {}
     read_raw = getattr(log, "read_raw", None)
     if callable(read_raw):
 
@@ -229,16 +243,17 @@ def measure(
 
         stages["read_raw"] = _wall(raw)
 
-        def loads() -> tuple[int, float]:
-            n, spent = 0, 0.0
+        def loads() -> Timing:
+            n, spent, spent_cpu = 0, 0.0, 0.0
             for t in tids:
                 bodies = list(read_raw(t))
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for body in bodies:
                     orjson.loads(body)
                 spent += time.perf_counter() - t0
+                spent_cpu += time.process_time() - c0
                 n += len(bodies)
-            return n, spent
+            return n, spent, spent_cpu
 
         stages["orjson_loads"] = loads
 
@@ -284,14 +299,17 @@ def measure(
     out["fold_only"]["tournaments"] = len(held)
     out["repeats"] = repeats
     out.update(_ratios(out))
+    cpu = _ratios(out, "events_per_cpu_s")
+    out["ratios_cpu"], out["split_cpu_us"] = cpu["ratios"], cpu["split_us"]
     return out
 
 
-def _ratios(out: dict[str, Any]) -> dict[str, Any]:
-    """Each rate over `orjson.loads` of the same stored bodies, and where the time goes."""
+def _ratios(out: dict[str, Any], key: str = "events_per_s") -> dict[str, Any]:
+    """Each rate (`key`: wall clock or CPU) over `orjson.loads` of the same stored bodies and
+    over pyeventsourcing's projection, and where the time goes."""
 
     def rate(name: str) -> float | None:
-        r = out.get(name, {}).get("events_per_s")
+        r = out.get(name, {}).get(key)
         return float(r) if r else None
 
     def us(name: str) -> float | None:
