@@ -1,10 +1,13 @@
 """Replay speed: how fast a tournament's stream is read and folded into its projections.
 
-`python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB]` prints one JSON
-document. It generates N realistic events (default 100,000): many 16-player Swiss
-tournaments of 15 rounds, each game real random legal chess moves (uci/san, clocks, evals)
-and a GameEnded; appended to a fresh SQLite log in batches of 500, dealt round-robin over
-the tournaments as concurrent events would be. Then, per tournament, over the whole log:
+`python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB] [--repeats R]
+[--current-versions] [--no-peer]` prints one JSON document. It generates N realistic events
+(default 100,000): many 16-player Swiss tournaments of 15 rounds, each game real random legal
+chess moves (uci/san, clocks, evals) and a GameEnded; appended to a fresh SQLite log in
+batches of 500, dealt round-robin over the tournaments as concurrent events would be. The
+events are at the schema versions this benchmark first wrote (v1, PlayerRegistered v2: every
+payload upcast on read), or with `--current-versions` at each type's current version (what a
+tournament stores today). Then, per tournament, over the whole log:
 
 - `read_raw`: the stored bytes alone (SQLite only);
 - `orjson_loads`: `orjson.loads` of those same stored bodies, already in memory (the raw peer
@@ -36,6 +39,8 @@ Rates are events per second of wall-clock time, single-threaded, each the fastes
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import gc
 import json
 import os
@@ -58,7 +63,8 @@ ensure_paths()
 
 from builders import ADMIN, ARBITER, T0  # noqa: E402
 
-from events_schema import Recorded  # noqa: E402
+from events_schema import EVENT_TYPES, Recorded  # noqa: E402
+from events_schema.upcasters import upcast  # noqa: E402
 from services.audit.replay import replay_to  # noqa: E402
 from services.eventlog.base import EventLog, NewEvent  # noqa: E402
 from services.projection.projector import Projector  # noqa: E402
@@ -149,8 +155,18 @@ def tournament_events(
             yield _ne("GameEnded", {"game_id": gid, "result": res, "termination": term}, n)
 
 
-def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
-    """Append `total` events over as many tournaments as needed; returns their ids."""
+def current_version(e: NewEvent) -> NewEvent:
+    """The event at its type's current `schema_version` (its payload upcast first): what a
+    tournament stores today."""
+    target = EVENT_TYPES[e.type].schema_version
+    payload = upcast(e.type, e.schema_version, e.payload, target)
+    return dataclasses.replace(e, schema_version=target, payload=payload)
+
+
+def generate(log: EventLog, total: int, seed: int = 2026, current: bool = False) -> list[str]:
+    """Append `total` events over as many tournaments as needed; returns their ids. The
+    events are at the versions this benchmark first wrote (v1, PlayerRegistered v2: every
+    payload upcast on read), or with `current` at each type's current version."""
     rng = random.Random(seed)
     games = random_games(24, rng, max_plies=MAX_PLIES)
     per = 1 + PLAYERS + ROUNDS * (1 + (PLAYERS // 2) * (MAX_PLIES // 2 + 20))  # ~ upper bound
@@ -170,6 +186,8 @@ def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
             if want <= 0:
                 break
             batch = [e for _, e in zip(range(want), streams[t], strict=False)]
+            if current:
+                batch = [current_version(e) for e in batch]
             if len(batch) < want:
                 live.remove(t)
             if batch:
@@ -348,7 +366,7 @@ def _ratios(out: dict[str, Any], key: str = "events_per_s") -> dict[str, Any]:
 
 
 def bench_sqlite(
-    events: int, keep: Path | None, peer: bool = True, repeats: int = 3
+    events: int, keep: Path | None, peer: bool = True, repeats: int = 3, current: bool = False
 ) -> dict[str, Any]:
     from services.eventlog.sqlite import SQLiteEventLog
 
@@ -358,7 +376,7 @@ def bench_sqlite(
             path.unlink()
         log = SQLiteEventLog(path)
         t = time.perf_counter()
-        tids = generate(log, events)
+        tids = generate(log, events, current=current)
         gen_s = time.perf_counter() - t
         _progress(f"sqlite: {events:,} events in {len(tids)} tournaments, {gen_s:.0f}s")
         peers: dict[str, Callable[[], int]] = {}
@@ -368,7 +386,7 @@ def bench_sqlite(
             from . import eventsourcing_peer as es
 
             app = es.open_app(Path(tmp) / "eventsourcing.sqlite3")
-            about = es.store(app, generate, events)
+            about = es.store(app, functools.partial(generate, current=current), events)
             _progress(f"pyeventsourcing: {about}")
             peers["pyeventsourcing"] = lambda: es.project(app)[0]
         doc: dict[str, Any] = {
@@ -414,6 +432,11 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
     ap.add_argument("--keep", type=Path, default=None, help="keep the SQLite log at this path")
     ap.add_argument("--repeats", type=int, default=3, help="best of this many rounds")
     ap.add_argument(
+        "--current-versions",
+        action="store_true",
+        help="store each type's current schema version (default: v1, upcast on every read)",
+    )
+    ap.add_argument(
         "--no-peer", action="store_true", help="without pyeventsourcing's projection beside it"
     )
     args = ap.parse_args(argv)
@@ -423,8 +446,20 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
         },
-        "params": {"players": PLAYERS, "rounds": ROUNDS, "max_plies": MAX_PLIES, "batch": BATCH},
-        "sqlite": bench_sqlite(args.events, args.keep, peer=not args.no_peer, repeats=args.repeats),
+        "params": {
+            "players": PLAYERS,
+            "rounds": ROUNDS,
+            "max_plies": MAX_PLIES,
+            "batch": BATCH,
+            "schema_versions": "current" if args.current_versions else "v1 (upcast on read)",
+        },
+        "sqlite": bench_sqlite(
+            args.events,
+            args.keep,
+            peer=not args.no_peer,
+            repeats=args.repeats,
+            current=args.current_versions,
+        ),
     }
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     doc["kafka"] = (
