@@ -166,6 +166,11 @@ class IncrementalStandings:
         if rec.envelope.seq <= state.seq:
             return
         event = rec.event
+        if event.__class__ is ev.MovePlayed:  # most of every stream: the answer below, sooner
+            game = state.games.get(event.game_id)
+            if game is not None and not game.results:
+                evolve(state, rec)  # a game without a result: not in the crosstable
+                return
         if isinstance(event, CLOCKS):
             evolve(state, rec)
             return

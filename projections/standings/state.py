@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import singledispatch
+from typing import Any
 from uuid import UUID
 
 from events_schema import events as ev
@@ -143,10 +144,16 @@ class StandingsState:
 
 
 def evolve(state: StandingsState, rec: Recorded) -> StandingsState:
-    if rec.envelope.seq <= state.seq:
+    env = rec.envelope
+    seq = env.seq
+    if seq <= state.seq:
         return state  # redelivered: already applied
-    state.seq = rec.envelope.seq
-    _apply(rec.event, state, rec.envelope.event_id, rec.envelope.seq)
+    state.seq = seq
+    event = rec.event
+    handler = _HANDLERS.get(event.__class__)
+    if handler is None:
+        handler = _HANDLERS[event.__class__] = _apply.dispatch(event.__class__)
+    handler(event, state, env.event_id, seq)
     return state
 
 
@@ -160,6 +167,12 @@ def fold(records: list[Recorded] | tuple[Recorded, ...]) -> StandingsState:
 @singledispatch
 def _apply(event: ev.Event, state: StandingsState, event_id: UUID, seq: int) -> None:
     pass
+
+
+#: Event class -> its `_apply` handler, as `_apply.dispatch` finds it, kept in a plain dict:
+#: `evolve` runs once per stored event and singledispatch's own cache costs about a
+#: microsecond a call (issue 27, replay). Every handler is registered below, at import.
+_HANDLERS: dict[type, Callable[[Any, StandingsState, UUID, int], None]] = {}
 
 
 #: What an `EventRetracted` takes back: each apply that leaves a mark keyed by its event id

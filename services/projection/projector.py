@@ -158,19 +158,21 @@ class Projector:
                 env.event_id,
                 getattr(rec.event, "reason", ""),
             )
-        # What the event can change, read on the fold before it (a tournament not in `_dirty`
-        # is dirty in full already).
-        tid = env.tournament_id
-        kinds = affected(rec.event, state)
-        dirty = self._dirty.get(tid)
-        if dirty is not None:
-            dirty.update(kinds)
-        touched = self._games_touched.get(tid)
-        if kinds is GAMES:
-            if touched is not None:
-                touched.add(rec.event.game_id)  # type: ignore[attr-defined]
-        elif kinds:
-            self._games_touched.pop(tid, None)
+        if self.selective:
+            # What the event can change, read on the fold before it (a tournament not in
+            # `_dirty` is dirty in full already). A projector that is not selective builds
+            # every document at each publication and needs none of this (a replay: issue 27).
+            tid = env.tournament_id
+            kinds = affected(rec.event, state)
+            dirty = self._dirty.get(tid)
+            if dirty is not None:
+                dirty.update(kinds)
+            touched = self._games_touched.get(tid)
+            if kinds is GAMES:
+                if touched is not None:
+                    touched.add(rec.event.game_id)  # type: ignore[attr-defined]
+            elif kinds:
+                self._games_touched.pop(tid, None)
         inc.apply(rec)  # folds `state` (as `evolve` does) and notes what the result changed
         return True
 

@@ -1,10 +1,13 @@
 """Replay speed: how fast a tournament's stream is read and folded into its projections.
 
-`python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB]` prints one JSON
-document. It generates N realistic events (default 1,000,000): many 16-player Swiss
-tournaments of 15 rounds, each game real random legal chess moves (uci/san, clocks, evals)
-and a GameEnded; appended to a fresh SQLite log in batches of 500, dealt round-robin over
-the tournaments as concurrent events would be. Then, per tournament, over the whole log:
+`python -m tests.bench.replay [--events N] [--kafka-events M] [--keep DB] [--repeats R]
+[--current-versions] [--no-peer]` prints one JSON document. It generates N realistic events
+(default 100,000): many 16-player Swiss tournaments of 15 rounds, each game real random legal
+chess moves (uci/san, clocks, evals) and a GameEnded; appended to a fresh SQLite log in
+batches of 500, dealt round-robin over the tournaments as concurrent events would be. The
+events are at the schema versions this benchmark first wrote (v1, PlayerRegistered v2: every
+payload upcast on read), or with `--current-versions` at each type's current version (what a
+tournament stores today). Then, per tournament, over the whole log:
 
 - `read_raw`: the stored bytes alone (SQLite only);
 - `orjson_loads`: `orjson.loads` of those same stored bodies, already in memory (the raw peer
@@ -16,17 +19,28 @@ the tournaments as concurrent events would be. Then, per tournament, over the wh
 - `fold_only`: the `Projector` fold over envelopes already in memory (a sample of
   tournaments), to show where the time goes.
 
-`ratios` puts each rate beside `orjson_loads` of the same bodies in the same run, and `split_us`
-gives microseconds per event of each stage (read, envelope, payload decode, fold + documents)
-as differences of the nested measurements above.
+Beside them, the second peer (`pyeventsourcing`, `tests/bench/eventsourcing_peer.py`): the
+same N events stored through pyeventsourcing's SQLite application recorder, then its
+notification projection (a `NotificationLogReader` over the notification log, each
+notification mapped to its domain event by the application's mapper, a trivial fold) timed
+over all of them (`--no-peer` leaves it out).
+
+`ratios` puts each rate beside `orjson_loads` of the same bodies in the same run and beside
+pyeventsourcing's projection (`*_over_pyeventsourcing`), and `split_us` gives microseconds per
+event of each stage (read, envelope, payload decode, fold + documents) as differences of the
+nested measurements above; `ratios_cpu` and `split_cpu_us` are the same in CPU time of the
+process (each stage is single-threaded: on a machine shared with other work, the steadier).
 
 With KAFKA_BOOTSTRAP set, the same on Kafka with M events (default 100,000) on a fresh topic.
-Rates are events per second of wall-clock time, single-threaded, one run each.
+Rates are events per second of wall-clock time, single-threaded, each the fastest of
+`--repeats` (3) rounds in which every stage and peer runs in turn (Kafka: one round).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import gc
 import json
 import os
@@ -49,7 +63,8 @@ ensure_paths()
 
 from builders import ADMIN, ARBITER, T0  # noqa: E402
 
-from events_schema import Recorded  # noqa: E402
+from events_schema import EVENT_TYPES, Recorded  # noqa: E402
+from events_schema.upcasters import upcast  # noqa: E402
 from services.audit.replay import replay_to  # noqa: E402
 from services.eventlog.base import EventLog, NewEvent  # noqa: E402
 from services.projection.projector import Projector  # noqa: E402
@@ -140,8 +155,18 @@ def tournament_events(
             yield _ne("GameEnded", {"game_id": gid, "result": res, "termination": term}, n)
 
 
-def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
-    """Append `total` events over as many tournaments as needed; returns their ids."""
+def current_version(e: NewEvent) -> NewEvent:
+    """The event at its type's current `schema_version` (its payload upcast first): what a
+    tournament stores today."""
+    target = EVENT_TYPES[e.type].schema_version
+    payload = upcast(e.type, e.schema_version, e.payload, target)
+    return dataclasses.replace(e, schema_version=target, payload=payload)
+
+
+def generate(log: EventLog, total: int, seed: int = 2026, current: bool = False) -> list[str]:
+    """Append `total` events over as many tournaments as needed; returns their ids. The
+    events are at the versions this benchmark first wrote (v1, PlayerRegistered v2: every
+    payload upcast on read), or with `current` at each type's current version."""
     rng = random.Random(seed)
     games = random_games(24, rng, max_plies=MAX_PLIES)
     per = 1 + PLAYERS + ROUNDS * (1 + (PLAYERS // 2) * (MAX_PLIES // 2 + 20))  # ~ upper bound
@@ -161,6 +186,8 @@ def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
             if want <= 0:
                 break
             batch = [e for _, e in zip(range(want), streams[t], strict=False)]
+            if current:
+                batch = [current_version(e) for e in batch]
             if len(batch) < want:
                 live.remove(t)
             if batch:
@@ -172,48 +199,86 @@ def generate(log: EventLog, total: int, seed: int = 2026) -> list[str]:
     return [t for t in tids if log.last_seq(t) > 0]
 
 
-def _timed(fn: Callable[[], int]) -> dict[str, Any]:
-    gc.collect()
-    t = time.perf_counter()
-    n = fn()
-    s = time.perf_counter() - t
-    return {"events": n, "seconds": round(s, 3), "events_per_s": round(n / s, 1) if s else None}
+Timing = tuple[int, float, float]  # events, wall-clock seconds, CPU seconds (this process)
 
 
-def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _wall(fn: Callable[[], int]) -> Callable[[], Timing]:
+    """A stage timed whole."""
+
+    def run() -> Timing:
+        t, c = time.perf_counter(), time.process_time()
+        n = fn()
+        return n, time.perf_counter() - t, time.process_time() - c
+
+    return run
+
+
+def _best(stages: dict[str, Callable[[], Timing]], repeats: int) -> dict[str, Any]:
+    """Each stage's fastest of `repeats` runs, the stages run in turn each round (the
+    machine's other load falls on all of them alike): events, wall-clock seconds and events/s,
+    and the same in CPU seconds of this process (every stage and peer is single-threaded: on a
+    machine shared with other work its CPU time is the steadier figure)."""
+    wall: dict[str, tuple[int, float]] = {}
+    cpu: dict[str, float] = {}
+    for r in range(repeats):
+        for name, stage in stages.items():
+            gc.collect()
+            n, s, c = stage()
+            if name not in wall or s < wall[name][1]:
+                wall[name] = (n, s)
+            cpu[name] = min(cpu.get(name, c), c)
+        _progress(
+            f"round {r + 1}/{repeats} (CPU): "
+            + ", ".join(f"{k} {wall[k][0] / v:,.0f}/s" for k, v in cpu.items() if v)
+        )
+    return {
+        name: {
+            "events": n,
+            "seconds": round(s, 3),
+            "events_per_s": round(n / s, 1) if s else None,
+            "cpu_seconds": round(cpu[name], 3),
+            "events_per_cpu_s": round(n / cpu[name], 1) if cpu[name] else None,
+        }
+        for name, (n, s) in wall.items()
+    }
+
+
+def measure(
+    log: EventLog,
+    tids: Sequence[str],
+    sample: int = 10,
+    repeats: int = 3,
+    peers: dict[str, Callable[[], int]] | None = None,
+) -> dict[str, Any]:
+    """Every stage over the whole log (`fold_only`: a sample of tournaments), and `peers`
+    (name -> a run returning its events), best of `repeats` interleaved rounds."""
+    stages: dict[str, Callable[[], Timing]] = {}
     read_raw = getattr(log, "read_raw", None)
     if callable(read_raw):
 
         def raw() -> int:
             return sum(1 for t in tids for _ in read_raw(t))
 
-        out["read_raw"] = _timed(raw)
+        stages["read_raw"] = _wall(raw)
 
-        def loads() -> tuple[int, float]:
-            n, spent = 0, 0.0
+        def loads() -> Timing:
+            n, spent, spent_cpu = 0, 0.0, 0.0
             for t in tids:
                 bodies = list(read_raw(t))
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for body in bodies:
                     orjson.loads(body)
                 spent += time.perf_counter() - t0
+                spent_cpu += time.process_time() - c0
                 n += len(bodies)
-            return n, spent
+            return n, spent, spent_cpu
 
-        gc.collect()
-        n_loads, s_loads = loads()
-        out["orjson_loads"] = {
-            "events": n_loads,
-            "seconds": round(s_loads, 3),
-            "events_per_s": round(n_loads / s_loads, 1) if s_loads else None,
-        }
-        _progress(f"orjson.loads of the stored bodies: {out['orjson_loads']}")
+        stages["orjson_loads"] = loads
 
     def read_envelope() -> int:
         return sum(1 for t in tids for _ in log.read(t))
 
-    out["read_envelope"] = _timed(read_envelope)
+    stages["read_envelope"] = _wall(read_envelope)
 
     def read_decode() -> int:
         n = 0
@@ -223,8 +288,7 @@ def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, A
                 n += 1
         return n
 
-    out["read_decode"] = _timed(read_decode)
-    _progress(f"read+decode: {out['read_decode']}")
+    stages["read_decode"] = _wall(read_decode)
 
     def replay() -> int:
         n = 0
@@ -233,8 +297,7 @@ def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, A
             n += json.loads(msgs["standings"])["as_of_seq"]
         return n
 
-    out["replay"] = _timed(replay)
-    _progress(f"replay: {out['replay']}")
+    stages["replay"] = _wall(replay)
 
     held = [list(log.read(t)) for t in tids[:sample]]
 
@@ -247,17 +310,24 @@ def measure(log: EventLog, tids: Sequence[str], sample: int = 10) -> dict[str, A
             n += len(envs)
         return n
 
-    out["fold_only"] = _timed(fold_only)
+    stages["fold_only"] = _wall(fold_only)
+    for name, fn in (peers or {}).items():
+        stages[name] = _wall(fn)
+    out = _best(stages, repeats)
     out["fold_only"]["tournaments"] = len(held)
+    out["repeats"] = repeats
     out.update(_ratios(out))
+    cpu = _ratios(out, "events_per_cpu_s")
+    out["ratios_cpu"], out["split_cpu_us"] = cpu["ratios"], cpu["split_us"]
     return out
 
 
-def _ratios(out: dict[str, Any]) -> dict[str, Any]:
-    """Each rate over `orjson.loads` of the same stored bodies, and where the time goes."""
+def _ratios(out: dict[str, Any], key: str = "events_per_s") -> dict[str, Any]:
+    """Each rate (`key`: wall clock or CPU) over `orjson.loads` of the same stored bodies and
+    over pyeventsourcing's projection, and where the time goes."""
 
     def rate(name: str) -> float | None:
-        r = out.get(name, {}).get("events_per_s")
+        r = out.get(name, {}).get(key)
         return float(r) if r else None
 
     def us(name: str) -> float | None:
@@ -270,6 +340,14 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
         for name in ("read_raw", "read_envelope", "read_decode", "replay", "fold_only")
         if peer and (r := rate(name))
     }
+    es = rate("pyeventsourcing")
+    ratios.update(
+        {
+            f"{name}_over_pyeventsourcing": round(r / es, 3)
+            for name in ("read_decode", "replay", "fold_only")
+            if es and (r := rate(name))
+        }
+    )
     stages = ("read_raw", "read_envelope", "read_decode", "replay")
     times = [us(n) for n in stages]
     split: dict[str, float] = {}
@@ -287,7 +365,9 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
     return {"ratios": ratios, "split_us": split}
 
 
-def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
+def bench_sqlite(
+    events: int, keep: Path | None, peer: bool = True, repeats: int = 3, current: bool = False
+) -> dict[str, Any]:
     from services.eventlog.sqlite import SQLiteEventLog
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -296,16 +376,29 @@ def bench_sqlite(events: int, keep: Path | None) -> dict[str, Any]:
             path.unlink()
         log = SQLiteEventLog(path)
         t = time.perf_counter()
-        tids = generate(log, events)
+        tids = generate(log, events, current=current)
         gen_s = time.perf_counter() - t
         _progress(f"sqlite: {events:,} events in {len(tids)} tournaments, {gen_s:.0f}s")
-        doc = {
+        peers: dict[str, Callable[[], int]] = {}
+        about: dict[str, Any] = {}
+        app = None
+        if peer:
+            from . import eventsourcing_peer as es
+
+            app = es.open_app(Path(tmp) / "eventsourcing.sqlite3")
+            about = es.store(app, functools.partial(generate, current=current), events)
+            _progress(f"pyeventsourcing: {about}")
+            peers["pyeventsourcing"] = lambda: es.project(app)[0]
+        doc: dict[str, Any] = {
             "events": events,
             "tournaments": len(tids),
             "generate_and_append_s": round(gen_s, 1),
             "db_file_bytes": path.stat().st_size,
-            **measure(log, tids),
+            **measure(log, tids, repeats=repeats, peers=peers),
         }
+        if app is not None:
+            doc["pyeventsourcing"].update(about, per_type=es.project(app)[1])
+            app.close()
         log.close()
         return doc
 
@@ -326,7 +419,7 @@ def bench_kafka(events: int, bootstrap: str) -> dict[str, Any]:
         "topic": topic,
         "tournaments": len(tids),
         "generate_and_append_s": round(gen_s, 1),
-        **measure(reader, tids),
+        **measure(reader, tids, repeats=1),
     }
     reader.close()
     return doc
@@ -334,9 +427,18 @@ def bench_kafka(events: int, bootstrap: str) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.replay")
-    ap.add_argument("--events", type=int, default=1_000_000)
+    ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--kafka-events", type=int, default=100_000)
     ap.add_argument("--keep", type=Path, default=None, help="keep the SQLite log at this path")
+    ap.add_argument("--repeats", type=int, default=3, help="best of this many rounds")
+    ap.add_argument(
+        "--current-versions",
+        action="store_true",
+        help="store each type's current schema version (default: v1, upcast on every read)",
+    )
+    ap.add_argument(
+        "--no-peer", action="store_true", help="without pyeventsourcing's projection beside it"
+    )
     args = ap.parse_args(argv)
     doc: dict[str, Any] = {
         "machine": {
@@ -344,8 +446,20 @@ def main(argv: Sequence[str] | None = None, emit: bool = True) -> dict[str, Any]
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
         },
-        "params": {"players": PLAYERS, "rounds": ROUNDS, "max_plies": MAX_PLIES, "batch": BATCH},
-        "sqlite": bench_sqlite(args.events, args.keep),
+        "params": {
+            "players": PLAYERS,
+            "rounds": ROUNDS,
+            "max_plies": MAX_PLIES,
+            "batch": BATCH,
+            "schema_versions": "current" if args.current_versions else "v1 (upcast on read)",
+        },
+        "sqlite": bench_sqlite(
+            args.events,
+            args.keep,
+            peer=not args.no_peer,
+            repeats=args.repeats,
+            current=args.current_versions,
+        ),
     }
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     doc["kafka"] = (
