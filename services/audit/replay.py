@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -165,19 +166,32 @@ def replay_to(
     return {name: docs[name] for name in projections if name in docs}
 
 
+#: Replays in progress in this process that paused the collector (threads of a server may
+#: replay at once: the first to enter pauses it, the last to leave restores it).
+_gc_pause = {"holders": 0, "was_enabled": False}
+_gc_lock = threading.Lock()
+
+
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     """The cyclic garbage collector paused while a whole stream is folded (issue 27, replay):
     the fold keeps what it reads (every move of every game), so the collector's full passes
     over a growing heap cost ~8-30 % of a replay's CPU and free nothing (the fold's objects
-    hold no cycles; reference counting frees the rest as usual). Restored as it was after."""
-    was = gc.isenabled()
-    gc.disable()
+    hold no cycles; reference counting frees the rest as usual). Restored as it was when the
+    last overlapping replay of the process ends, so concurrent replays in a server's threads
+    never leave it off."""
+    with _gc_lock:
+        if _gc_pause["holders"] == 0:
+            _gc_pause["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_pause["holders"] += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with _gc_lock:
+            _gc_pause["holders"] -= 1
+            if _gc_pause["holders"] == 0 and _gc_pause["was_enabled"]:
+                gc.enable()
 
 
 def _fold(
