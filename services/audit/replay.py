@@ -161,7 +161,7 @@ def replay_to(
 ) -> dict[str, bytes]:
     """The projection messages as of `seq`: byte for byte what the live processors published
     at that seq (both build them with `projections.documents` over the same fold)."""
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         docs = _fold(envelopes, tournament_id, [seq], on_event)[0]
     return {name: docs[name] for name in projections if name in docs}
 
@@ -173,7 +173,7 @@ _gc_lock = threading.Lock()
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
+def no_cyclic_gc() -> Iterator[None]:
     """The cyclic garbage collector paused while a whole stream is folded (issue 27, replay):
     the fold keeps what it reads (every move of every game), so the collector's full passes
     over a growing heap cost ~8-30 % of a replay's CPU and free nothing (the fold's objects

@@ -1,12 +1,12 @@
 """Replays in several threads of one process pause the cyclic collector and leave it as it
-was, whatever order they end in (services/audit/replay.py `_no_cyclic_gc`)."""
+was, whatever order they end in (services/audit/replay.py `no_cyclic_gc`)."""
 
 from __future__ import annotations
 
 import gc
 import threading
 
-from services.audit.replay import _no_cyclic_gc
+from services.audit.replay import no_cyclic_gc
 
 
 def test_overlapping_replays_leave_the_collector_enabled() -> None:
@@ -15,14 +15,14 @@ def test_overlapping_replays_leave_the_collector_enabled() -> None:
     seen: list[bool] = []
 
     def first() -> None:
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             first_in.set()
             second_in.wait(5)
         first_out.set()
 
     def second() -> None:
         first_in.wait(5)
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             second_in.set()
             first_out.wait(5)
             seen.append(gc.isenabled())  # the first replay ended: still paused for this one
@@ -39,7 +39,7 @@ def test_overlapping_replays_leave_the_collector_enabled() -> None:
 def test_a_collector_disabled_before_stays_disabled() -> None:
     gc.disable()
     try:
-        with _no_cyclic_gc():
+        with no_cyclic_gc():
             pass
         assert not gc.isenabled()
     finally:
