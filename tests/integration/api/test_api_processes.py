@@ -45,6 +45,14 @@ def _post(url: str, headers, body) -> httpx.Response:
     return httpx.post(f"{url}/tournaments/duel/commands", json=body, headers=headers, timeout=60)
 
 
+def _events(url: str, headers) -> list[dict]:
+    """The stream's events (the same 60 s as a post: httpx's default 5 s is too short for a
+    read on a loaded machine)."""
+    r = httpx.get(f"{url}/tournaments/duel/events", headers=headers, timeout=60)
+    assert r.status_code == 200, r.text
+    return list(r.json()["events"])
+
+
 def test_two_api_processes_share_one_tournament(servers):
     (a, b), headers, logs = servers
     r = _post(
@@ -73,7 +81,7 @@ def test_two_api_processes_share_one_tournament(servers):
 
     # Conditional appends racing on the same expected seq: one wins, the other gets 409.
     for round_no in range(5):
-        seq = len(httpx.get(f"{b}/tournaments/duel/events", headers=headers).json()["events"])
+        seq = len(_events(b, headers))
         statuses: list[int] = []
 
         def race(url: str, who: str, seq=seq, round_no=round_no, statuses=statuses) -> None:
@@ -100,7 +108,7 @@ def test_two_api_processes_share_one_tournament(servers):
             t.join(timeout=120)
         assert sorted(statuses) == [201, 409], tail_logs(logs)
 
-    events = httpx.get(f"{a}/tournaments/duel/events", headers=headers).json()["events"]
+    events = _events(a, headers)
     assert [e["seq"] for e in events] == list(range(1, 37))
     assert len({e["event_id"] for e in events}) == 36
     players = sorted(e["payload"]["player_id"] for e in events if e["type"] == "PlayerRegistered")
