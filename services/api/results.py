@@ -37,7 +37,7 @@ from starlette.concurrency import run_in_threadpool
 
 from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, json_response, reader
-from services.api.routes import actor_of
+from services.api.routes import actor_of, appended
 from services.commands.auth import TokenStore
 from services.commands.results import (
     correct_board,
@@ -127,13 +127,7 @@ def appended_json(tid: str, result: AppendResult | None, last_seq: int) -> Respo
     if result is None:
         body = {"tournament_id": tid, "duplicate": True, "last_seq": last_seq, "events": []}
         return json_response(body, 200)
-    body = {
-        "tournament_id": tid,
-        "duplicate": result.duplicate,
-        "last_seq": result.last_seq,
-        "events": [e.to_json_dict() for e in result.envelopes],
-    }
-    return json_response(body, 200 if result.duplicate else 201)
+    return appended(tid, result)
 
 
 #: What a write answers besides its errors (the OpenAPI document: services/api/openapi.py adds
