@@ -5,7 +5,9 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -14,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 
 from events_schema import GENESIS_HASH, Actor, Envelope
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from services.eventlog.kafka import KafkaEventLog
 
 ADMIN_ACTOR = Actor(id="admin-test", role="admin")
+#: The repository (the API processes run from it).
+REPO = Path(__file__).resolve().parents[1]
 
 
 def cmd(type_: str, event_id: str | None = None, **payload: Any) -> dict[str, Any]:
@@ -102,6 +107,97 @@ def terminate(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def uvicorn_argv(port: int) -> list[str]:
+    """`uvicorn services.api.main:app` on 127.0.0.1:`port`, warnings only."""
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "services.api.main:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
+
+
+#: How long an API process may take to answer `GET /health` before its start counts as hung.
+#: The wait ends as soon as it answers; on a loaded machine (2 cores at a load of 20) two
+#: processes took about 40 s to import and start, so 60 s was too tight.
+START_TIMEOUT_S = 180.0
+
+
+class ApiProcesses:
+    """API processes sharing `env` (one event log, one token store), each on a free port,
+    its stdout and stderr in `logs/api-N.log` (a file: a pipe nobody reads would block the
+    server once full). Used by the multi-process API tests and the HTTP benchmarks."""
+
+    def __init__(
+        self,
+        env: dict[str, str],
+        logs: Path,
+        argv: Callable[[int], list[str]] = uvicorn_argv,
+        start_timeout_s: float = START_TIMEOUT_S,
+    ) -> None:
+        self.env = env
+        self.logs = logs
+        self.argv = argv
+        self.start_timeout_s = start_timeout_s
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.urls: list[str] = []
+
+    def start(self, n: int, env_for: Callable[[str], dict[str, str]] | None = None) -> list[str]:
+        """Start `n` more processes (`env_for(url)`: what one process's environment adds) and
+        return their URLs once each answers `GET /health`."""
+        started: list[tuple[subprocess.Popen[bytes], str]] = []
+        for _ in range(n):
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            env = {**self.env, **(env_for(url) if env_for is not None else {})}
+            with (self.logs / f"api-{len(self.procs)}.log").open("wb") as out:
+                proc = subprocess.Popen(
+                    self.argv(port),
+                    cwd=REPO,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                )
+            self.procs.append(proc)
+            self.urls.append(url)
+            started.append((proc, url))
+        for proc, url in started:
+            deadline = time.monotonic() + self.start_timeout_s
+            while True:
+                assert proc.poll() is None, f"API process exited\n{self.log_tail()}"
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                        break
+                assert time.monotonic() < deadline, f"API process did not start\n{self.log_tail()}"
+                time.sleep(0.2)
+        return [url for _, url in started]
+
+    def log_tail(self) -> str:
+        """The end of every process's output, for assertion messages."""
+        return tail_logs(self.logs)
+
+    def stop(self) -> None:
+        """SIGTERM to every process still running, then wait (SIGKILL after 30 s)."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            terminate(proc)
 
 
 def tail_logs(folder: Path) -> str:

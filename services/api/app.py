@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor, CommandBatch, Event
+from events_schema import CommandBatch, Event
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.arena import arena_router
@@ -36,7 +36,6 @@ from services.api.http import (
     principal,
     reader,
     unavailable_response,
-    writer,
 )
 from services.api.internal import internal_router
 from services.api.openapi import command_openapi, document
@@ -44,6 +43,7 @@ from services.api.opengotha import opengotha_router
 from services.api.pairing import pairing_router
 from services.api.relay import relay_router
 from services.api.results import results_router
+from services.api.routes import actor_of
 from services.commands.auth import TokenStore
 from services.commands.parse import validate_once
 from services.commands.service import CommandRejected, CommandService
@@ -156,10 +156,9 @@ def create_app(
 
     @app.post("/tournaments/{tournament_id}/commands", openapi_extra=command_openapi())
     async def append(tournament_id: str, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "append to")
+        actor, tid = actor_of(tokens, request, tournament_id, "append to")
         raw = await _read_body(request, limits.max_body_bytes)
         batch, proposed = _parse_batch(raw, limits)
-        actor = Actor(id=who.subject, role=who.role)
         try:
             result = await run_in_threadpool(commands.handle, tid, batch, actor, proposed)
         except CommandRejected as exc:

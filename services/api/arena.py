@@ -18,10 +18,10 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Recorded
 from projections.arena import arena_status
 from services.api.delayed import visible_upto, with_delay
-from services.api.http import ApiError, json_response, reader
+from services.api.http import json_response, reader
+from services.api.routes import tournament_records
 from services.commands.auth import TokenStore
 from services.eventlog.base import EventLog
 
@@ -37,12 +37,11 @@ def arena_router(app: FastAPI) -> APIRouter:
         event_log: EventLog = app.state.log
 
         def build() -> dict[str, Any]:
-            records = [Recorded.of(e) for e in event_log.read(tid, 1, upto)]
-            if not records:
-                raise ApiError(
-                    404, "arena.unknown_tournament", "tournament_id", f"{tid!r} has no events"
+            return arena_status(
+                tournament_records(
+                    event_log, tid, upto, "arena.unknown_tournament", f"{tid!r} has no events"
                 )
-            return arena_status(records)
+            )
 
         return with_delay(app, json_response(await run_in_threadpool(build)), tid, upto)
 

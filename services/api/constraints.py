@@ -16,25 +16,23 @@ nothing appended.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal, TypeVar
+from typing import Literal
 
-import orjson
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
 
-from events_schema import Actor
-from services.api.entries import WRITE_RESPONSES, appended
-from services.api.http import ApiError, writer
+from services.api.routes import (
+    WRITE_RESPONSES,
+    actor_of,
+    appended,
+    bounded_body,
+    parse_model,
+    run_use_case,
+)
 from services.commands.auth import TokenStore
 from services.commands.constraints import ExplicitValue, prohibit_pairings, set_acceleration
-from services.commands.service import CommandRejected, CommandService
-from services.eventlog.base import AppendConflict, EventIdConflict
-
-T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
+from services.commands.service import CommandService
 
 
 class ProhibitionRequest(BaseModel):
@@ -63,47 +61,16 @@ class AccelerationRequest(BaseModel):
     reason: str = Field(default="", max_length=2000)
 
 
-def _model(model: type[M], raw: bytes) -> M:
-    try:
-        return model.model_validate(orjson.loads(raw) if raw.strip() else {})
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(422, "request.malformed_json", "body", str(exc)) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
-
-
 def constraints_router(app: FastAPI) -> APIRouter:
     tokens: TokenStore = app.state.tokens
     router = APIRouter()
 
-    async def body(request: Request) -> bytes:
-        limit = app.state.limits.max_body_bytes
-        raw = await request.body()
-        if len(raw) > limit:
-            raise ApiError(413, "limits.body_bytes", "body", f"over {limit} bytes")
-        return raw
-
-    async def run(call: Callable[[], T]) -> T:
-        try:
-            return await run_in_threadpool(call)
-        except CommandRejected as exc:
-            field = "tournament_id" if exc.field == "TOURNAMENT" else exc.field
-            raise ApiError(exc.status, exc.rule, field, exc.message) from None
-        except (AppendConflict, EventIdConflict) as exc:
-            raise ApiError(409, exc.rule, exc.field, str(exc)) from None
-
-    def actor_of(request: Request, tournament_id: str, doing: str) -> tuple[Actor, str]:
-        who, tid = writer(tokens, request, tournament_id, doing)
-        return Actor(id=who.subject, role=who.role), tid
-
     @router.post("/tournaments/{tournament_id}/prohibitions", responses=WRITE_RESPONSES)
     async def prohibitions(tournament_id: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "prohibit pairings in")
-        req = _model(ProhibitionRequest, await body(request))
+        actor, tid = actor_of(tokens, request, tournament_id, "prohibit pairings in")
+        req = parse_model(ProhibitionRequest, await bounded_body(app, request))
         service: CommandService = app.state.commands
-        result = await run(
+        result = await run_use_case(
             lambda: prohibit_pairings(
                 service,
                 tid,
@@ -118,8 +85,8 @@ def constraints_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/acceleration", responses=WRITE_RESPONSES)
     async def acceleration(tournament_id: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "accelerate")
-        req = _model(AccelerationRequest, await body(request))
+        actor, tid = actor_of(tokens, request, tournament_id, "accelerate")
+        req = parse_model(AccelerationRequest, await bounded_body(app, request))
         values = [
             ExplicitValue(
                 v.player,
@@ -130,7 +97,7 @@ def constraints_router(app: FastAPI) -> APIRouter:
             for v in req.values
         ]
         service: CommandService = app.state.commands
-        result = await run(
+        result = await run_use_case(
             lambda: set_acceleration(
                 service,
                 tid,

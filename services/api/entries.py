@@ -23,18 +23,23 @@ as every write) and answer as `POST /tournaments/{id}/commands` does (201, `{"to
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-import orjson
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
 
-from events_schema import Actor
 from services.api.delayed import visible_upto, with_delay
-from services.api.http import ApiError, json_response, reader, writer
+from services.api.http import ApiError, json_response, reader
+from services.api.routes import (
+    WRITE_RESPONSES,
+    actor_of,
+    appended,
+    bounded_body,
+    parse_json,
+    parse_model,
+    run_use_case,
+)
 from services.commands.auth import TokenStore
 from services.commands.entries import (
     create_tournament,
@@ -44,14 +49,8 @@ from services.commands.entries import (
     request_bye,
     withdraw_player,
 )
-from services.commands.service import CommandRejected, CommandService
-from services.eventlog.base import AppendConflict, AppendResult, EventIdConflict
+from services.commands.service import CommandService
 from services.interchange.entries import FIELDS, EntriesError, Entry, make_entry, parse_entries_csv
-
-T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
-#: A refusal's field as the CLI names it -> as this API does.
-_FIELDS = {"PLAYER": "player", "TOURNAMENT": "tournament_id"}
 
 
 class CreateRequest(BaseModel):
@@ -81,33 +80,6 @@ class ByeRequest(BaseModel):
     round: int = Field(ge=1, le=10_000)
     points: str | float = Field(default="½", description='"0", "½", "0.5", "1/2" (or 0, 0.5)')
     cancel: bool = False
-
-
-def appended(tid: str, result: AppendResult) -> Response:
-    """The answer to a committed write, as `POST /tournaments/{id}/commands` gives it."""
-    body = {
-        "tournament_id": tid,
-        "duplicate": result.duplicate,
-        "last_seq": result.last_seq,
-        "events": [e.to_json_dict() for e in result.envelopes],
-    }
-    return json_response(body, 200 if result.duplicate else 201)
-
-
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw) if raw.strip() else {}
-    except orjson.JSONDecodeError as exc:
-        raise ApiError(422, "request.malformed_json", "body", str(exc)) from None
-
-
-def _model(model: type[M], raw: bytes) -> M:
-    try:
-        return model.model_validate(_json(raw))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
 
 
 def _entry(value: Any, where: str) -> Entry:
@@ -140,7 +112,7 @@ def _entries(raw: bytes, content_type: str) -> list[Entry]:
             return parse_entries_csv(raw)
         except EntriesError as exc:
             raise _invalid(exc) from None
-    data = _json(raw)
+    data = parse_json(raw)
     if isinstance(data, dict) and "entries" in data:
         if set(data) != {"entries"} or not isinstance(data["entries"], list):
             raise ApiError(422, "entries.invalid", "body", 'give {"entries": [entry, ...]} alone')
@@ -148,44 +120,16 @@ def _entries(raw: bytes, content_type: str) -> list[Entry]:
     return [_entry(data, "body")]
 
 
-#: What a write answers besides the errors (services/api/openapi.py documents those).
-WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "Nothing appended: already recorded (a resend)."},
-    201: {"description": "Appended: the stored events."},
-    413: {"description": "The body is too large (max_body_bytes)."},
-}
-
-
 def entries_router(app: FastAPI) -> APIRouter:
     tokens: TokenStore = app.state.tokens
     router = APIRouter()
 
-    async def body(request: Request) -> bytes:
-        limit = app.state.limits.max_body_bytes
-        raw = await request.body()
-        if len(raw) > limit:
-            raise ApiError(413, "limits.body_bytes", "body", f"over {limit} bytes")
-        return raw
-
-    async def run(call: Callable[[], T]) -> T:
-        try:
-            return await run_in_threadpool(call)
-        except CommandRejected as exc:
-            field = _FIELDS.get(exc.field, exc.field)
-            raise ApiError(exc.status, exc.rule, field, exc.message) from None
-        except (AppendConflict, EventIdConflict) as exc:
-            raise ApiError(409, exc.rule, exc.field, str(exc)) from None
-
-    def actor_of(request: Request, tournament_id: str, doing: str) -> tuple[Actor, str]:
-        who, tid = writer(tokens, request, tournament_id, doing)
-        return Actor(id=who.subject, role=who.role), tid
-
     @router.post("/tournaments/{tournament_id}/create", responses=WRITE_RESPONSES)
     async def create(tournament_id: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "create")
-        req = _model(CreateRequest, await body(request))
+        actor, tid = actor_of(tokens, request, tournament_id, "create")
+        req = parse_model(CreateRequest, await bounded_body(app, request))
         service: CommandService = app.state.commands
-        result = await run(
+        result = await run_use_case(
             lambda: create_tournament(
                 service,
                 tid,
@@ -208,26 +152,30 @@ def entries_router(app: FastAPI) -> APIRouter:
         tid = reader(tokens, request, tournament_id)
         upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
         service: CommandService = app.state.commands
-        rows = await run(lambda: entry_list(fold_tournament(service, tid, "players", upto)))
+        rows = await run_use_case(
+            lambda: entry_list(fold_tournament(service, tid, "players", upto))
+        )
         body = {"tournament_id": tid, "players": [r.as_dict() for r in rows]}
         return with_delay(app, json_response(body), tid, upto)
 
     @router.post("/tournaments/{tournament_id}/players", responses=WRITE_RESPONSES)
     async def register(tournament_id: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "register players in")
-        entries = _entries(await body(request), request.headers.get("content-type", ""))
+        actor, tid = actor_of(tokens, request, tournament_id, "register players in")
+        entries = _entries(
+            await bounded_body(app, request), request.headers.get("content-type", "")
+        )
         service: CommandService = app.state.commands
-        done = await run(lambda: register_entries(service, tid, entries, actor))
+        done = await run_use_case(lambda: register_entries(service, tid, entries, actor))
         return appended(tid, done.result)
 
     @router.post(
         "/tournaments/{tournament_id}/players/{player}/withdraw", responses=WRITE_RESPONSES
     )
     async def withdraw(tournament_id: str, player: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "withdraw players from")
-        req = _model(WithdrawRequest, await body(request))
+        actor, tid = actor_of(tokens, request, tournament_id, "withdraw players from")
+        req = parse_model(WithdrawRequest, await bounded_body(app, request))
         service: CommandService = app.state.commands
-        done = await run(
+        done = await run_use_case(
             lambda: withdraw_player(
                 service, tid, player, actor, from_round=req.from_round, reason=req.reason
             )
@@ -236,10 +184,10 @@ def entries_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/players/{player}/bye", responses=WRITE_RESPONSES)
     async def bye(tournament_id: str, player: str, request: Request) -> Response:
-        actor, tid = actor_of(request, tournament_id, "request byes in")
-        req = _model(ByeRequest, await body(request))
+        actor, tid = actor_of(tokens, request, tournament_id, "request byes in")
+        req = parse_model(ByeRequest, await bounded_body(app, request))
         service: CommandService = app.state.commands
-        done = await run(
+        done = await run_use_case(
             lambda: request_bye(
                 service, tid, player, req.round, actor, points=str(req.points), cancel=req.cancel
             )

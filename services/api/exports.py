@@ -26,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from events_schema import Recorded
 from services.api.delayed import visible_upto, with_delay
 from services.api.http import ApiError, reader
+from services.api.routes import tournament_records
 from services.commands.auth import TokenStore
 
 
@@ -46,10 +47,11 @@ def exports_router(app: FastAPI) -> APIRouter:
         upto = await visible_upto(app, request, tid, query_token=query_token)  # delayed view
 
         def run() -> str:
-            records = [Recorded.of(e) for e in app.state.log.read(tid, 1, upto)]
-            if not records:
-                raise ApiError(404, f"{kind}.unknown_tournament", "tournament_id", f"no {tid}")
-            return build(records)
+            return build(
+                tournament_records(
+                    app.state.log, tid, upto, f"{kind}.unknown_tournament", f"no {tid}"
+                )
+            )
 
         text = await run_in_threadpool(run)
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in tid)

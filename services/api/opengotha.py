@@ -21,9 +21,9 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor, Recorded
 from services.api.delayed import visible_upto, with_delay
-from services.api.http import ApiError, json_response, reader, writer
+from services.api.http import ApiError, json_response, reader
+from services.api.routes import actor_of, tournament_records
 from services.commands.auth import TokenStore
 from services.interchange.opengotha import OpenGothaError, import_opengotha, plan_file
 from services.interchange.opengotha.export import ExportRefused, export_opengotha
@@ -64,11 +64,10 @@ def opengotha_router(app: FastAPI) -> APIRouter:
         openapi_extra=UPLOAD_BODY,
     )
     async def upload(tournament_id: str, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "import an OpenGotha file into")
+        actor, tid = actor_of(tokens, request, tournament_id, "import an OpenGotha file into")
         raw = await request.body()
         if len(raw) > MAX_UPLOAD:
             raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_UPLOAD} bytes")
-        actor = Actor(id=who.subject, role=who.role)
 
         def run() -> dict[str, Any]:
             try:
@@ -95,9 +94,9 @@ def opengotha_router(app: FastAPI) -> APIRouter:
         upto = await visible_upto(app, request, tid)  # a broadcaster's: delayed
 
         def build() -> bytes:
-            records = [Recorded.of(e) for e in app.state.log.read(tid, 1, upto)]
-            if not records:
-                raise ApiError(404, "opengotha.unknown_tournament", "tournament_id", f"no {tid}")
+            records = tournament_records(
+                app.state.log, tid, upto, "opengotha.unknown_tournament", f"no {tid}"
+            )
             try:
                 return export_opengotha(records)
             except ExportRefused as exc:

@@ -24,18 +24,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import orjson
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor, Recorded
+from events_schema import Recorded
 from projections.pairing.base import PairingRefused
 from projections.playoffs import playoff_view
 from projections.standings import fold as standings_fold
 from services.api.delayed import visible_upto, with_delay
-from services.api.http import ApiError, json_response, reader, writer
+from services.api.http import ApiError, json_response, reader
+from services.api.routes import actor_of, parse_model
 from services.commands.auth import TokenStore
 from services.commands.pairing import pair_next, paired_json
 from services.commands.repair import REASON_WITHOUT_REPLACE, reason_without_replace
@@ -61,22 +61,14 @@ def pairing_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/pair")
     async def pair(tournament_id: str, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "pair")
+        actor, tid = actor_of(tokens, request, tournament_id, "pair")
         raw = await request.body()
         if len(raw) > MAX_PAIR_BODY:
             raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_PAIR_BODY} bytes")
-        try:
-            body = PairRequest.model_validate(orjson.loads(raw) if raw.strip() else {})
-        except orjson.JSONDecodeError as exc:
-            raise ApiError(422, "request.malformed_json", "body", str(exc)) from None
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "body"
-            raise ApiError(422, "request.invalid", f"body.{where}", first["msg"]) from None
+        body = parse_model(PairRequest, raw)
         if reason_without_replace(body.replace, body.reason):
             raise ApiError(422, REASON_WITHOUT_REPLACE, "body.reason", "reason goes with replace")
         service: CommandService = app.state.commands
-        actor = Actor(id=who.subject, role=who.role)
         try:
             paired = await run_in_threadpool(
                 lambda: pair_next(

@@ -26,7 +26,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from events_schema import Actor
-from services.api.http import ApiError, json_response, writer
+from services.api.http import ApiError, json_response
+from services.api.routes import actor_of
 from services.commands.auth import TokenStore
 from services.commands.service import CommandService
 from services.interchange.pgn.parse import decode
@@ -63,11 +64,10 @@ def relay_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/relay", responses=PUSH_RESPONSES)
     async def push(tournament_id: str, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "relay games into")
+        actor, tid = actor_of(tokens, request, tournament_id, "relay games into")
         raw = await request.body()
         if len(raw) > MAX_PUSH_BODY:
             raise ApiError(413, "limits.body_bytes", "body", f"at most {MAX_PUSH_BODY} bytes")
-        actor = Actor(id=who.subject, role=who.role)
         relay, lock = relay_for(tid, actor)
 
         def poll() -> PollReport:

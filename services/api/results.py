@@ -35,9 +35,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from events_schema import Actor
 from services.api.delayed import visible_upto, with_delay
-from services.api.http import ApiError, json_response, reader, writer
+from services.api.http import ApiError, json_response, reader
+from services.api.routes import actor_of, appended
 from services.commands.auth import TokenStore
 from services.commands.results import (
     correct_board,
@@ -127,13 +127,7 @@ def appended_json(tid: str, result: AppendResult | None, last_seq: int) -> Respo
     if result is None:
         body = {"tournament_id": tid, "duplicate": True, "last_seq": last_seq, "events": []}
         return json_response(body, 200)
-    body = {
-        "tournament_id": tid,
-        "duplicate": result.duplicate,
-        "last_seq": result.last_seq,
-        "events": [e.to_json_dict() for e in result.envelopes],
-    }
-    return json_response(body, 200 if result.duplicate else 201)
+    return appended(tid, result)
 
 
 #: What a write answers besides its errors (the OpenAPI document: services/api/openapi.py adds
@@ -188,9 +182,8 @@ def results_router(app: FastAPI) -> APIRouter:
         "/tournaments/{tournament_id}/rounds/{rnd}/boards/{board}/result", responses=WRITE_RESPONSES
     )
     async def board_result(tournament_id: str, rnd: int, board: int, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "enter results in")
+        actor, tid = actor_of(tokens, request, tournament_id, "enter results in")
         body = await _body(request, ResultBody)
-        actor = Actor(id=who.subject, role=who.role)
         entries = await _run(
             lambda: enter_result(
                 service(), tid, rnd, board, body.result, actor, body.how, body.stage
@@ -200,8 +193,7 @@ def results_router(app: FastAPI) -> APIRouter:
 
     @router.post("/tournaments/{tournament_id}/rounds/{rnd}/results", responses=WRITE_RESPONSES)
     async def round_results(tournament_id: str, rnd: int, request: Request) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "enter results in")
-        actor = Actor(id=who.subject, role=who.role)
+        actor, tid = actor_of(tokens, request, tournament_id, "enter results in")
         if request.headers.get("content-type", "").split(";")[0].strip() == "text/csv":
             raw = await request.body()
             if len(raw) > MAX_RESULTS_BODY:
@@ -226,17 +218,16 @@ def results_router(app: FastAPI) -> APIRouter:
     async def board_correction(
         tournament_id: str, rnd: int, board: int, request: Request
     ) -> Response:
-        who, tid = writer(tokens, request, tournament_id, "correct results in")
-        if who.role != "admin":  # as every ResultCorrected (services/commands/service.py)
+        actor, tid = actor_of(tokens, request, tournament_id, "correct results in")
+        if actor.role != "admin":  # as every ResultCorrected (services/commands/service.py)
             raise ApiError(
                 403,
                 "auth.admin_only",
                 "Authorization",
-                f"{who.role} {who.subject} may not correct a result: only an admin may "
+                f"{actor.role} {actor.id} may not correct a result: only an admin may "
                 "append ResultCorrected",
             )
         body = await _body(request, CorrectionBody)
-        actor = Actor(id=who.subject, role=who.role)
         fix = await _run(
             lambda: correct_board(
                 service(), tid, rnd, board, body.result, body.reason, actor, body.how, body.stage

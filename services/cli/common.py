@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from services.cli.render import err
+from services.cli.render import err, out
 
 if TYPE_CHECKING:
     from events_schema import Actor, Recorded
@@ -142,6 +143,20 @@ def fail_all(found: Sequence[tuple[str, str, str]], code: int = 1) -> NoReturn:
     for rule, field, message in found:
         err.print(f"[red]refused[/red] {rule} ({field}): {message}")
     raise typer.Exit(code)
+
+
+def write_out(data: str | bytes, out_file: Path | None, what: str, kind: str) -> None:
+    """An exported file (`data`, UTF-8) on stdout, or into `out_file` (`--out`) with a
+    `wrote WHAT to FILE` line; a file that cannot be written is refused as `<kind>.unwritable`."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if out_file is None:
+        sys.stdout.write(raw.decode("utf-8"))
+        return
+    try:
+        out_file.write_bytes(raw)
+    except OSError as exc:
+        fail(f"{kind}.unwritable", "--out", str(exc))
+    out.print(f"wrote {what} to {out_file}")
 
 
 @contextlib.contextmanager

@@ -13,29 +13,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from services.cli.common import Backend, Db, fail, tournament_records
-from services.cli.render import out
+from services.cli.common import Backend, Db, fail, tournament_records, write_out
 
 OutFile = Annotated[Path | None, typer.Option("--out", "-o", help="file (default: stdout)")]
-
-
-def _write(text: str, out_file: Path | None, what: str, kind: str) -> None:
-    """`text` on stdout, or into `out_file` (refused as `<kind>.unwritable`)."""
-    if out_file is None:
-        sys.stdout.write(text)
-        return
-    try:
-        out_file.write_bytes(text.encode("utf-8"))
-    except OSError as exc:
-        fail(f"{kind}.unwritable", "--out", str(exc))
-    out.print(f"wrote {what} to {out_file}")
 
 
 def export_pgn_cmd(
@@ -56,7 +42,7 @@ def export_pgn_cmd(
         text = export_tournament_pgn(records, round_)
     except ExportRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    _write(text, out_file, tournament, "pgn")
+    write_out(text, out_file, tournament, "pgn")
 
 
 def export_h9_cmd(
@@ -87,7 +73,7 @@ def export_h9_cmd(
         text = export_h9(records, egf_class=egf_class, place=place)
     except ResultsFileRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    _write(text, out_file, tournament, "h9")
+    write_out(text, out_file, tournament, "h9")
 
 
 def export_aga_cmd(
@@ -107,7 +93,7 @@ def export_aga_cmd(
         text = export_aga(records, place=place, rules=rules)
     except ResultsFileRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    _write(text, out_file, tournament, "aga")
+    write_out(text, out_file, tournament, "aga")
 
 
 #: The `export` group's commands defined here, in their --help order.

@@ -28,7 +28,6 @@ out to one, through the shared import pipeline (services/interchange/).
 
 from __future__ import annotations
 
-import sys
 import typing
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -50,6 +49,7 @@ from services.cli.common import (
     local_actor,
     local_log,
     tournament_records,
+    write_out,
 )
 from services.cli.render import err, out, print_json
 
@@ -340,14 +340,7 @@ def export_sgf_cmd(
         data = export_sgf(records, game)
     except ExportRefused as exc:
         fail(exc.rule, exc.field, exc.message)
-    if out_file is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return
-    try:
-        out_file.write_bytes(data)
-    except OSError as exc:
-        fail("sgf.unwritable", "--out", str(exc))
-    out.print(f"wrote {tournament} {game} to {out_file}")
+    write_out(data, out_file, f"{tournament} {game}", "sgf")
 
 
 def import_trf(
@@ -451,11 +444,7 @@ def export_trf_cmd(
             text = export_trf(records, order=order)
     except ValueError as exc:
         fail("trf.unrepresentable", "TOURNAMENT", str(exc))
-    if out_file is None:
-        sys.stdout.write(text)
-        return
-    out_file.write_bytes(text.encode("utf-8"))
-    out.print(f"wrote {tournament} to {out_file}")
+    write_out(text, out_file, tournament, "trf")
 
 
 def register(app: typer.Typer) -> None:

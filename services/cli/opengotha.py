@@ -16,7 +16,6 @@ The two commands join the `import` and `export` groups of services/cli/interchan
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +31,7 @@ from services.cli.common import (
     local_actor,
     local_log,
     tournament_records,
+    write_out,
 )
 from services.cli.render import err, out, print_json
 
@@ -106,14 +106,7 @@ def export_opengotha_cmd(
         data = export_opengotha(records)
     except ExportRefused as exc:
         fail(exc.rule, "TOURNAMENT", exc.message)
-    if out_file is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return
-    try:
-        out_file.write_bytes(data)
-    except OSError as exc:
-        fail("opengotha.unwritable", "--out", str(exc))
-    out.print(f"wrote {tournament} to {out_file}")
+    write_out(data, out_file, tournament, "opengotha")
 
 
 def register(app: typer.Typer) -> None:

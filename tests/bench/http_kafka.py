@@ -36,8 +36,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -52,37 +50,26 @@ for _p in (_repo / "tests", _repo):
         sys.path.insert(0, str(_p))
 
 import httpx  # noqa: E402
-from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition  # noqa: E402
+from kafka import KafkaConsumer, TopicPartition  # noqa: E402
+from tests_support import ApiProcesses  # noqa: E402
 
 from events_schema import Actor  # noqa: E402
 from events_schema import events as ev  # noqa: E402
-from services.config import Settings  # noqa: E402
 from services.eventlog.base import NewEvent  # noqa: E402
 from services.eventlog.kafka import API_VERSION, KafkaEventLog  # noqa: E402
+from tests.bench.kafka_common import (  # noqa: E402
+    CLIENTS,
+    delete_topics,
+    log_options,
+    progress,
+    rate,
+    ratio,
+)
 from tests.bench.runner import dist  # noqa: E402
 from tests.builders import new_event  # noqa: E402
 
-CLIENTS = 50
 PARTITIONS = 8
-_OPTIONS = Settings.from_env().kafka_options()
-
-
-def _progress(msg: str) -> None:
-    print(f"[bench.http_kafka] {msg}", file=sys.stderr, flush=True)
-
-
-def _rate(n: int, seconds: float) -> float:
-    return round(n / seconds, 1) if seconds > 0 else 0.0
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return round(a / b, 3) if b else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_OPTIONS = log_options()
 
 
 def _ruling(client: int, n: int, tag: str = "log") -> dict[str, Any]:
@@ -100,67 +87,40 @@ def _ruling(client: int, n: int, tag: str = "log") -> dict[str, Any]:
 # -- the API processes ---------------------------------------------------------------------
 
 
-class Servers:
-    """`n` `arbiter serve` processes on one Kafka topic."""
+def _serve_argv(port: int) -> list[str]:
+    """`arbiter serve` (the production entry point) on `port`."""
+    return [str(Path(sys.executable).with_name("arbiter")), "serve", "--port", str(port)]
 
-    def __init__(self, n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path) -> None:
-        env = dict(os.environ)
-        env.update(
-            ARBITER_LOG="kafka",
-            KAFKA_BOOTSTRAP=bootstrap,
-            ARBITER_TOPIC=topic,
-            ARBITER_PARTITIONS=str(PARTITIONS),
-            ARBITER_TOKENS_DB=str(token_db),
-            ARBITER_CHECKPOINT_EVERY="0",
-        )
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.urls: list[str] = []
-        self.logs: list[Path] = []
-        arbiter = Path(sys.executable).with_name("arbiter")
-        for i in range(n):
-            port = _free_port()
-            logf = tmp / f"serve-{i}.log"
-            self.logs.append(logf)
-            with logf.open("wb") as out:
-                self.procs.append(
-                    subprocess.Popen(
-                        [str(arbiter), "serve", "--port", str(port)],
-                        cwd=_repo,
-                        env=env,
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
-            self.urls.append(f"http://127.0.0.1:{port}")
-        for proc, url, logf in zip(self.procs, self.urls, self.logs, strict=True):
-            deadline = time.monotonic() + 90
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"arbiter serve exited: {logf.read_text()[-2000:]}")
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"arbiter serve did not start: {logf.read_text()[-2000:]}")
-                time.sleep(0.3)
 
-    def cpu_seconds(self) -> float:
-        total = 0.0
-        for proc in self.procs:
-            with contextlib.suppress(OSError):
-                fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return total
+def _servers(n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path) -> ApiProcesses:
+    """`n` `arbiter serve` processes on one Kafka topic, started and answering."""
+    env = dict(os.environ)
+    env.update(
+        ARBITER_LOG="kafka",
+        KAFKA_BOOTSTRAP=bootstrap,
+        ARBITER_TOPIC=topic,
+        ARBITER_PARTITIONS=str(PARTITIONS),
+        ARBITER_TOKENS_DB=str(token_db),
+        ARBITER_CHECKPOINT_EVERY="0",
+    )
+    logs = tmp / f"serve-{topic}"
+    logs.mkdir()
+    servers = ApiProcesses(env, logs, argv=_serve_argv)
+    try:
+        servers.start(n)
+    except BaseException:
+        servers.stop()
+        raise
+    return servers
 
-    def stop(self) -> None:
-        for proc in self.procs:
-            proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+
+def _cpu_seconds(servers: ApiProcesses) -> float:
+    total = 0.0
+    for proc in servers.procs:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def _post_clients(
@@ -215,7 +175,7 @@ def _post_clients(
     return {
         "events": len(ok),
         "seconds": round(elapsed, 3),
-        "events_per_s": _rate(len(ok), elapsed),
+        "events_per_s": rate(len(ok), elapsed),
         **dist(ok),
         "status_409": statuses.get(409, 0),
         "refusals": rules,
@@ -256,13 +216,6 @@ def log_transactions(bootstrap: str, topic: str) -> dict[str, Any]:
     }
 
 
-def _delete(bootstrap: str, topics: list[str]) -> None:
-    with contextlib.suppress(Exception):
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap, api_version=API_VERSION)
-        admin.delete_topics(topics)
-        admin.close()
-
-
 def _api_run(
     bootstrap: str, n: int, layout: str, seconds: float, tmp: Path, topics: list[str]
 ) -> dict[str, Any]:
@@ -274,8 +227,8 @@ def _api_run(
     token, _ = TokenStore(token_db).create("admin", "chief")
     headers = {"Authorization": f"Bearer {token}"}
     tids = ["bench-t0"] if layout == "one_tournament" else [f"bench-t{i}" for i in range(CLIENTS)]
-    _progress(f"{n} process(es), {layout}, {seconds} s")
-    servers = Servers(n, bootstrap, topic, tmp, token_db)
+    progress("http_kafka", f"{n} process(es), {layout}, {seconds} s")
+    servers = _servers(n, bootstrap, topic, tmp, token_db)
     try:
         for k, tid in enumerate(tids):  # each tournament created once, through the processes
             body = {"type": "TournamentCreated", "payload": {"name": tid, "format": "swiss"}}
@@ -284,9 +237,9 @@ def _api_run(
             r.raise_for_status()
         warm = _post_clients(servers.urls, headers, tids, min(1.0, seconds / 4))  # noqa: F841
         before = log_transactions(bootstrap, topic)
-        cpu0 = servers.cpu_seconds()
+        cpu0 = _cpu_seconds(servers)
         out = _post_clients(servers.urls, headers, tids, seconds)
-        cpu = servers.cpu_seconds() - cpu0
+        cpu = _cpu_seconds(servers) - cpu0
         after = log_transactions(bootstrap, topic)
     finally:
         servers.stop()
@@ -309,7 +262,7 @@ def _log_alone(bootstrap: str, layout: str, seconds: float, topics: list[str]) -
     tids = ["bench-t0"] if layout == "one_tournament" else [f"bench-t{i}" for i in range(CLIENTS)]
     conditional = layout != "one_tournament"
     actor = Actor(id="bench", role="arbiter")
-    _progress(f"log alone, {layout}, {seconds} s")
+    progress("http_kafka", f"log alone, {layout}, {seconds} s")
     log = KafkaEventLog(bootstrap, topic=topic, partitions=PARTITIONS, **_OPTIONS)
     try:
         for tid in tids:
@@ -359,7 +312,7 @@ def _log_alone(bootstrap: str, layout: str, seconds: float, topics: list[str]) -
     return {
         "events": len(ok),
         "seconds": round(elapsed, 3),
-        "events_per_s": _rate(len(ok), elapsed),
+        "events_per_s": rate(len(ok), elapsed),
         **dist(ok),
         "expected_seq": conditional,
         "log": {
@@ -388,15 +341,15 @@ def run(seconds: float, processes: list[int], bootstrap: str) -> dict[str, Any]:
                 rows = {}
                 for n in processes:
                     row = _api_run(bootstrap, n, layout, seconds, Path(tmp), topics)
-                    row["ratio_to_log_alone"] = _ratio(row["events_per_s"], peer["events_per_s"])
+                    row["ratio_to_log_alone"] = ratio(row["events_per_s"], peer["events_per_s"])
                     rows[f"{n}_process"] = row
                 first = rows.get(f"{processes[0]}_process")
                 for row in rows.values():
                     if first is not None:
-                        row["ratio_to_first"] = _ratio(row["events_per_s"], first["events_per_s"])
+                        row["ratio_to_first"] = ratio(row["events_per_s"], first["events_per_s"])
                 doc["api"][layout] = rows
     finally:
-        _delete(bootstrap, topics)
+        delete_topics(bootstrap, topics)
     return doc
 
 

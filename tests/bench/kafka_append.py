@@ -34,13 +34,11 @@ Run: `python -m tests.bench.kafka_append [--seconds S] [--quick] [--read-after-a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -49,36 +47,26 @@ for _p in (_repo / "tests", _repo):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from kafka import KafkaAdminClient, KafkaProducer  # noqa: E402
+from kafka import KafkaProducer  # noqa: E402
 
-from services.config import Settings  # noqa: E402
 from services.eventlog.base import NewEvent  # noqa: E402
 from services.eventlog.kafka import (  # noqa: E402
     API_VERSION,
     DEFAULT_GROUP_COMMIT_MS,
     KafkaEventLog,
 )
+from tests.bench.kafka_common import (  # noqa: E402
+    CLIENTS,
+    delete_topics,
+    fresh_topic,
+    log_options,
+    progress,
+    rate,
+    ratio,
+)
 from tests.bench.runner import MoveFactory, dist  # noqa: E402
 
-CLIENTS = 50
-#: What the environment sets of the log (ARBITER_KAFKA_GROUP_COMMIT_MS, ...), as the API's.
-_OPTIONS = Settings.from_env().kafka_options()
-
-
-def _progress(msg: str) -> None:
-    print(f"[bench.kafka_append] {msg}", file=sys.stderr, flush=True)
-
-
-def _rate(n: int, seconds: float) -> float:
-    return round(n / seconds, 1) if seconds > 0 else 0.0
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return round(a / b, 3) if b else None
-
-
-def _topic(kind: str) -> str:
-    return f"arbiter.bench.append.{kind}.{uuid.uuid4().hex[:10]}"
+_OPTIONS = log_options()
 
 
 def _appenders(
@@ -122,7 +110,7 @@ def _appenders(
         "clients": len(tids),
         "events": len(all_ms),
         "seconds": round(elapsed, 3),
-        "events_per_s": _rate(len(all_ms), elapsed),
+        "events_per_s": rate(len(all_ms), elapsed),
         **dist(all_ms),
     }
     if errors:
@@ -173,7 +161,7 @@ def _raw_transactional(
         "producers": len(records),
         "events_per_transaction": per_txn,
         "seconds": round(elapsed, 3),
-        "events_per_s": _rate(n, elapsed),
+        "events_per_s": rate(n, elapsed),
     }
 
 
@@ -197,7 +185,7 @@ def _raw_plain(
     producer.flush()
     elapsed = time.perf_counter() - t0
     producer.close()
-    return {"events": n, "seconds": round(elapsed, 3), "events_per_s": _rate(n, elapsed)}
+    return {"events": n, "seconds": round(elapsed, 3), "events_per_s": rate(n, elapsed)}
 
 
 def _scan_read(log: KafkaEventLog, tid: str) -> int:
@@ -231,17 +219,17 @@ def _reads(bootstrap: str, topic: str, partitions: int, tids: list[str]) -> dict
     finally:
         log.close()
     assert n_cold == n_warm == n_scan, (n_cold, n_warm, n_scan)
-    warm, scan, read_all = _rate(n_warm, warm_s), _rate(n_scan, scan_s), _rate(n_all, all_s)
+    warm, scan, read_all = rate(n_warm, warm_s), rate(n_scan, scan_s), rate(n_all, all_s)
     return {
         "events": n_all,
         "tournaments_read": len(tids),
         "events_read": n_warm,
         "read_events_per_s": warm,
-        "read_new_process_events_per_s": _rate(n_cold, cold_s),
+        "read_new_process_events_per_s": rate(n_cold, cold_s),
         "read_whole_range_scan_events_per_s": scan,
         "read_all_events_per_s": read_all,
-        "read_over_read_all": _ratio(warm, read_all),
-        "read_over_whole_range_scan": _ratio(warm, scan),
+        "read_over_read_all": ratio(warm, read_all),
+        "read_over_whole_range_scan": ratio(warm, scan),
     }
 
 
@@ -251,7 +239,7 @@ def _batched_topic(
     """A topic holding `total` events of `tournaments` tournaments, appended in batches of
     20, round-robin (tournaments whose events come in small batches: moves of several
     boards, a round's pairings)."""
-    topic = _topic("batched")
+    topic = fresh_topic("append", "batched")
     tids = [f"bt-{i:03d}" for i in range(tournaments)]
     log = KafkaEventLog(bootstrap, topic=topic, partitions=partitions, **_OPTIONS)
     try:
@@ -283,7 +271,7 @@ def _stored(log: KafkaEventLog) -> dict[int, list[tuple[bytes, bytes]]]:
 def _append_run(
     bootstrap: str, factory: MoveFactory, partitions: int, seconds: float
 ) -> tuple[str, list[str], dict[str, Any]]:
-    topic = _topic(f"p{partitions}")
+    topic = fresh_topic("append", f"p{partitions}")
     tids = [f"ct-{i:02d}" for i in range(CLIENTS)]
     per_client = int(seconds * 120) + 50  # more than a client can append in the time
     events = [factory.events(per_client) for _ in range(CLIENTS)]
@@ -292,32 +280,32 @@ def _append_run(
         for tid in tids:  # the writers initialised and warm, as in a running server
             log.append(tid, factory.events(1))
         before = {p.number: (p.transactions, p.events_written) for p in log._parts}
-        _progress(f"{CLIENTS} clients, {partitions} partition(s), {seconds} s")
+        progress("kafka_append", f"{CLIENTS} clients, {partitions} partition(s), {seconds} s")
         res = _appenders(log, tids, events, seconds)
         res.update(_groups(log, before))
         records = _stored(log)
     finally:
         log.close()
-    _progress(f"raw peers: {sum(len(r) for r in records.values())} records")
-    raw_topic = _topic(f"raw{partitions}")
+    progress("kafka_append", f"raw peers: {sum(len(r) for r in records.values())} records")
+    raw_topic = fresh_topic("append", f"raw{partitions}")
     KafkaEventLog(bootstrap, topic=raw_topic, partitions=partitions, **_OPTIONS).close()
     try:
         per_txn = max(1, round(res["events_per_transaction"]))
         raw_txn = _raw_transactional(bootstrap, raw_topic, records, per_txn)
         raw_plain = _raw_plain(bootstrap, raw_topic, records)
     finally:
-        _delete(bootstrap, [raw_topic])
+        delete_topics(bootstrap, [raw_topic])
     res["raw_peer"] = {
         "transactional": raw_txn,
         "plain": raw_plain,
-        "log_over_transactional": _ratio(res["events_per_s"], raw_txn["events_per_s"]),
-        "log_over_plain": _ratio(res["events_per_s"], raw_plain["events_per_s"]),
+        "log_over_transactional": ratio(res["events_per_s"], raw_txn["events_per_s"]),
+        "log_over_plain": ratio(res["events_per_s"], raw_plain["events_per_s"]),
     }
     return topic, tids, res
 
 
 def _read_after_append(bootstrap: str, factory: MoveFactory, n: int) -> dict[str, Any]:
-    topic = _topic("stall")
+    topic = fresh_topic("append", "stall")
     log = KafkaEventLog(bootstrap, topic=topic, partitions=1, **_OPTIONS)
     try:
         from builders import created, new_event
@@ -346,7 +334,7 @@ def _read_after_append(bootstrap: str, factory: MoveFactory, n: int) -> dict[str
             lso.append((time.perf_counter() - t0) * 1000)
     finally:
         log.close()
-        _delete(bootstrap, [topic])
+        delete_topics(bootstrap, [topic])
     return {
         "reads": n,
         "read_ms": dist(reads),
@@ -356,34 +344,30 @@ def _read_after_append(bootstrap: str, factory: MoveFactory, n: int) -> dict[str
     }
 
 
-def _delete(bootstrap: str, topics: list[str]) -> None:
-    with contextlib.suppress(Exception):
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap, api_version=API_VERSION)
-        admin.delete_topics(topics)
-        admin.close()
-
-
 def run(seconds: float, quick: bool, bootstrap: str) -> dict[str, Any]:
     factory = MoveFactory(2026)
     window = float(os.environ.get("ARBITER_KAFKA_GROUP_COMMIT_MS", DEFAULT_GROUP_COMMIT_MS))
     doc: dict[str, Any] = {"bootstrap": bootstrap, "group_commit_ms": window}
     created: list[str] = []
-    _progress("read after append")
+    progress("kafka_append", "read after append")
     doc["read_after_append"] = _read_after_append(bootstrap, factory, 50 if quick else 200)
     try:
         topic1, tids1, doc["append_1_partition"] = _append_run(bootstrap, factory, 1, seconds)
         created.append(topic1)
         topic8, _tids8, doc["append_8_partitions"] = _append_run(bootstrap, factory, 8, seconds)
         created.append(topic8)
-        _progress("reads: the interleaved topic")
+        progress("kafka_append", "reads: the interleaved topic")
         doc["read_interleaved_singles_1_partition"] = _reads(bootstrap, topic1, 1, tids1[:10])
         total = 4_000 if quick else 20_000
-        _progress(f"reads: {total} events of 100 tournaments in batches of 20, 8 partitions")
+        progress(
+            "kafka_append",
+            f"reads: {total} events of 100 tournaments in batches of 20, 8 partitions",
+        )
         batched_topic, btids = _batched_topic(bootstrap, factory, total, 8, 100)
         created.append(batched_topic)
         doc["read_batched_20_8_partitions"] = _reads(bootstrap, batched_topic, 8, btids)
     finally:
-        _delete(bootstrap, created)
+        delete_topics(bootstrap, created)
     return doc
 
 

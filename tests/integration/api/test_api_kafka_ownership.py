@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from conftest import kafka_bootstrap
+from tests_support import ApiProcesses
 
 from services.audit.replay import verify_chain
 from services.commands.auth import TokenStore
@@ -29,22 +27,17 @@ from services.eventlog.kafka import KafkaEventLog, partition_for
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[3]
 PARTITIONS = 4
 SECRET = "between-our-processes"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Cluster(ApiProcesses):
+    """API processes on one fresh topic with ownership by group, each advertising its URL."""
 
-
-class Cluster:
     def __init__(self, tmp_path: Path, partitions: int = PARTITIONS) -> None:
         self.partitions = partitions
-        self.env = dict(os.environ)
-        self.env.update(
+        env = dict(os.environ)
+        env.update(
             {
                 "ARBITER_TOKENS_DB": str(tmp_path / "tokens.sqlite3"),
                 "ARBITER_LOG": "kafka",
@@ -56,48 +49,12 @@ class Cluster:
                 "ARBITER_CHECKPOINT_EVERY": "0",
             }
         )
+        super().__init__(env, tmp_path)
         token, _ = TokenStore(self.env["ARBITER_TOKENS_DB"]).create("admin", "chief")
         self.headers = {"Authorization": f"Bearer {token}"}
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.urls: list[str] = []
 
-    def start(self, n: int) -> None:
-        for _ in range(n):
-            port = _free_port()
-            url = f"http://127.0.0.1:{port}"
-            env = {**self.env, "ARBITER_ADVERTISED_URL": url}
-            self.procs.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "uvicorn",
-                        "services.api.main:app",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        str(port),
-                        "--log-level",
-                        "warning",
-                    ],
-                    cwd=REPO,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-            self.urls.append(url)
-        for proc, url in zip(self.procs, self.urls, strict=True):
-            deadline = time.monotonic() + 60
-            while True:
-                assert proc.poll() is None, "API process exited"
-                try:
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "API process did not start"
-                time.sleep(0.2)
+    def start(self, n: int, env_for: Callable[[str], dict[str, str]] | None = None) -> list[str]:
+        return super().start(n, env_for or (lambda url: {"ARBITER_ADVERTISED_URL": url}))
 
     def ownership(self, url: str) -> dict[str, Any]:
         r = httpx.get(
@@ -122,13 +79,6 @@ class Cluster:
                 return dict(owners)
             assert time.monotonic() < deadline, views
             time.sleep(0.3)
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs:
-            proc.wait(timeout=30)
 
 
 @pytest.fixture

@@ -5,31 +5,19 @@ racing conditional appends give exactly one winner."""
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import threading
-import time
 import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import kafka_bootstrap
+from tests_support import ApiProcesses, tail_logs
 
 from events_schema import GENESIS_HASH
 from services.commands.auth import TokenStore
 
 pytestmark = pytest.mark.slow  # make test-fast leaves it out
-
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(params=["sqlite", pytest.param("kafka", marks=pytest.mark.kafka)])
@@ -45,60 +33,32 @@ def servers(request, tmp_path: Path):
         env["ARBITER_LOG"] = "sqlite"
         env["ARBITER_DB"] = str(tmp_path / "events.sqlite3")
     token, _ = TokenStore(env["ARBITER_TOKENS_DB"]).create("admin", "chief")
-    procs, urls = [], []
-    for _ in range(2):
-        port = _free_port()
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "services.api.main:app",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--log-level",
-                    "warning",
-                ],
-                cwd=REPO,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        )
-        urls.append(f"http://127.0.0.1:{port}")
+    api = ApiProcesses(env, tmp_path)
     try:
-        for proc, url in zip(procs, urls, strict=True):
-            deadline = time.monotonic() + 60
-            while True:
-                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-                try:
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "API process did not start"
-                time.sleep(0.2)
-        yield urls, {"Authorization": f"Bearer {token}"}
+        api.start(2)
+        yield api.urls, {"Authorization": f"Bearer {token}"}, tmp_path
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=20)
+        api.stop()
 
 
 def _post(url: str, headers, body) -> httpx.Response:
     return httpx.post(f"{url}/tournaments/duel/commands", json=body, headers=headers, timeout=60)
 
 
+def _events(url: str, headers) -> list[dict]:
+    """The stream's events (the same 60 s as a post: httpx's default 5 s is too short for a
+    read on a loaded machine)."""
+    r = httpx.get(f"{url}/tournaments/duel/events", headers=headers, timeout=60)
+    assert r.status_code == 200, r.text
+    return list(r.json()["events"])
+
+
 def test_two_api_processes_share_one_tournament(servers):
-    (a, b), headers = servers
+    (a, b), headers, logs = servers
     r = _post(
         a, headers, {"type": "TournamentCreated", "payload": {"name": "Duel", "format": "swiss"}}
     )
-    assert r.status_code == 201, r.text
+    assert r.status_code == 201, r.text + tail_logs(logs)
 
     errors: list[str] = []
 
@@ -117,11 +77,11 @@ def test_two_api_processes_share_one_tournament(servers):
         t.start()
     for t in threads:
         t.join(timeout=300)
-    assert errors == []
+    assert errors == [], tail_logs(logs)
 
     # Conditional appends racing on the same expected seq: one wins, the other gets 409.
     for round_no in range(5):
-        seq = len(httpx.get(f"{b}/tournaments/duel/events", headers=headers).json()["events"])
+        seq = len(_events(b, headers))
         statuses: list[int] = []
 
         def race(url: str, who: str, seq=seq, round_no=round_no, statuses=statuses) -> None:
@@ -146,9 +106,9 @@ def test_two_api_processes_share_one_tournament(servers):
             t.start()
         for t in racers:
             t.join(timeout=120)
-        assert sorted(statuses) == [201, 409]
+        assert sorted(statuses) == [201, 409], tail_logs(logs)
 
-    events = httpx.get(f"{a}/tournaments/duel/events", headers=headers).json()["events"]
+    events = _events(a, headers)
     assert [e["seq"] for e in events] == list(range(1, 37))
     assert len({e["event_id"] for e in events}) == 36
     players = sorted(e["payload"]["player_id"] for e in events if e["type"] == "PlayerRegistered")
