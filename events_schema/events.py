@@ -159,7 +159,9 @@ class SeriesCreated(Event):
 #: JSON schema publish it). Each name but "manual" (pairings entered by hand) is one
 #: `PairingSystem` registered in `projections/pairing/systems.py` `SYSTEMS`, which checks on
 #: import that the two agree.
-PairingName = Literal["berger", "dutch", "galway", "monrad", "tcec-cup", "mcmahon", "manual"]
+PairingName = Literal[
+    "berger", "dutch", "galway", "monrad", "tcec-cup", "mcmahon", "go-swiss", "manual"
+]
 
 
 class TournamentCreated(Event):

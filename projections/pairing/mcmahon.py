@@ -59,10 +59,14 @@ order). Ids: game `<stage>-r<round>-b<board>`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Literal
 
 from events_schema import events as ev
-from events_schema.go import GoSettings
+from events_schema.go import GoCriterion, GoSettings
 from projections.mentions import who
 from projections.pairing.base import (
     PairingContext,
@@ -110,36 +114,66 @@ def _rank_key(rank: str | None) -> int:
     return rank_value(rank) if rank is not None else -31  # no rank: below 30k
 
 
+#: Criteria the pairing order cannot read from `GoScores`: DC and SDC rank among players
+#: level on the whole chain (a standings matter), RATING and RANK come after the criteria in
+#: every pairing order anyway, CAT is one category for the pairing (categories are not kept
+#: apart, services/interchange/opengotha/plan.py).
+_NOT_IN_ORDER = frozenset({"DC", "SDC", "RATING", "RANK", "CAT"})
+
+
 def placement(ctx: PairingContext, scores: GoScores, players: Sequence[str]) -> list[str]:
     """`players` in pairing order: score group (MMS rounded down) from the top, then the
     criteria of `GoSettings.criteria`, rank, rating and registration order."""
+    return MCMAHON.placement(ctx, scores, players)
+
+
+def _placement(
+    style: GoStyle, ctx: PairingContext, scores: GoScores, players: Sequence[str]
+) -> list[str]:
     settings = settings_of(ctx.created)
-    criteria = [c for c in settings.criteria if c != "MMS"]
+    criteria = [c for c in settings.criteria if c != style.main and c not in _NOT_IN_ORDER]
+    main = style.score(scores)
 
     def key(p: str) -> tuple[object, ...]:
         h = ctx.players[p]
-        mms = scores.mms[p]
+        rank = -_rank_key(h.go_rank)
+        rating = -(h.rating if h.rating is not None else -1)
         return (
-            -math.floor(mms),
-            -mms,
+            -style.group(main[p]),
+            -main[p],
             *(-scores.value(c, p) for c in criteria),
-            -_rank_key(h.go_rank),
-            -(h.rating if h.rating is not None else -1),
+            *((rating, rank) if style.rating_first else (rank, rating)),
             h.registered_order,
         )
 
     return sorted(players, key=key)
 
 
+Seeding = Literal["fold", "slip"]
+
+
+def seeded_partner(others: int, seeding: Seeding = "fold") -> int:
+    """The index, among the `others` unpaired players of the top player's group (in pairing
+    order), of the partner the seeding gives it; the group paired is the top player and these,
+    less its last player when that makes it odd (the last floats down). Split and fold
+    (OpenGotha `PAIMA_SEED_SPLITANDFOLD`, its McMahon default): the last of the group. Split
+    and slip (`PAIMA_SEED_SPLITANDSLIP`, its Swiss default): the first of the lower half."""
+    paired = others + 1 if others % 2 else others  # the group without its floater
+    if seeding == "fold":
+        return paired - 2
+    return paired // 2 - 1
+
+
 def search(
     order: Sequence[str],
     met: Mapping[str, frozenset[str]],
-    group: Mapping[str, int],
+    group: Mapping[str, object],
     rematches: bool,
+    seeding: Seeding = "fold",
 ) -> list[Pair] | None:
     """The first pairing of `order` in the order of preferences of the module docstring (split
-    and fold within a group, else the first of a lower group); None when there is none without
-    a rematch (with `rematches`, always one)."""
+    and fold within a group, or split and slip with `seeding` "slip", else the first of a
+    lower group); None when there is none without a rematch (with `rematches`, always one)."""
     failed: set[tuple[str, ...]] = set()
 
     def candidates(rest: tuple[str, ...]) -> list[str]:
@@ -148,9 +182,9 @@ def search(
         lower = [q for q in others if group[q] != group[top]]
         cands = lower
         if same:
-            # The fold partner: the last of the group, or the one before it when the group
-            # is odd (its last player floats down); then outwards from that position.
-            ideal = len(same) - 1 if len(same) % 2 else len(same) - 2
+            # The seeded partner (fold: the last of the group, or the one before it when the
+            # group is odd, its last player floating down); then outwards from it.
+            ideal = seeded_partner(len(same), seeding)
             ranked = sorted(range(len(same)), key=lambda i: (abs(i - ideal), i))
             cands = [same[i] for i in ranked] + lower
         fresh = [q for q in cands if q not in met[top]]
@@ -216,36 +250,59 @@ def _balance(ctx: PairingContext, p: str) -> int:
 
 
 def _handicap(
-    settings: GoSettings, scores: GoScores, threshold: int | None, a: str, b: str
+    settings: GoSettings, strength: Mapping[str, Fraction], a: str, b: str
 ) -> tuple[int, str]:
-    """(stones, the player giving them) of a game between `a` and `b` (module docstring)."""
+    """(stones, the player giving them) of a game between `a` and `b`: the difference of
+    their `strength` (module docstring), less the correction, at most the ceiling."""
     if settings.handicap != "rank_difference":
         return 0, a
-    cap = threshold if threshold is not None else math.inf
-    pa = min(math.floor(scores.mms[a]), cap)
-    pb = min(math.floor(scores.mms[b]), cap)
-    stones = int(
-        min(max(0, abs(pa - pb) - settings.handicap_correction), settings.handicap_ceiling)
-    )
+    pa, pb = strength[a], strength[b]
+    diff = max(Fraction(0), abs(pa - pb) - settings.handicap_correction)
+    stones = int(min(diff, Fraction(settings.handicap_ceiling)))
     return stones, (a if pa >= pb else b)
+
+
+def _mcmahon_strength(
+    ctx: PairingContext, settings: GoSettings, scores: GoScores
+) -> tuple[dict[str, Fraction], int | None]:
+    """Each player's MMS before the round, rounded down, capped at the top groups' lowest
+    start score (OpenGotha `hdBasedOnMMS`, `hdNoHdRankThreshold`), and that cap."""
+    ct = ctx.crosstable
+    assert ct is not None
+    ranks = {pid: info.go_rank for pid, info in ct.players.items()}
+    threshold = top_group_floor(settings, ranks) if settings.handicap == "rank_difference" else None
+    cap = threshold if threshold is not None else math.inf
+    return {p: Fraction(min(math.floor(v), cap)) for p, v in scores.mms.items()}, threshold
+
+
+def _mcmahon_why(
+    settings: GoSettings,
+    scores: GoScores,
+    threshold: int | None,
+    stones: int,
+    stronger: str,
+    weaker: str,
+) -> str:
+    why = f"handicap {stones}: MMS {shown(scores.mms[stronger])} vs {shown(scores.mms[weaker])}"
+    if threshold is not None and scores.mms[stronger] > threshold:
+        why += f" (counted as {threshold}: the top groups play even, OpenGotha hdNoHdRank)"
+    return why
 
 
 def _game(
     ctx: PairingContext,
     settings: GoSettings,
-    scores: GoScores,
-    threshold: int | None,
+    strength: Mapping[str, Fraction],
+    why_stones: Callable[[int, str, str], str],
     pos: Mapping[str, int],
     a: str,
     b: str,
 ) -> tuple[str, str, int, str]:
     """(White, Black, stones, why) of the pair."""
-    stones, stronger = _handicap(settings, scores, threshold, a, b)
+    stones, stronger = _handicap(settings, strength, a, b)
     if stones:
         weaker = b if stronger == a else a
-        why = f"handicap {stones}: MMS {shown(scores.mms[stronger])} vs {shown(scores.mms[weaker])}"
-        if threshold is not None and scores.mms[stronger] > threshold:
-            why += f" (counted as {threshold}: the top groups play even, OpenGotha hdNoHdRank)"
+        why = why_stones(stones, stronger, weaker)
         why += f", less {settings.handicap_correction} (OpenGotha hdCorrection)"
         if stones == settings.handicap_ceiling:
             why += f", at most {settings.handicap_ceiling} (hdCeiling)"
@@ -258,28 +315,94 @@ def _game(
     return white, (b if white == a else a), 0, "colours level: the higher placed takes White"
 
 
-def propose(ctx: PairingContext) -> Proposal:
-    """The next round of the McMahon tournament (see the module docstring)."""
+@dataclass(frozen=True)
+class GoStyle:
+    """What a Go pairing system pairs on; the rest (who is paired, the search without
+    rematches, the bye, colours, boards) is `pair_go_round`, shared by McMahon and the Swiss
+    (`projections/pairing/go_swiss.py`)."""
+
+    code: str  # refusal codes `<code>.complete`, ...
+    label: str  # "McMahon", "Swiss"
+    main: GoCriterion  # the main score, left out of the inner criteria
+    score: Callable[[GoScores], Mapping[str, Fraction]]  # the main score of each player
+    group: Callable[[Fraction], Fraction]  # a main score's score group
+    seeding: Seeding
+    rating_first: bool  # rating before rank after the criteria (OpenGotha's Swiss)
+    bye_points: Callable[[GoSettings], Decimal]
+    absence_points: Callable[[GoSettings], Decimal]
+    points: str  # "McMahon point(s)", "NBW point(s)"
+    #: (strength by player, the reason given for the stones) of a round's handicaps
+    handicap: Callable[
+        [PairingContext, GoSettings, GoScores],
+        tuple[Mapping[str, Fraction], Callable[[int, str, str], str]],
+    ]
+    groups_note: Callable[[int, int, Sequence[Fraction]], str]
+
+    def placement(self, ctx: PairingContext, scores: GoScores, players: Sequence[str]) -> list[str]:
+        return _placement(self, ctx, scores, players)
+
+
+def _mcmahon_handicap(
+    ctx: PairingContext, settings: GoSettings, scores: GoScores
+) -> tuple[Mapping[str, Fraction], Callable[[int, str, str], str]]:
+    strength, threshold = _mcmahon_strength(ctx, settings, scores)
+
+    def why(stones: int, stronger: str, weaker: str) -> str:
+        return _mcmahon_why(settings, scores, threshold, stones, stronger, weaker)
+
+    return strength, why
+
+
+def _floor(value: Fraction) -> Fraction:
+    return Fraction(math.floor(value))
+
+
+MCMAHON = GoStyle(
+    code="mcmahon",
+    label="McMahon",
+    main="MMS",
+    score=lambda scores: scores.mms,
+    group=_floor,  # LGC: rounded down
+    seeding="fold",  # OpenGotha initForMM: paiMaSeedSystem2 = SPLITANDFOLD
+    rating_first=False,
+    bye_points=lambda s: s.bye_points,
+    absence_points=lambda s: s.absence_points,
+    points="McMahon",
+    handicap=_mcmahon_handicap,
+    groups_note=lambda rnd, n, groups: (
+        f"round {rnd}: {n} players in {len(groups)} McMahon groups (MMS "
+        f"{groups[0]} … {groups[-1]}); split and fold within each group, the odd one out "
+        "floating down (OpenGotha McMahon default)"
+    ),
+)
+
+
+def pair_go_round(ctx: PairingContext, style: GoStyle) -> Proposal:
+    """The next round of a Go tournament paired in `style` (see the module docstring)."""
+    code = style.code
     total = ctx.created.rounds
     if total is not None and ctx.round > total:
         raise PairingRefused(
-            "mcmahon.complete", "round", f"the tournament's {total} rounds are all scheduled"
+            f"{code}.complete", "round", f"the tournament's {total} rounds are all scheduled"
         )
     require_finished(ctx)
     ct = ctx.crosstable
     if ct is None:
         raise PairingRefused(
-            "mcmahon.no_history", "round", "McMahon pairing reads the crosstable of the stage"
+            f"{code}.no_history",
+            "round",
+            f"{style.label} pairing reads the crosstable of the stage",
         )
     settings = settings_of(ctx.created)
     scores = go_scores(ct, ctx.round - 1)
     skipping = ctx.skipped.get(ctx.round, frozenset())
     present = [p for p in ctx.active if p not in skipping]
     if len(present) < 2:
-        raise PairingRefused("mcmahon.field", "players", "fewer than two players to pair")
-    order = placement(ctx, scores, present)
+        raise PairingRefused(f"{code}.field", "players", "fewer than two players to pair")
+    order = style.placement(ctx, scores, present)
     pos = {p: i for i, p in enumerate(order)}
-    group = {p: math.floor(scores.mms[p]) for p in order}
+    main = style.score(scores)
+    group = {p: style.group(main[p]) for p in order}
     met = {p: ctx.players[p].opponents for p in order}
     notes: list[str] = []
     if skipping:
@@ -289,20 +412,23 @@ def propose(ctx: PairingContext) -> Proposal:
         if away:
             notes.append(
                 f"{who(*away)} skip round {ctx.round} (LGC RoundSkipped): not paired, "
-                f"{settings.absence_points} McMahon points each (OpenGotha absent)"
+                f"{style.absence_points(settings)} {style.points} points each (OpenGotha "
+                "absent)"
             )
 
     bye: str | None = None
     pairs: list[Pair] | None = None
     candidates = bye_order(ctx, scores, order) if len(order) % 2 else [None]
     for cand in candidates:
-        pairs = search([p for p in order if p != cand], met, group, rematches=False)
+        rest = [p for p in order if p != cand]
+        pairs = search(rest, met, group, rematches=False, seeding=style.seeding)
         if pairs is not None:
             bye = cand
             break
     if pairs is None:
         bye = candidates[0]
-        pairs = search([p for p in order if p != bye], met, group, rematches=True)
+        rest = [p for p in order if p != bye]
+        pairs = search(rest, met, group, rematches=True, seeding=style.seeding)
         assert pairs is not None
         notes.append(
             "no pairing without a rematch exists: rematches allowed, each player's new "
@@ -311,17 +437,16 @@ def propose(ctx: PairingContext) -> Proposal:
     if bye is not None:
         had = _byes_had(ctx, bye)
         notes.append(
-            f"{who(bye)} has the bye ({settings.bye_points} McMahon point): "
+            f"{who(bye)} has the bye ({style.bye_points(settings)} {style.points} point): "
             + ("no bye before" if had == 0 else f"{had} bye(s) before, the fewest")
             + ", lowest rank + 2 x MMS (OpenGotha chooseAByePlayer)"
         )
-    ranks = {pid: info.go_rank for pid, info in ct.players.items()}
-    threshold = top_group_floor(settings, ranks) if settings.handicap == "rank_difference" else None
+    strength, why_stones = style.handicap(ctx, settings, scores)
     pairs.sort(key=lambda pr: min(pos[pr[0]], pos[pr[1]]))
     pairings: list[ev.Pairing] = []
     handicaps: dict[str, int] = {}
     for board, (a, b) in enumerate(pairs, start=1):
-        white, black, stones, why = _game(ctx, settings, scores, threshold, pos, a, b)
+        white, black, stones, why = _game(ctx, settings, strength, why_stones, pos, a, b)
         gid = game_id(ctx.stage, ctx.round, board)
         pairings.append(
             ev.Pairing(game_id=gid, white=white, black=black, board=board, handicap=stones)
@@ -330,11 +455,7 @@ def propose(ctx: PairingContext) -> Proposal:
             handicaps[gid] = stones
             notes.append(f"board {board}: {who(white)} (White) gives {who(black)} {why}")
     groups = sorted(set(group.values()), reverse=True)
-    notes.append(
-        f"round {ctx.round}: {len(order)} players in {len(groups)} McMahon groups (MMS "
-        f"{groups[0]} … {groups[-1]}); split and fold within each group, the odd one out "
-        "floating down (OpenGotha McMahon default)"
-    )
+    notes.append(style.groups_note(ctx.round, len(order), groups))
     return Proposal(
         round=ev.RoundScheduled(
             round=ctx.round,
@@ -345,6 +466,11 @@ def propose(ctx: PairingContext) -> Proposal:
         notes=tuple(notes),
         handicaps=handicaps,
     )
+
+
+def propose(ctx: PairingContext) -> Proposal:
+    """The next round of the McMahon tournament (see the module docstring)."""
+    return pair_go_round(ctx, MCMAHON)
 
 
 #: No fixed pairing numbers (each round is ordered by score group): a TRF numbers the players

@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from events_schema import events as ev
-from projections.pairing import dutch, galway, knockout, mcmahon, monrad, round_robin
+from projections.pairing import (
+    dutch,
+    galway,
+    go_swiss,
+    knockout,
+    mcmahon,
+    monrad,
+    round_robin,
+)
 from projections.pairing.base import (
     PairingContext,
     PairingRefused,
@@ -31,6 +39,7 @@ SYSTEMS: dict[str, PairingSystem] = {
         dutch.SYSTEM,  # FIDE C.04.3 (2025 text), through gacrux
         galway.SYSTEM,  # galway-congress-2023-structure.md, porous sections
         mcmahon.SYSTEM,  # lgc-go-tournament-rules "Top groups"; OpenGotha McMahon
+        go_swiss.SYSTEM,  # "go-swiss": OpenGotha Swiss (initForSwiss)
         monrad.SYSTEM,  # tcec-rules Swiss 2
         knockout.SYSTEM,  # "tcec-cup": tcec-rules Cup 1-3
     )

@@ -1149,9 +1149,9 @@ def chain_names(settings: GoSettings) -> tuple[str, ...]:
 
 def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
     """A tournament ranked by the Go chain alone: a Go McMahon tournament (format or
-    pairing "mcmahon"), any under the "lgc" preset, and a Go tournament whose criteria start
-    with NBW, CAT or CPS (OpenGotha's Swiss system, `PlacementParameterSet` initForSwiss,
-    initForSwissCat, initForCup)."""
+    pairing "mcmahon") or Go Swiss (pairing "go-swiss"), any under the "lgc" preset, and a
+    Go tournament whose criteria start with NBW, CAT or CPS (OpenGotha's Swiss system,
+    `PlacementParameterSet` initForSwiss, initForSwissCat, initForCup)."""
     if created is None:
         return False
     if created.rules_preset == "lgc":
@@ -1164,7 +1164,9 @@ def mcmahon_ranked(created: ev.TournamentCreated | None) -> bool:
         # OpenGotha's Swiss system for Go (NBW first), with categories (CAT first,
         # `initForSwissCat`) or its cup (CPS first, `initForCup`): the chain alone
         return True
-    return created.game == "go" and "mcmahon" in (created.format, created.pairing)
+    return created.game == "go" and (
+        "mcmahon" in (created.format, created.pairing) or created.pairing == "go-swiss"
+    )
 
 
 def shown_players(ct: Crosstable) -> list[str]:

@@ -79,6 +79,13 @@ CHECKED = {
         "MMS 30, 29, 25, 21: p1-p2 even (both in the top groups), p3-p4 25 - 21 = 4 less the "
         "correction 1 = 3 stones, the weaker p4 Black"
     ),
+    "opengotha-swiss-round-2-nbw-groups-slip-and-float": (
+        "7 players p1-p7, ratings in rank order; round 1 (one NBW group, by rating): bye p7 "
+        "(lowest rank + 2 x MMS), slip p1-p4, p2-p5, p3-p6; p1, p2, p6 win. Round 2: NBW 1 "
+        "p1 p2 p6 p7, NBW 0 p3 p4 p5; bye p6 (p7 had one; 4k + 2 x 27 = 50 the lowest); "
+        "group 1 p1 p2 p7 odd: p1-p2 slip, p7 floats to the first of group 0, p3 (p7 White: "
+        "no colour yet, p3 had White); p4-p5 both had Black: the higher placed p4 White"
+    ),
     "tcec-cup-2c1-8-engines-equal-distance": (
         "8 engines, all pre-seeded: seed s on line bitreverse(s - 1) (lines e01 e05 e03 e07 "
         "e02 e06 e04 e08): quarter-finals e01-e05, e03-e07, e02-e06, e04-e08, the lower seed "
