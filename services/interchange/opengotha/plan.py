@@ -4,7 +4,8 @@ the rounds are recorded as the file has them (`RoundScheduled` with each game's 
 colours and handicap, the round's bye player), then their results.
 
 The order: `TournamentCreated` (Go, McMahon, the file's name, dates, rounds, komi, size and
-`GoSettings` read from the parameter sets below); the kept values of the file
+`GoSettings` read from the parameter sets below; a Swiss file, NBW its first placement
+criterion, is paired by the Swiss for Go: `pairing` "go-swiss"); the kept values of the file
 (`RulingIssued` "opengotha:file"); one `PlayerRegistered` per Player in file order (id
 ``p001``…, seed the file's order); their kept values ("opengotha:players", 200 players a
 ruling); then per round: a `RoundSkipped` for each player not participating in it
@@ -233,12 +234,27 @@ def settings_of(og: OgFile, out: list[Convention]) -> GoSettings:
     for name, value in (("hdCeiling", ceiling), ("hdCorrection", correction)):
         if not 0 <= value <= 9:
             raise OpenGothaError(f"{HPS} {name}", "opengotha.handicap", "0 to 9 stones")
-    if not flag(h, "hdBasedOnMMS", True):
+    # A Swiss file (NBW its first criterion, OpenGotha `tournamentType`) is paired by
+    # Arbiter's Swiss for Go, whose handicaps come from the ranks as OpenGotha's Swiss does
+    # (`HandicapParameterSet.initForSwiss`: hdBasedOnMMS false); McMahon's from the MMS.
+    first = next((CRITERION[n] for n in og.criteria if n in CRITERION), None)
+    swiss = first == "NBW"
+    based_on_mms = flag(h, "hdBasedOnMMS", True)
+    if not based_on_mms and not swiss:
         out.append(
             Convention(
                 "hdBasedOnMMS",
                 "false: OpenGotha gives handicaps from the ranks; Arbiter's pairing from the "
                 "McMahon scores (the games imported keep their own handicaps)",
+            )
+        )
+    if based_on_mms and swiss and ceiling > 0:
+        out.append(
+            Convention(
+                "hdBasedOnMMS",
+                "true in a Swiss: OpenGotha gives handicaps from the McMahon scores; "
+                "Arbiter's Swiss pairing from the ranks (the games imported keep their own "
+                "handicaps)",
             )
         )
     criteria: list[GoCriterion] = []
@@ -366,6 +382,9 @@ def created_of(
         name=title[:200],
         game="go",
         format="mcmahon",
+        # OpenGotha `TournamentParameterSet.tournamentType`: NBW as the first placement
+        # criterion is its Swiss (TYPE_SWISS), paired as one (projections/pairing/go_swiss.py)
+        pairing="go-swiss" if settings.criteria[0] == "NBW" else None,
         rounds=og.rounds,
         board_size=size,
         komi=komi,

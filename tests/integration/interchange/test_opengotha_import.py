@@ -285,7 +285,12 @@ def test_a_swiss_file_is_ranked_by_opengothas_swiss_criteria(log: SQLiteEventLog
         (crit.format("SOSM", 2), crit.format("SOSW", 2)),
     )
     _, plan = plan_file(raw, name="swiss", file_name="swiss.xml")
-    assert plan.conventions == []
+    # The sample's McMahon handicaps (hdBasedOnMMS true, hdCeiling 9) in a Swiss: Arbiter's
+    # Swiss for Go gives them from the ranks (OpenGotha initForSwiss), so it is reported.
+    assert [c.name for c in plan.conventions] == ["hdBasedOnMMS"]
+    assert "Arbiter's Swiss pairing from the ranks" in plan.conventions[0].what
+    created = plan.planned[0].event
+    assert isinstance(created, ev.TournamentCreated) and created.pairing == "go-swiss"
     assert plan.settings.criteria == ["NBW", "SOSW", "SOSOS"]
     assert (plan.settings.nbw_bye_points, plan.settings.nbw_absence_points) == (1, 0)
 
