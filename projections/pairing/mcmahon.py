@@ -16,8 +16,10 @@ have its result (the McMahon scores decide the pairing).
 Score groups (OpenGotha `fillPairingInfo`). Players are grouped by their MMS before the round,
 rounded down ("players with a non-integer score are grouped with players with an integer score
 just below"), groups from the top. Within a group players are placed by the tournament's
-criteria (`GoSettings.criteria`, OpenGotha's inner placement by the placement criteria), then
-by rank, rating and registration order.
+criteria (`GoSettings.criteria`, OpenGotha's inner placement by the placement criteria; DC,
+SDC, RATING, RANK and CAT are not read there: DC and SDC rank players level on the whole
+chain, a standings matter, and rank and rating follow anyway), then by rank, rating and
+registration order.
 
 Pairing within a group: split and fold, OpenGotha's default for McMahon (`initForMM`:
 `paiMaSeedSystem2 = SPLITANDFOLD`): the first of the group meets the last, the second the one
@@ -54,6 +56,11 @@ a deterministic pseudo-random function of the two players instead).
 
 Boards: by the pair's higher-placed player (the top group first, OpenGotha "best MMS" table
 order). Ids: game `<stage>-r<round>-b<board>`.
+
+Shared with the Swiss for Go (`projections/pairing/go_swiss.py`): everything above is
+`pair_go_round`, run with a `GoStyle` naming what differs (the main score and its groups, the
+seeding, the order after the criteria, the bye and absence points, the handicap's strength);
+McMahon's is `MCMAHON`.
 """
 
 from __future__ import annotations

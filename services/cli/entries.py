@@ -92,7 +92,7 @@ def create(
         typer.Option(
             "--pairing",
             help="pairing system if not the format's own: dutch, galway, berger, monrad, "
-            "tcec-cup, mcmahon, manual",
+            "tcec-cup, mcmahon, go-swiss (OpenGotha's Swiss for Go), manual",
         ),
     ] = None,
     as_: As = None,

@@ -176,3 +176,22 @@ def test_no_round_beyond_the_planned_ones() -> None:
     with pytest.raises(PairingRefused) as info:
         systems.propose(sim.context())
     assert (info.value.rule, info.value.field) == ("go_swiss.complete", "round")
+
+
+@pytest.mark.parametrize("criteria", [["NBW", "SDC", "RATING"], ["NBW", "DC", "RANK", "CAT"]])
+def test_criteria_read_by_the_standings_only_leave_the_order_to_rating(
+    criteria: list[str],
+) -> None:
+    # Given DC, SDC, RATING, RANK or CAT after NBW (Levallois: NBW, SDC, Rating): they are
+    # not read in the pairing order (no KeyError), so round 1 is the rating order slipped.
+    go = GoSettings(criteria=criteria)  # type: ignore[arg-type]
+    rnd, _ = when_paired(given_swiss(go=go))
+    assert pairs(rnd) == [("p1", "p4"), ("p2", "p5"), ("p3", "p6")]
+
+
+def test_mcmahon_with_dc_in_its_criteria_pairs_too() -> None:
+    # The shared placement: a McMahon tournament whose criteria hold DC and RATING pairs (it
+    # read every criterion from GoScores before, which holds neither).
+    go = GoSettings(mcmahon_bar="1d", criteria=["MMS", "DC", "RATING"])
+    prop = mcmahon.propose(given_swiss(go=go, pairing="mcmahon").context())
+    assert prop.round is not None and len(prop.round.pairings) == 3
