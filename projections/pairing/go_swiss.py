@@ -45,7 +45,7 @@ from fractions import Fraction
 from events_schema.go import GoSettings
 from projections.pairing.base import PairingContext, PairingSystem, Proposal
 from projections.pairing.mcmahon import GoStyle, pair_go_round, rank_value
-from projections.tiebreaks.mcmahon import GoScores
+from projections.tiebreaks.mcmahon import GoScores, shown
 
 __all__ = ["SWISS", "SYSTEM", "name", "propose"]
 
@@ -67,9 +67,6 @@ def _rank_handicap(
 
 
 def _groups_note(rnd: int, n: int, groups: Sequence[Fraction]) -> str:
-    def shown(v: Fraction) -> str:
-        return str(v) if v.denominator == 1 else f"{v.numerator // 2}½"
-
     return (
         f"round {rnd}: {n} players in {len(groups)} NBW groups (NBW {shown(groups[0])} … "
         f"{shown(groups[-1])}); split and slip within each group, the odd one out floating "

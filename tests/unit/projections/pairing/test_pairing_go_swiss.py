@@ -161,12 +161,37 @@ def test_handicap_only_when_the_settings_say_so_from_the_ranks() -> None:
     assert prop.handicaps == {"main-r1-b1": 3, "main-r1-b2": 3, "main-r1-b3": 3}
 
 
-def test_the_bye_is_worth_the_nbw_bye_points() -> None:
-    # Given nbw_bye_points ½: the note says so, and p7's NBW after round 1 is ½.
-    go = GoSettings(criteria=["NBW", "SOSW"], nbw_bye_points=Decimal("0.5"))
+@pytest.mark.parametrize(
+    ("round_down", "expected", "groups"),
+    [
+        # Not rounded down: NBW 1 p1 p2 p6; ½ p7; 0 p3 p4 p5. The groups are the exact NBW
+        # (McMahon's rule of rounding scores down is not applied to the groups). p1-p2; p7
+        # alone on ½ floats to the first of the 0s, p3; p4-p5.
+        (False, [("p1", "p2"), ("p7", "p3"), ("p4", "p5")], "3 NBW groups (NBW 1 … 0)"),
+        # Rounded down (genRoundDownNBWMMS, the default): p7's ½ counts 0, so the 0 group is
+        # p3 p4 p5 (SOSW 1 each) then p7 (SOSW 0): slipped p3-p5, p4-p7; White to the one
+        # with fewer whites: p5 (Black in round 1) against p3 (White), p4 (Black) against p7
+        # (the bye: none).
+        (True, [("p1", "p2"), ("p5", "p3"), ("p4", "p7")], "2 NBW groups (NBW 1 … 0)"),
+    ],
+)
+def test_a_half_point_bye_and_the_rounding_down_of_nbw(
+    round_down: bool, expected: list[tuple[str, str]], groups: str
+) -> None:
+    # Given nbw_bye_points ½ (genNBW2ValueBye 1, in half points) and round 1 as in the worked
+    # example (bye p7; p1, p2, p6 win); the bye of round 2 is p6 again (McMahon points
+    # decide it, unchanged).
+    go = GoSettings(
+        criteria=["NBW", "SOSW", "SOSOSW"], nbw_bye_points=Decimal("0.5"), round_down=round_down
+    )
     sim = given_swiss(go=go)
-    _, prop = when_paired(sim)
+    first, prop = when_paired(sim)
     assert any("(0.5 NBW point)" in n for n in prop.notes)
+    play(sim, first, winners={"p1", "p2", "p6"})
+    rnd, prop = when_paired(sim)
+    assert rnd.byes == [ev.Bye(player_id="p6", kind="pairing_allocated")]
+    assert pairs(rnd) == expected
+    assert any(groups in n for n in prop.notes)
 
 
 def test_no_round_beyond_the_planned_ones() -> None:
