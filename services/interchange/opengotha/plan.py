@@ -52,7 +52,8 @@ into an event (EGF PIN, licences, grade, rating origin, registering status,
 **Reported by name** (`Convention`), never dropped silently: what Arbiter cannot express
 yet, with how its standings then differ from OpenGotha's: `genMMZero` other than 30K,
 a jigo where the komi has a half point, placement criteria Arbiter does not have (a name
-OpenGotha does not know, which OpenGotha reads as NULL), `hdBasedOnMMS` false,
+OpenGotha does not know, which OpenGotha reads as NULL), `hdBasedOnMMS` false in a McMahon
+file (true in a Swiss file with handicaps: Arbiter's Swiss gives them from the ranks),
 `smmsCorrection` beyond -1..2, pre-registered players, categories (ranked by CAT, not kept
 apart in the pairing), teams, games paired for a player marked not participating, an end
 date before the begin date.
