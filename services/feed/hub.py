@@ -45,33 +45,42 @@ class _Watcher:
         self.hub, self.tournament_id = hub, tournament_id
         self.patches = patches  # a `?patches=true` stream: the hub computes patches for it
         self.loop = asyncio.get_running_loop()
-        self.event = asyncio.Event()
         self.changed = False
         self._timer: asyncio.TimerHandle | None = None
+        # The future `wait` awaits, resolved by a wake or the timer (a bare future: an
+        # `asyncio.Event` costs a deque and a clear per wake, a thousand times per publish).
+        self._waiter: asyncio.Future[None] | None = None
 
     def notify(self) -> None:
         _notify([self])
 
     def _wake(self) -> None:  # on the loop
         self.changed = True
-        self.event.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def _expire(self) -> None:  # on the loop
         self._timer = None
-        self.event.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def wait(self, timeout: float) -> bool:
         """True when the tournament changed since the last wait, False on timeout."""
-        deadline = self.loop.time() + timeout
-        while not self.changed and self.loop.time() < deadline:
-            if self._timer is None or self._timer.when() > deadline:
-                if self._timer is not None:
-                    self._timer.cancel()
-                self._timer = self.loop.call_at(deadline, self._expire)
-            self.event.clear()
-            await self.event.wait()
+        if not self.changed:
+            deadline = self.loop.time() + timeout
+            while not self.changed and self.loop.time() < deadline:
+                if self._timer is None or self._timer.when() > deadline:
+                    if self._timer is not None:
+                        self._timer.cancel()
+                    self._timer = self.loop.call_at(deadline, self._expire)
+                self._waiter = self.loop.create_future()
+                try:
+                    await self._waiter
+                finally:
+                    self._waiter = None
         changed, self.changed = self.changed, False
-        self.event.clear()
         return changed
 
     def close(self) -> None:
