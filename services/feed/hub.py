@@ -144,6 +144,8 @@ class FeedHub:
         # publish is encoded once for every connection that receives it the same way. Touched
         # on the event loop only.
         self.frames: dict[Any, bytes] = {}
+        # Per tournament, the last answer of `since`: (after number, hub number, messages).
+        self._since: dict[str, tuple[int, int, list[Message]]] = {}
 
     def on_publish(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every publish that recorded a message."""
@@ -254,7 +256,17 @@ class FeedHub:
     def since(self, tournament_id: str, number: int) -> tuple[list[Message], int]:
         """Messages of a tournament published after publication `number`, and the new number.
         A reader that fell behind the history gets the latest of each projection instead
-        (state transfer: nothing newer is lost, intermediate versions are skipped)."""
+        (state transfer: nothing newer is lost, intermediate versions are skipped).
+
+        The answer is kept per tournament until the next publish: the connections that keep
+        up all ask with the same `number` after a publish, and the first one's answer (the same
+        list, which no caller changes) serves the rest without the lock."""
+        memo = self._since.get(tournament_id)
+        # `_number` is read without the lock: a publish under way either has not raised it
+        # (the answer is what it was a moment before, and that publish wakes the reader
+        # again) or has (the memo does not match and the lock is taken).
+        if memo is not None and memo[0] == number and memo[1] == self._number:
+            return memo[2], memo[1]
         with self._cond:
             t = self._tournaments.get(tournament_id)
             if t is None:
@@ -270,6 +282,7 @@ class FeedHub:
                     break
                 newer.append(p.message)
             newer.reverse()
+            self._since[tournament_id] = (number, self._number, newer)
             return newer, self._number
 
     def wait(self, tournament_id: str, number: int, timeout: float) -> bool:

@@ -201,3 +201,24 @@ def test_connections_of_one_token_share_each_re_check_and_all_end_when_it_is_rev
     # and every connection ended with `revoked`
     for chunks in streams:
         assert chunks[-1] == b"event: revoked\ndata: {}\n\n"
+
+
+def test_readers_at_one_cursor_share_the_answer_of_since_until_the_next_publish() -> None:
+    hub = FeedHub()
+    hub.publish([Message("t1", "standings", 1, b"{1}")])
+    _, cursor = hub.snapshot("t1")
+    hub.publish([Message("t1", "standings", 2, b"{2}")])
+    # Given two readers at the same cursor after a publish
+    first, after = hub.since("t1", cursor)
+    second, again = hub.since("t1", cursor)
+    # Then the second gets the first's answer (the same list)
+    assert second is first and again == after
+    assert [m.as_of_seq for m in first] == [2]
+    # When another tournament publishes, and then this one
+    hub.publish([Message("t2", "standings", 1, b"{x}")])
+    assert hub.since("t1", cursor) == (first, after + 1)
+    hub.publish([Message("t1", "games", 3, b"{g}")])
+    # Then a reader at the old cursor gets every change since, not the kept answer
+    changes, _ = hub.since("t1", cursor)
+    assert [(m.projection, m.as_of_seq) for m in changes] == [("standings", 2), ("games", 3)]
+    assert hub.since("t1", after + 2) == ([], after + 2)
