@@ -45,33 +45,42 @@ class _Watcher:
         self.hub, self.tournament_id = hub, tournament_id
         self.patches = patches  # a `?patches=true` stream: the hub computes patches for it
         self.loop = asyncio.get_running_loop()
-        self.event = asyncio.Event()
         self.changed = False
         self._timer: asyncio.TimerHandle | None = None
+        # The future `wait` awaits, resolved by a wake or the timer (a bare future: an
+        # `asyncio.Event` costs a deque and a clear per wake, a thousand times per publish).
+        self._waiter: asyncio.Future[None] | None = None
 
     def notify(self) -> None:
         _notify([self])
 
     def _wake(self) -> None:  # on the loop
         self.changed = True
-        self.event.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def _expire(self) -> None:  # on the loop
         self._timer = None
-        self.event.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def wait(self, timeout: float) -> bool:
         """True when the tournament changed since the last wait, False on timeout."""
-        deadline = self.loop.time() + timeout
-        while not self.changed and self.loop.time() < deadline:
-            if self._timer is None or self._timer.when() > deadline:
-                if self._timer is not None:
-                    self._timer.cancel()
-                self._timer = self.loop.call_at(deadline, self._expire)
-            self.event.clear()
-            await self.event.wait()
+        if not self.changed:
+            deadline = self.loop.time() + timeout
+            while not self.changed and self.loop.time() < deadline:
+                if self._timer is None or self._timer.when() > deadline:
+                    if self._timer is not None:
+                        self._timer.cancel()
+                    self._timer = self.loop.call_at(deadline, self._expire)
+                self._waiter = self.loop.create_future()
+                try:
+                    await self._waiter
+                finally:
+                    self._waiter = None
         changed, self.changed = self.changed, False
-        self.event.clear()
         return changed
 
     def close(self) -> None:
@@ -135,6 +144,8 @@ class FeedHub:
         # publish is encoded once for every connection that receives it the same way. Touched
         # on the event loop only.
         self.frames: dict[Any, bytes] = {}
+        # Per tournament, the last answer of `since`: (after number, hub number, messages).
+        self._since: dict[str, tuple[int, int, list[Message]]] = {}
 
     def on_publish(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every publish that recorded a message."""
@@ -245,7 +256,17 @@ class FeedHub:
     def since(self, tournament_id: str, number: int) -> tuple[list[Message], int]:
         """Messages of a tournament published after publication `number`, and the new number.
         A reader that fell behind the history gets the latest of each projection instead
-        (state transfer: nothing newer is lost, intermediate versions are skipped)."""
+        (state transfer: nothing newer is lost, intermediate versions are skipped).
+
+        The answer is kept per tournament until the next publish: the connections that keep
+        up all ask with the same `number` after a publish, and the first one's answer (the same
+        list, which no caller changes) serves the rest without the lock."""
+        memo = self._since.get(tournament_id)
+        # `_number` is read without the lock: a publish under way either has not raised it
+        # (the answer is what it was a moment before, and that publish wakes the reader
+        # again) or has (the memo does not match and the lock is taken).
+        if memo is not None and memo[0] == number and memo[1] == self._number:
+            return memo[2], memo[1]
         with self._cond:
             t = self._tournaments.get(tournament_id)
             if t is None:
@@ -261,6 +282,7 @@ class FeedHub:
                     break
                 newer.append(p.message)
             newer.reverse()
+            self._since[tournament_id] = (number, self._number, newer)
             return newer, self._number
 
     def wait(self, tournament_id: str, number: int, timeout: float) -> bool:

@@ -81,7 +81,7 @@ from services.api.http import (
     stream_id,
     writer,
 )
-from services.commands.auth import TokenStore
+from services.commands.auth import Principal, TokenStore
 from services.config import FeedSettings
 from services.eventlog.base import EventLog, utcnow
 from services.feed import sse
@@ -267,6 +267,7 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
     feed = Feed(event_log, settings, clock)
     app.state.feed = feed
     raw_send(app)  # the streams write their frames below the middleware stack
+    auth = SharedAuth(tokens.authenticate, feed.reauth)  # the streams' token re-checks
     # Started with the server (uvicorn runs the lifespan: `arbiter serve` folds the embedded log
     # from its start), else on the first feed request.
     router = APIRouter(on_startup=[feed.started], on_shutdown=[feed.stop])
@@ -385,8 +386,8 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
         hub = (await feed.delayed_view(tid)).hub if delayed else await feed.ready()
         token = request_token(request)
 
-        def still_allowed() -> bool:
-            who = tokens.authenticate(token)
+        async def still_allowed() -> bool:
+            who = await auth.principal(token)
             return who is not None and who.may_read(tid)
 
         release = feed.admit()
@@ -511,14 +512,18 @@ async def deliver_stream(
     tid: str,
     floor: int,
     keepalive: float,
-    still_allowed: Callable[[], bool],
+    still_allowed: Callable[[], bool] | Callable[[], Awaitable[bool]],
     reauth: float,
     max_backlog: int,
     patches: bool = False,
 ) -> None:
     """Write one connection's stream with `emit` until its token is revoked (the caller
     stops it when the client goes away). The frames of a publish are encoded once per hub for
-    every connection that receives them alike (`sse.frame`'s cache, `FeedHub.frames`)."""
+    every connection that receives them alike (`sse.frame`'s cache, `FeedHub.frames`).
+
+    `still_allowed` is asked at the multiples of `reauth` on the monotonic clock (a coroutine
+    function on the loop, else in a worker thread), the same instants for every connection, so
+    the connections of one token share one check (`SharedAuth`)."""
     with hub.watch(
         tid, patches
     ) as watcher:  # registered before the snapshot: no change slips between
@@ -527,27 +532,72 @@ async def deliver_stream(
         held = hub.held(tid).get(tid)
         first = b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
         await emit(first + (_held_frame(held) if held is not None else b""))
-        next_auth = time.monotonic() + reauth
+        next_auth = _next_check(reauth)
         frames = hub.frames
         while True:
             wait = min(keepalive, max(0.0, next_auth - time.monotonic()))
             changed = await watcher.wait(wait)
             if time.monotonic() >= next_auth:
-                if not await run_in_threadpool(still_allowed):
+                if asyncio.iscoroutinefunction(still_allowed):
+                    allowed = await still_allowed()
+                else:
+                    allowed = await run_in_threadpool(still_allowed)
+                if not allowed:
                     await emit(b"event: revoked\ndata: {}\n\n")
                     return
-                next_auth = time.monotonic() + reauth
+                next_auth = _next_check(reauth)
             if not changed:
                 await emit(sse.KEEPALIVE)
                 continue
+            # Everything pending for this connection goes as one ASGI message (one chunk on
+            # the wire): a hold and the changes published since the last wake, however many
+            # (a reader that fell behind, several projections at once). SSE frames delimit
+            # themselves, so the bytes and their order are those of one message per frame.
             now_held = hub.held_entry(tid)
-            if now_held != held:
-                held = now_held
-                await emit(_held_frame(held))
             changes, cursor = hub.since(tid, cursor)
             chunk = sse.frame(bounded(changes, max_backlog), sent, floor, patches, frames)
+            if now_held != held:
+                held = now_held
+                chunk = _held_frame(held) + chunk
             if chunk:
                 await emit(chunk)
+
+
+def _next_check(every: float) -> float:
+    """The next multiple of `every` seconds on the monotonic clock (now + `every` if not > 0)."""
+    now = time.monotonic()
+    return (now // every + 1) * every if every > 0 else now + every
+
+
+class SharedAuth:
+    """The periodic token re-checks of the open streams, one per token and period for all the
+    connections that carry it: a thousand spectators behind one broadcaster token cost one
+    token look-up (a SQLite read in a worker thread) per `every` seconds, not a thousand.
+
+    A check made in the period [k·every, (k+1)·every) of the monotonic clock answers every
+    connection that re-checks in that period; `deliver_stream` re-checks at the start of each
+    period, so a token revoked is still seen within `every` seconds (ARBITER_FEED_REAUTH)."""
+
+    def __init__(self, authenticate: Callable[[str | None], Principal | None], every: float):
+        self._authenticate = authenticate
+        self.every = every
+        self._period = -1
+        self._checks: dict[str | None, tuple[Any, int, asyncio.Future[Principal | None]]] = {}
+
+    async def principal(self, token: str | None) -> Principal | None:
+        if self.every <= 0:
+            return await run_in_threadpool(self._authenticate, token)
+        period = int(time.monotonic() // self.every)
+        if period != self._period:  # a new period: the checks of the older ones go
+            self._period = period
+            self._checks = {k: v for k, v in self._checks.items() if v[1] >= period}
+        loop = asyncio.get_running_loop()
+        entry = self._checks.get(token)
+        if entry is None or entry[0] is not loop or entry[1] != period:
+            check = asyncio.ensure_future(run_in_threadpool(self._authenticate, token))
+            self._checks[token] = entry = (loop, period, check)
+        # shielded: a connection that goes away while waiting does not cancel the others' check
+        return await asyncio.shield(entry[2])
 
 
 def bounded(changes: list[Message], max_backlog: int) -> list[Message]:
