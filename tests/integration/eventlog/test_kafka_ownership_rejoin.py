@@ -61,3 +61,37 @@ def test_a_rejoin_started_by_a_metadata_change_ends_with_the_partitions_back(
         )
     finally:
         own.close()
+
+
+def test_two_processes_share_the_partitions_again_after_a_metadata_change_reverts() -> None:
+    """The CI picture: the leader's metadata differs, it revokes and sends JoinGroup, which
+    the broker holds until the other member rejoins; the metadata comes back as it was before
+    the answer. Both end with the same full map, split between them."""
+    bootstrap = kafka_bootstrap()
+    assert bootstrap is not None
+    topic = f"arbiter.test.{uuid.uuid4().hex[:12]}"
+    KafkaEventLog(bootstrap, topic=topic, partitions=4).close()
+    a = Ownership(bootstrap, topic, "http://127.0.0.1:1")
+    _until(lambda: a.owned() == {0, 1, 2, 3}, f"a alone: {a.describe()}")
+    b = Ownership(bootstrap, topic, "http://127.0.0.1:2")
+    try:
+
+        def split() -> bool:
+            va, vb = a.describe()["owners"], b.describe()["owners"]
+            return len(va) == 4 and va == vb and len(set(va.values())) == 2
+
+        _until(split, f"a and b: {a.describe()} {b.describe()}")
+        leader = next(o for o in (a, b) if o._consumer._coordinator._assignment_snapshot)
+        before = leader.generation
+        coordinator = leader._consumer._coordinator
+        snapshot = coordinator._assignment_snapshot
+        coordinator._assignment_snapshot = {}
+        _until(lambda: leader.describe()["owners"] == {}, f"no rejoin: {leader.describe()}")
+        coordinator._assignment_snapshot = snapshot  # the metadata is back as it was
+        _until(
+            lambda: split() and a.generation > before and b.generation > before,
+            f"not shared again: {a.describe()} {b.describe()}",
+        )
+    finally:
+        b.close()
+        a.close()
