@@ -168,6 +168,7 @@ class Ownership:
         while not self._stop:
             try:
                 self._consumer.poll(timeout_ms=200)
+                self._resume_orphaned_join()
                 assigned = self._consumer.assignment()
                 if assigned:
                     self._consumer.pause(*assigned)  # membership only: fetch nothing
@@ -176,6 +177,29 @@ class Ownership:
                     return
                 log.warning("ownership poll failed", exc_info=True)
                 time.sleep(0.5)
+
+    def _resume_orphaned_join(self) -> None:
+        """Keep a rejoin that kafka-python started going until its assignment is applied.
+
+        kafka-python 3.0.12 rejoins when the leader's metadata snapshot differs from the one
+        it assigned with, without setting `rejoin_needed` (the Java client's KAFKA-9815 fix,
+        apache/kafka#8420, sets it). It revokes every partition, sends JoinGroup and, as
+        leader, clears that difference while it performs the assignment in its IO thread. A
+        poll that gave up (200 ms) before the SyncGroup answer then finds nothing to rejoin
+        for: the join is never awaited again, its assignment never applied, the heartbeats
+        stay off, the group drops this process after the session timeout and the others take
+        every partition while this one owns none, for good (issue 27: a CI run saw one process
+        at generation 1 with no owners, the other owning everything). `rejoining` is set from
+        the revocation until the assignment is applied; it and no rejoin pending after a poll
+        is that state: asking to rejoin makes the next poll await the join (or send a new
+        one, which the broker answers, as to any member, with a rebalance or
+        UNKNOWN_MEMBER_ID and then a fresh join)."""
+        coordinator = getattr(self._consumer, "_coordinator", None)
+        if coordinator is None:  # pragma: no cover - another kafka-python layout
+            return
+        if getattr(coordinator, "rejoining", False) and not coordinator.need_rejoin():
+            log.warning("ownership: a rejoin was left unfinished by the Kafka client; resuming it")
+            coordinator.request_rejoin()
 
     def owned(self) -> set[int]:
         with self._cond:

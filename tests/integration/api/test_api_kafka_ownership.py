@@ -77,7 +77,7 @@ class Cluster(ApiProcesses):
                 and all(v["owners"] == owners for v in views)
             ):
                 return dict(owners)
-            assert time.monotonic() < deadline, views
+            assert time.monotonic() < deadline, f"{views}\n{self.log_tail()}"
             time.sleep(0.3)
 
 
