@@ -29,6 +29,7 @@ from projections.endings.adjudicator import Adjudicator
 from projections.go.board import GoBoard
 from projections.rejection import Rejected
 from projections.tournament import TournamentState, decide, evolve, fold
+from projections.tournament.state import GameState
 
 pytestmark = pytest.mark.slow  # make test-fast leaves it out
 
@@ -110,6 +111,18 @@ def _freeze(value: Any) -> Any:
         )
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
+    if isinstance(value, GameState):  # a parked board is the board its moves replay to
+        return (
+            "GameState",
+            [
+                (
+                    f.name,
+                    _freeze(value.board if f.name == "chess_board" else getattr(value, f.name)),
+                )
+                for f in dataclasses.fields(value)
+                if f.name != "board_parked"
+            ],
+        )
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (
             type(value).__name__,
