@@ -41,9 +41,18 @@ class _Watcher:
     as `asyncio.wait_for` makes, costs more than the rest of a delivery with a thousand
     connections): a timer due before the deadline asked for fires, and is set again."""
 
-    def __init__(self, hub: FeedHub, tournament_id: str, patches: bool = False) -> None:
+    def __init__(
+        self,
+        hub: FeedHub,
+        tournament_id: str,
+        patches: bool = False,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
         self.hub, self.tournament_id = hub, tournament_id
         self.patches = patches  # a `?patches=true` stream: the hub computes patches for it
+        # Called on the loop at each change instead of waking `wait` (the broadcaster of
+        # services/feed/broadcast.py: one watcher for every subscriber that keeps up).
+        self.on_change = on_change
         self.loop = asyncio.get_running_loop()
         self.changed = False
         self._timer: asyncio.TimerHandle | None = None
@@ -55,6 +64,9 @@ class _Watcher:
         _notify([self])
 
     def _wake(self) -> None:  # on the loop
+        if self.on_change is not None:
+            self.on_change()
+            return
         self.changed = True
         waiter = self._waiter
         if waiter is not None and not waiter.done():
@@ -146,6 +158,9 @@ class FeedHub:
         self.frames: dict[Any, bytes] = {}
         # Per tournament, the last answer of `since`: (after number, hub number, messages).
         self._since: dict[str, tuple[int, int, list[Message]]] = {}
+        # The broadcasters of this hub's streams (services/feed/broadcast.py), by tournament,
+        # stream flavour and event loop. Touched on the event loop only.
+        self.broadcasters: dict[Any, Any] = {}
 
     def on_publish(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every publish that recorded a message."""
@@ -298,10 +313,16 @@ class FeedHub:
                     return False
                 self._cond.wait(left)
 
-    def watch(self, tournament_id: str, patches: bool = False) -> _Watcher:
+    def watch(
+        self,
+        tournament_id: str,
+        patches: bool = False,
+        on_change: Callable[[], None] | None = None,
+    ) -> _Watcher:
         """An asyncio waiter for the tournament (call from the event loop; close it after);
-        `patches`: for a `?patches=true` stream (the hub then computes patches)."""
-        w = _Watcher(self, tournament_id, patches)
+        `patches`: for a `?patches=true` stream (the hub then computes patches); `on_change`:
+        called on the loop at each change of the tournament instead of waking `wait`."""
+        w = _Watcher(self, tournament_id, patches, on_change)
         with self._cond:
             self._watchers.setdefault(tournament_id, set()).add(w)
             if patches:

@@ -85,12 +85,13 @@ from services.commands.auth import Principal, TokenStore
 from services.config import FeedSettings
 from services.eventlog.base import EventLog, utcnow
 from services.feed import sse
+from services.feed.broadcast import UvicornSink, direct_sink, next_check, serve_member
 from services.feed.delay import Clock, DelayedFeed
 from services.feed.hub import FeedHub, Source
 from services.feed.page import live_page
+from services.feed.sse import bounded, held_frame
 from services.interchange.pgn.export import ExportRefused, export_pgn, game_record
 from services.projection.embedded import EmbeddedRunner, KafkaProjectionSource
-from services.projection.projector import Message
 
 CATCH_UP_WAIT = 10.0  # seconds a first request waits for the source to read the existing log
 RETRY_AFTER = 5  # seconds, on a 503 for too many subscribers
@@ -205,14 +206,20 @@ def raw_send(app: FastAPI) -> None:
 class _Stream(Response):
     """The SSE response: a raw ASGI response whose body is written by `deliver` (one
     coroutine per connection, no generator and no streaming response between it and the
-    server), frame by frame straight to the server's `send` (`raw_send`). It stops when the
-    client goes away (the server's `http.disconnect`, as Starlette's streaming response
-    listens for it) or `deliver` returns (a revoked token), and gives its subscriber slot
-    back however it ends."""
+    server). Under uvicorn's httptools protocol `deliver` gets a direct writer onto the
+    connection (`broadcast.direct_sink`) and the stream joins its tournament's broadcaster
+    (services/feed/broadcast.py); elsewhere it writes frame by frame to the server's `send`
+    (`raw_send`). It stops when the client goes away (the server's `http.disconnect`, as
+    Starlette's streaming response listens for it) or `deliver` returns (a revoked token),
+    and gives its subscriber slot back however it ends."""
 
     media_type = "text/event-stream"
 
-    def __init__(self, deliver: Callable[[Emit], Awaitable[None]], release: Callable[[], None]):
+    def __init__(
+        self,
+        deliver: Callable[[Emit, UvicornSink | None], Awaitable[None]],
+        release: Callable[[], None],
+    ):
         self.status_code = 200
         self.background = None
         self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -227,7 +234,7 @@ class _Stream(Response):
             async def emit(chunk: bytes) -> None:
                 await out({"type": "http.response.body", "body": chunk, "more_body": True})
 
-            task = asyncio.ensure_future(self._deliver(emit))
+            task = asyncio.ensure_future(self._deliver(emit, direct_sink(out)))
             gone = asyncio.ensure_future(_disconnected(receive))
             try:
                 await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -402,7 +409,20 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
             resp.headers["Retry-After"] = str(RETRY_AFTER)
             return resp
 
-        async def deliver(emit: Emit) -> None:
+        async def deliver(emit: Emit, sink: UvicornSink | None) -> None:
+            if sink is not None:  # written by the tournament's broadcaster
+                await serve_member(
+                    sink,
+                    hub,
+                    tid,
+                    floor,
+                    feed.keepalive,
+                    still_allowed,
+                    feed.reauth,
+                    feed.max_backlog,
+                    patches,
+                )
+                return
             await deliver_stream(
                 emit,
                 hub,
@@ -500,12 +520,6 @@ def _held_text(held: dict[str, object]) -> str:
     return "its projections failed to build; see the server log"
 
 
-def _held_frame(held: dict[str, object] | None) -> bytes:
-    """`event: held` (data: why) when the tournament's projections stop being published,
-    `event: held` with data `null` when they resume."""
-    return b"event: held\ndata: " + orjson.dumps(held) + b"\n\n"
-
-
 async def deliver_stream(
     emit: Emit,
     hub: FeedHub,
@@ -531,8 +545,8 @@ async def deliver_stream(
         snapshot, cursor = hub.snapshot(tid, floor)
         held = hub.held(tid).get(tid)
         first = b"retry: 2000\n" + b": connected\n\n" + sse.frame(snapshot, sent, floor)
-        await emit(first + (_held_frame(held) if held is not None else b""))
-        next_auth = _next_check(reauth)
+        await emit(first + (held_frame(held) if held is not None else b""))
+        next_auth = next_check(reauth)
         frames = hub.frames
         while True:
             wait = min(keepalive, max(0.0, next_auth - time.monotonic()))
@@ -545,7 +559,7 @@ async def deliver_stream(
                 if not allowed:
                     await emit(b"event: revoked\ndata: {}\n\n")
                     return
-                next_auth = _next_check(reauth)
+                next_auth = next_check(reauth)
             if not changed:
                 await emit(sse.KEEPALIVE)
                 continue
@@ -558,15 +572,9 @@ async def deliver_stream(
             chunk = sse.frame(bounded(changes, max_backlog), sent, floor, patches, frames)
             if now_held != held:
                 held = now_held
-                chunk = _held_frame(held) + chunk
+                chunk = held_frame(held) + chunk
             if chunk:
                 await emit(chunk)
-
-
-def _next_check(every: float) -> float:
-    """The next multiple of `every` seconds on the monotonic clock (now + `every` if not > 0)."""
-    now = time.monotonic()
-    return (now // every + 1) * every if every > 0 else now + every
 
 
 class SharedAuth:
@@ -598,19 +606,3 @@ class SharedAuth:
             self._checks[token] = entry = (loop, period, check)
         # shielded: a connection that goes away while waiting does not cancel the others' check
         return await asyncio.shield(entry[2])
-
-
-def bounded(changes: list[Message], max_backlog: int) -> list[Message]:
-    """`changes`, or, when their bodies exceed `max_backlog` bytes (a reader that fell far
-    behind), only the newest of each projection among them (a state transfer: nothing newer
-    is lost, intermediate versions are skipped, as when a reader falls behind the history)."""
-    if len(changes) <= len(PROJECTIONS) or sum(len(m.body) for m in changes) <= max_backlog:
-        return changes
-    newest: dict[str, Message] = {}
-    for m in changes:
-        newest[m.projection] = m
-    return sorted(newest.values(), key=lambda m: (m.as_of_seq, _rank(m.projection)))
-
-
-def _rank(projection: str) -> int:
-    return PROJECTIONS.index(projection) if projection in PROJECTIONS else len(PROJECTIONS)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import orjson
+
+from projections.names import PROJECTIONS
 from services.projection.projector import Message
 
 #: Encoded frames kept per cache (one per hub) before it is cleared.
@@ -73,3 +77,25 @@ def _encode(todo: list[tuple[Message, bool]]) -> bytes:
 
 
 KEEPALIVE = b": keep-alive\n\n"
+
+
+def held_frame(held: dict[str, Any] | None) -> bytes:
+    """`event: held` (data: why) when the tournament's projections stop being published,
+    `event: held` with data `null` when they resume."""
+    return b"event: held\ndata: " + orjson.dumps(held) + b"\n\n"
+
+
+def bounded(changes: list[Message], max_backlog: int) -> list[Message]:
+    """`changes`, or, when their bodies exceed `max_backlog` bytes (a reader that fell far
+    behind), only the newest of each projection among them (a state transfer: nothing newer
+    is lost, intermediate versions are skipped, as when a reader falls behind the history)."""
+    if len(changes) <= len(PROJECTIONS) or sum(len(m.body) for m in changes) <= max_backlog:
+        return changes
+    newest: dict[str, Message] = {}
+    for m in changes:
+        newest[m.projection] = m
+    return sorted(newest.values(), key=lambda m: (m.as_of_seq, _rank(m.projection)))
+
+
+def _rank(projection: str) -> int:
+    return PROJECTIONS.index(projection) if projection in PROJECTIONS else len(PROJECTIONS)
