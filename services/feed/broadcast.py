@@ -56,16 +56,19 @@ def chunked(chunk: bytes) -> bytes:
     return b"%x\r\n" % len(chunk) + chunk + b"\r\n"
 
 
+class Flow(Protocol):
+    write_paused: bool  # the write buffer went above the high-water mark (not yet below low)
+
+
 class Sink(Protocol):
-    """Where a member's bytes go: a chunked HTTP response body, written without awaiting."""
+    """Where a member's bytes go: a chunked HTTP response body, written without awaiting.
+    `flow`, `write` and `is_closing` are read once per delivery by the broadcaster."""
+
+    flow: Flow
 
     def write(self, wire: bytes) -> None: ...
 
-    @property
-    def paused(self) -> bool: ...  # its write buffer is above the high-water mark
-
-    @property
-    def closed(self) -> bool: ...  # the client went away
+    def is_closing(self) -> bool: ...  # the client went away
 
     async def drain(self) -> None: ...  # until it takes bytes again (or is closed)
 
@@ -73,27 +76,22 @@ class Sink(Protocol):
 class UvicornSink:
     """The transport of a uvicorn httptools connection whose response is chunked."""
 
-    __slots__ = ("_cycle", "_flow", "_transport", "write")
+    __slots__ = ("_transport", "flow", "is_closing", "write")
 
     def __init__(self, cycle: Any) -> None:
-        self._cycle, self._flow, self._transport = cycle, cycle.flow, cycle.transport
+        self.flow: Flow = cycle.flow
+        self._transport = cycle.transport
         self.write: Callable[[bytes], None] = cycle.transport.write
+        # connection_lost closes the transport (and sets the cycle's `disconnected`)
+        self.is_closing: Callable[[], bool] = cycle.transport.is_closing
 
-    @property
-    def paused(self) -> bool:
-        return bool(self._flow.write_paused)
-
-    @property
-    def closed(self) -> bool:
-        return bool(self._cycle.disconnected or self._transport.is_closing())
+    async def drain(self) -> None:
+        await self.flow.drain()  # type: ignore[attr-defined]  # set again when drained or lost
 
     @property
     def buffered(self) -> int:
         """Bytes written and not yet taken by the socket."""
         return int(self._transport.get_write_buffer_size())
-
-    async def drain(self) -> None:
-        await self._flow.drain()  # set again when the buffer drains or the connection is lost
 
 
 def direct_sink(send: Any) -> UvicornSink | None:
@@ -121,10 +119,24 @@ class Member:
     its own, what it sent (`sent`, `held`) and the hub publication it read up to (`cursor`);
     while it is in a cohort, the cohort holds them."""
 
-    __slots__ = ("_waiter", "cohort", "cursor", "floor", "held", "joined", "last", "sent", "sink")
+    __slots__ = (
+        "_waiter",
+        "cohort",
+        "cursor",
+        "floor",
+        "flow",
+        "held",
+        "is_closing",
+        "joined",
+        "last",
+        "sent",
+        "sink",
+        "write",
+    )
 
     def __init__(self, sink: Sink, floor: int) -> None:
         self.sink, self.floor = sink, floor
+        self.flow, self.write, self.is_closing = sink.flow, sink.write, sink.is_closing
         self.sent: dict[str, int] = {}
         self.held: dict[str, Any] | None = None
         self.cursor = 0
@@ -226,7 +238,7 @@ class Broadcaster:
         socket takes bytes; else False (it catches up first)."""
         if m.cohort is not None:
             return True
-        if (self.cohorts and m.cursor < self.cursor) or m.sink.paused or m.sink.closed:
+        if (self.cohorts and m.cursor < self.cursor) or m.flow.write_paused or m.is_closing():
             return False
         if not self.cohorts:
             self.cursor = m.cursor  # nothing is due to anyone before it
@@ -281,13 +293,12 @@ class Broadcaster:
             c.last = now
             behind: list[Member] | None = None
             for m in c.members:
-                sink = m.sink
-                if sink.paused or sink.closed:
+                if m.flow.write_paused or m.is_closing():
                     if behind is None:
                         behind = []
                     behind.append(m)
                 else:
-                    sink.write(wire)
+                    m.write(wire)
             if behind is not None:  # not written to: they resume from before this publish
                 for m in behind:
                     del c.members[m]
@@ -353,18 +364,18 @@ async def serve_member(
             if time.monotonic() >= next_auth:
                 if not await still_allowed():
                     bc.leave(m)
-                    if not sink.closed:
+                    if not sink.is_closing():
                         sink.write(chunked(REVOKED))
                     return
                 next_auth = next_check(reauth)
             if m.cohort is None:  # catching up on its own
-                if sink.paused:
+                if sink.flow.write_paused:
                     wait = max(0.0, next_auth - time.monotonic())
                     try:
                         await asyncio.wait_for(sink.drain(), wait)
                     except TimeoutError:
                         continue  # re-check the token, then wait again
-                if sink.closed:
+                if sink.is_closing():
                     return
                 if not bc.join(m):
                     changes, m.cursor = hub.since(tid, m.cursor)
@@ -382,7 +393,11 @@ async def serve_member(
             if await m.sleep(min(m.quiet_since() + keepalive, next_auth)):
                 continue  # put out of the broadcast: catch up
             now = time.monotonic()
-            if now >= m.quiet_since() + keepalive and not sink.paused and not sink.closed:
+            if (
+                now >= m.quiet_since() + keepalive
+                and not sink.flow.write_paused
+                and not sink.is_closing()
+            ):
                 sink.write(chunked(sse.KEEPALIVE))
                 m.last = now
     finally:

@@ -15,8 +15,11 @@
   with `Retry-After`), and a connection that fell behind by more than
   `ARBITER_FEED_MAX_BACKLOG` bytes of messages (a slow reader; default 1 MiB) gets a state
   transfer (the latest version of each projection that changed) instead of every version, so
-  a slow reader holds at most that, plus its socket's write buffer (uvicorn stops the stream
-  while the client does not read).
+  a slow reader holds at most that, plus its socket's write buffer (nothing is written to it
+  while its socket does not take bytes). Under uvicorn's httptools protocol (`arbiter serve`)
+  the streams of a tournament that keep up are written by one broadcaster, each publish
+  encoded once and written straight to their sockets; one that falls behind catches up on its
+  own and rejoins (services/feed/broadcast.py states the rule).
   With `?patches=true`, a projection whose full message this connection already sent is then
   sent as `event: patch` (`services.feed.patch`: RFC 6902 operations that turn the message the
   client holds, `base_seq`, into the new one, `as_of_seq`) when that is smaller: on a live

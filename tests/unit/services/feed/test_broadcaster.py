@@ -17,10 +17,14 @@ from services.projection.projector import Message
 FIRST = b"retry: 2000\n: connected\n\n"
 
 
+class Flow:
+    write_paused = False
+
+
 class FakeSink:
     def __init__(self) -> None:
         self.wire: list[bytes] = []
-        self.paused = False
+        self.flow = Flow()
         self.closed = False
         self._writable = asyncio.Event()
         self._writable.set()
@@ -29,15 +33,18 @@ class FakeSink:
         assert not self.closed
         self.wire.append(wire)
 
+    def is_closing(self) -> bool:
+        return self.closed
+
     async def drain(self) -> None:
         await self._writable.wait()
 
     def fill(self) -> None:  # its write buffer goes above the high-water mark
-        self.paused = True
+        self.flow.write_paused = True
         self._writable.clear()
 
     def empty(self) -> None:
-        self.paused = False
+        self.flow.write_paused = False
         self._writable.set()
 
     def body(self) -> bytes:
