@@ -281,6 +281,10 @@ class Broadcaster:
         changes = sse.bounded(changes, self.max_backlog)
         now = time.monotonic()
         out: list[Member] = []
+        # The HTTP chunk of each frame, once for the cohorts that get the same frame (the
+        # frames come from the hub's cache: one object); the frame is kept with it, so its id
+        # is not reused while this pass runs.
+        wires: dict[int, tuple[bytes, bytes]] = {}
         for c in list(self.cohorts.values()):
             sent_before, held_before = dict(c.sent), c.held
             chunk = sse.frame(changes, c.sent, c.floor, self.patches, self.hub.frames)
@@ -289,7 +293,10 @@ class Broadcaster:
                 chunk = sse.held_frame(held) + chunk
             if not chunk:
                 continue
-            wire = chunked(chunk)
+            kept = wires.get(id(chunk))
+            if kept is None:
+                kept = wires[id(chunk)] = (chunk, chunked(chunk))
+            wire = kept[1]
             c.last = now
             behind: list[Member] | None = None
             for m in c.members:

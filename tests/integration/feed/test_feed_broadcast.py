@@ -216,3 +216,29 @@ def test_clients_that_go_away_free_their_place_slot_and_watcher(srv: Any) -> Non
     _until(lambda: feed.hub.broadcasters == {}, "the broadcaster goes")
     _until(lambda: feed.subscribers == 0, "the slots come back")
     assert TID not in feed.hub._watchers
+
+
+def test_a_revoked_token_ends_its_streams_and_the_others_stay_in_the_broadcast(
+    tmp_path: Path,
+) -> None:
+    settings = FeedSettings(keepalive=3600.0, reauth=0.3, max_backlog=MAX_BACKLOG)
+    with ThreadServer(tmp_path, feed=settings) as server:
+        kept, revoked = server.token("auditor", "a1"), server.token("auditor", "a2")
+        # Given five streams behind each of two tokens, all in the broadcast
+        ours = [Client(server.url, revoked) for _ in range(5)]
+        others = [Client(server.url, kept) for _ in range(5)]
+        try:
+            _until(lambda: _in(server) == 10, "all in the broadcast")
+            # When one token is revoked
+            assert server.tokens.revoke(revoked.split("_")[1])
+            # Then its streams end with `revoked` (and the response's last chunk) ...
+            end = b"event: revoked\ndata: {}\n\n\r\n0\r\n\r\n"
+            _until(lambda: all(c.body.endswith(end) for c in ours), "ours end", 10)
+            _until(lambda: _in(server) == 5, "ours leave the broadcast", 10)
+            # ... and the others still get what is published
+            _publish(server, 1)
+            _until(lambda: all(c.sse().endswith(_data(1)) for c in others), "others get it")
+            assert all(b"revoked" not in c.body for c in others)
+        finally:
+            for c in [*ours, *others]:
+                c.close()

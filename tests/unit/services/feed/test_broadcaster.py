@@ -200,6 +200,8 @@ def test_streams_in_different_states_get_their_own_bytes_and_merge_when_alike() 
     )
     assert fresh.body().startswith(FIRST + b"event: standings\ndata: {s1}\n\nevent: games\nid: 1")
     assert fresh.wire[1:] == resumed.wire[1:]
+    # and the two cohorts were written the same chunk object (encoded once)
+    assert all(a is b for a, b in zip(fresh.wire[1:], resumed.wire[1:], strict=True))
 
 
 def test_a_patches_stream_gets_the_patch_once_its_full_message_went() -> None:
