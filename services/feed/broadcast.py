@@ -101,7 +101,8 @@ def direct_sink(send: Any) -> UvicornSink | None:
 
     ASGI gives an application no transport; uvicorn's `send` is the bound method of its
     request-response cycle, which holds the transport, its flow control and the chunked
-    encoding it chose in the response start (uvicorn 0.3x: httptools_impl.RequestResponseCycle)."""
+    encoding it chose in the response start (uvicorn 0.54: httptools_impl.RequestResponseCycle;
+    anything else, h11 included, takes the `send` path)."""
     cycle = getattr(send, "__self__", None)
     if cycle is None or type(cycle).__module__ != "uvicorn.protocols.http.httptools_impl":
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from events_schema.codec import dumps
-from services.feed.broadcast import Broadcaster, chunked, serve_member
+from services.feed.broadcast import Broadcaster, chunked, direct_sink, serve_member
 from services.feed.hub import FeedHub
 from services.feed.routes import deliver_stream
 from services.projection.projector import Message
@@ -234,3 +234,20 @@ def test_a_patches_stream_gets_the_patch_once_its_full_message_went() -> None:
             b'"projection":null,"tournament_id":null,"version":null}\n\n'
         )
     )
+
+
+def test_a_server_other_than_uvicorn_httptools_gets_no_direct_writer() -> None:
+    # Given the `send` of another server (here a plain coroutine function, as Starlette's
+    # test client or h11 hand over), the stream goes through `send` (routes.deliver_stream)
+    async def send(message: dict[str, object]) -> None:
+        pass
+
+    class Cycle:  # a look-alike from elsewhere
+        transport = flow = scope = None
+        disconnected = False
+
+        async def send(self, message: dict[str, object]) -> None:
+            pass
+
+    assert direct_sink(send) is None
+    assert direct_sink(Cycle().send) is None
