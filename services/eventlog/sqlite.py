@@ -120,6 +120,9 @@ class SQLiteEventLog(EventLog):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._appended = threading.Condition()
+        # This process's appends so far (under `_appended`): a tail that saw the count
+        # unchanged since its last read may wait, any other needs to read again.
+        self._appends = 0
         with self._conn() as conn:
             conn.executescript(_SCHEMA)
 
@@ -176,6 +179,7 @@ class SQLiteEventLog(EventLog):
                 raise
         if not result.duplicate:
             with self._appended:
+                self._appends += 1
                 self._appended.notify_all()
         return result
 
@@ -328,25 +332,44 @@ class SQLiteEventLog(EventLog):
 
 
 class _SQLiteSubscription(Subscription):
-    # Another process's appends are seen by polling; this process's wake the tail at once.
+    """This process's appends wake the tail at once (`SQLiteEventLog._appended`); another
+    process's are seen by polling, every `POLL_INTERVAL` at first, then, while the polls find
+    none, at intervals doubling up to `MAX_POLL_INTERVAL` (issue 27 item 3: an idle server's
+    tail no longer wakes 200 times a second, each a query; a live server's moves, appended
+    in this process, keep waking it at once). A poll that finds another process's appends
+    goes back to `POLL_INTERVAL`."""
+
     POLL_INTERVAL = 0.005
+    MAX_POLL_INTERVAL = 0.05
 
     def __init__(self, log: SQLiteEventLog, position: int) -> None:
         super().__init__()
         self.log = log
         self.position = position
+        self._interval = self.POLL_INTERVAL
+        # `log._appends` at the last read: rows found with the count unchanged since are
+        # another process's.
+        self._seen = -1
 
     def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]:
         deadline = time.monotonic() + timeout
+        log = self.log
         while not self.closed:
-            rows = self.log._after(self.position, max_events)
+            seen = log._appends  # read before the query: an append after it wakes the wait
+            rows = log._after(self.position, max_events)
             if rows:
                 envelopes = [env for _, env in rows]  # decoded (never raises) before moving on
                 self.position = rows[-1][0]
+                if seen == self._seen:  # none of this process's: another process appends
+                    self._interval = self.POLL_INTERVAL
+                self._seen = seen
                 return envelopes
+            self._seen = seen
             left = deadline - time.monotonic()
             if left <= 0:
                 return []
-            with self.log._appended:
-                self.log._appended.wait(min(left, self.POLL_INTERVAL))
+            with log._appended:
+                if log._appends == seen:  # no append of this process since the read
+                    log._appended.wait(min(left, self._interval))
+            self._interval = min(self._interval * 2, self.MAX_POLL_INTERVAL)
         return []
