@@ -8,8 +8,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
 from builders import created, new_event, player
 
+from services.eventlog.base import AppendConflict
 from services.eventlog.sqlite import SQLiteEventLog, _SQLiteSubscription
 
 
@@ -99,3 +101,50 @@ def test_another_process_append_is_found_and_brings_the_short_interval_back(
                 break
         assert [e.seq for e in got] == [1, 2]
         assert tail._interval == _SQLiteSubscription.POLL_INTERVAL
+
+
+def test_handed_over_envelopes_are_what_a_read_of_their_rows_decodes(tmp_path: Path) -> None:
+    """This process's appends reach its tail from memory (`_recent`), another process's from
+    the rows; interleaved, the tail gets every event once, in log order, each the very value
+    (types included: `repr`) that reading the log decodes."""
+    ours = SQLiteEventLog(tmp_path / "e.sqlite3")
+    theirs = SQLiteEventLog(tmp_path / "e.sqlite3")
+    reads = _counting_reads(ours)
+    with ours.subscribe() as tail:
+        ours.append("t1", [new_event(created()), new_event(player("a"))])
+        got = tail.poll(timeout=5)
+        assert reads == []  # handed over: no read of the log
+        theirs.append("t1", [new_event(player("b"))])
+        ours.append("t2", [new_event(created())])  # follows theirs: read, not handed over
+        ours.append("t1", [new_event(player("c")), new_event(player("d"))])
+        for _ in range(100):
+            got += tail.poll(timeout=0.5)
+            if len(got) == 6:
+                break
+    stored = list(ours.read_all())
+    assert [(e.tournament_id, e.seq) for e in got] == [
+        ("t1", 1),
+        ("t1", 2),
+        ("t1", 3),
+        ("t2", 1),
+        ("t1", 4),
+        ("t1", 5),
+    ]
+    assert repr(got) == repr(stored)
+    assert [e.to_bytes() for e in got] == list(ours.read_raw("t1"))[:3] + list(
+        ours.read_raw("t2")
+    ) + list(ours.read_raw("t1"))[3:]
+
+
+def test_a_refused_or_duplicate_append_hands_nothing_over(tmp_path: Path) -> None:
+    log = SQLiteEventLog(tmp_path / "e.sqlite3")
+    first = new_event(created())
+    log.append("t1", [first])
+    with log.subscribe() as tail:
+        assert log.append("t1", [first]).duplicate
+        with pytest.raises(AppendConflict):
+            log.append("t1", [new_event(player("z"))], expected_seq=7)
+        log.append("t1", [new_event(player("a"))])
+        got = tail.poll(timeout=5)
+    assert [e.seq for e in got] == [2]
+    assert sorted(log._recent) == [1, 2]
