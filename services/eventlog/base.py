@@ -161,6 +161,9 @@ def encode_read_back(
 class AppendResult:
     envelopes: list[Envelope]
     duplicate: bool = False  # True: every event was stored already; nothing was appended
+    # The stored bytes of `envelopes` (`Envelope.to_bytes`), when the log has them at hand:
+    # the API answers with them as they are instead of serialising the envelopes again.
+    bodies: list[bytes] | None = field(default=None, compare=False, repr=False)
 
     @property
     def last_seq(self) -> int:

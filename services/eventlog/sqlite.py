@@ -249,7 +249,7 @@ class SQLiteEventLog(EventLog):
             last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
         # AUTOINCREMENT under the write lock: the batch's positions follow one another.
         assert last is not None
-        return AppendResult(out), int(last) - len(rows_in) + 1, backs
+        return AppendResult(out, bodies=bodies), int(last) - len(rows_in) + 1, backs
 
     def read(
         self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
