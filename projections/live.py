@@ -106,6 +106,25 @@ def _go_start(size: int, handicap: int) -> GoBoard:
         return GoBoard(size)
 
 
+@dataclass(frozen=True)
+class _Round:
+    """The round of the games document last built: its `RoundScheduled` id, the list of its
+    game ids it was built from (that very object, and its length then), its games in
+    pairing order with their ids and places, their parts, each game's (ended, in progress)
+    and the two counts."""
+
+    round_id: UUID
+    ids: list[str]
+    n_ids: int
+    games: list[GameRecord]
+    game_ids: list[str]
+    index: dict[str, int]  # game id -> its place in `games`
+    parts: list[dict[str, Any]]
+    flags: list[tuple[bool, bool]]
+    ended: int
+    in_progress: int
+
+
 class BoardCache:
     """One tournament's boards per game, advanced incrementally, its games' document parts and
     its last crosstable. Thread-safe; bounded."""
@@ -125,7 +144,7 @@ class BoardCache:
         # The pairings of the games document last built: the round's `RoundScheduled` id, its
         # game ids in order, and their parts (`games_document(touched=...)` replaces the
         # touched games' parts in a copy of this list, without visiting the others).
-        self._pairings: tuple[UUID, list[str], list[dict[str, Any]]] | None = None
+        self._round: _Round | None = None
 
     def __reduce__(self) -> tuple[type[BoardCache], tuple[int]]:
         # Pickled (a processor's snapshot of the fold, services/projection/processors/snapshots.py)
@@ -157,16 +176,30 @@ class BoardCache:
         """A copy of the parts of the games document last built, if it was built for these
         games of this round (in this order)."""
         with self._lock:
-            held = self._pairings
-            if held is not None and held[0] == round_id and held[1] == game_ids:
-                return list(held[2])
+            held = self._round
+            if held is not None and held.round_id == round_id and held.game_ids == game_ids:
+                return list(held.parts)
             return None
 
-    def keep_pairings(
-        self, round_id: UUID, game_ids: list[str], parts: list[dict[str, Any]]
-    ) -> None:
+    def round(self, round_id: UUID, ids: list[str]) -> _Round | None:
+        """What the games document last built held of its round, if it was built from this
+        very list of the round's game ids (`StandingsState.rounds`, set once per
+        `RoundScheduled`), as long as it was."""
         with self._lock:
-            self._pairings = (round_id, game_ids, parts)
+            held = self._round
+            if (
+                held is not None
+                and held.round_id == round_id
+                and held.ids is ids
+                and held.n_ids == len(ids)
+                and len(held.index) == len(held.game_ids)  # (a game listed twice: rebuilt)
+            ):
+                return held
+            return None
+
+    def keep_round(self, held: _Round) -> None:
+        with self._lock:
+            self._round = held
 
     def crosstable(self, table: Table) -> dict[str, Any] | None:
         """`build_crosstable(table)`, or the last one built from the same crosstable and rows
@@ -557,33 +590,67 @@ def games_document(
         return body
     stage, rnd, eid = current
     ids, byes = state.rounds.get(eid, ([], []))
-    games = [state.games[g] for g in ids if g in state.games]
+    held = cache.round(eid, ids) if touched is not None else None
+    if held is not None:
+        # The same round's games as the document last built (a run of moves and clocks, all
+        # `touched` says came, never changes them): only the touched games' parts and
+        # statuses can differ, each found by its place, without visiting the other boards.
+        assert touched is not None
+        games, game_ids, index = held.games, held.game_ids, held.index
+        parts, flags = list(held.parts), list(held.flags)
+        ended, in_progress = held.ended, held.in_progress
+        for i in sorted(index[g] for g in touched if g in index):
+            g = games[i]
+            was_ended, was_playing = flags[i]
+            now = (bool(g.results), g.started and not g.results)
+            ended += now[0] - was_ended
+            in_progress += now[1] - was_playing
+            flags[i] = now
+            # The board number the pairing gives, else the pairing's order.
+            parts[i] = _game(state, g.board or i + 1, g, cache)
+    else:
+        # The round's games, their ids and how many ended or are in progress, in one pass.
+        games, game_ids, flags = [], [], []
+        ended = in_progress = 0
+        known = state.games
+        for gid in ids:
+            found = known.get(gid)
+            if found is None:
+                continue
+            games.append(found)
+            game_ids.append(found.game_id)
+            flags.append((bool(found.results), found.started and not found.results))
+            if found.results:
+                ended += 1
+            elif found.started:
+                in_progress += 1
+        index = {g: i for i, g in enumerate(game_ids)}
+        last = cache.pairings(eid, game_ids) if touched is not None else None
+        if last is not None:
+            # The same games as the document last built: only the touched ones can differ.
+            assert touched is not None
+            parts = last
+            for i, g in enumerate(games, start=1):
+                if g.game_id in touched:
+                    parts[i - 1] = _game(state, g.board or i, g, cache)
+        else:
+            parts = []
+            for i, g in enumerate(games, start=1):
+                part = None
+                if touched is not None and g.game_id not in touched:
+                    part = cache.last_part(g.game_id)
+                parts.append(part if part is not None else _game(state, g.board or i, g, cache))
     body["round"] = {
         "stage": stage,
         "round": rnd,
         "cycle": games[0].cycle if games else None,
         "games": len(games),
-        "ended": sum(1 for g in games if g.results),
-        "in_progress": sum(1 for g in games if g.started and not g.results),
+        "ended": ended,
+        "in_progress": in_progress,
     }
-    # The board number the pairing gives, else the pairing's order (RoundScheduled.pairings).
-    game_ids = [g.game_id for g in games]
-    last = cache.pairings(eid, game_ids) if touched is not None else None
-    if last is not None:
-        # The same games as the document last built: only the touched ones can differ.
-        assert touched is not None
-        parts = last
-        for i, g in enumerate(games, start=1):
-            if g.game_id in touched:
-                parts[i - 1] = _game(state, g.board or i, g, cache)
-    else:
-        parts = []
-        for i, g in enumerate(games, start=1):
-            part = None
-            if touched is not None and g.game_id not in touched:
-                part = cache.last_part(g.game_id)
-            parts.append(part if part is not None else _game(state, g.board or i, g, cache))
-    cache.keep_pairings(eid, game_ids, parts)
+    cache.keep_round(
+        _Round(eid, ids, len(ids), games, game_ids, index, parts, flags, ended, in_progress)
+    )
     body["pairings"] = list(parts)
     body["byes"] = [{"player": _player(state, b.player_id), "kind": b.kind} for b in byes]
     return body

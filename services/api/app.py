@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -199,11 +200,16 @@ def _appended(tid: str, result: AppendResult) -> Response:
     the full body cannot be built the client still gets its ids and seqs."""
     status = 200 if result.duplicate else 201
     try:
+        stored = result.bodies
         body = {
             "tournament_id": tid,
             "duplicate": result.duplicate,
             "last_seq": result.last_seq,
-            "events": [e.to_json_dict() for e in result.envelopes],
+            # Each event as stored: its canonical bytes as they are (the same bytes as
+            # serialising the envelope again), when the log handed them back.
+            "events": [orjson.Fragment(b) for b in stored]
+            if stored is not None and len(stored) == len(result.envelopes)
+            else [e.to_json_dict() for e in result.envelopes],
         }
         return json_response(body, status)
     except Exception:

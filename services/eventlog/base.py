@@ -127,8 +127,18 @@ def encode_checked(sealed: Sequence[Envelope], limits: Limits) -> list[bytes]:
     within the limits (`LimitExceeded`, 413) and decodes back, with the decoder every reader
     uses, to the same envelope and a valid typed event (`UnreadableOnWrite`). Both logs call
     this just before they commit, so the two refuse exactly the same batches."""
+    return encode_read_back(sealed, limits)[0]
+
+
+def encode_read_back(
+    sealed: Sequence[Envelope], limits: Limits
+) -> tuple[list[bytes], list[Envelope]]:
+    """`encode_checked`, with the envelopes its check decoded from the bytes: what a reader
+    of those bytes gets (`read_envelope`), handed to this process's tail without reading the
+    rows back (services/eventlog/sqlite.py)."""
     out = [env.to_bytes() for env in sealed]
     limits.check_envelope_bytes(len(b) for b in out)
+    backs: list[Envelope] = []
     for i, (env, body) in enumerate(zip(sealed, out, strict=True)):
         try:
             back = envelope_from_bytes(body)
@@ -143,13 +153,17 @@ def encode_checked(sealed: Sequence[Envelope], limits: Limits) -> list[bytes]:
                 f"commands[{i}]: the sealed {env.type} decodes to a different value; "
                 "nothing was stored"
             )
-    return out
+        backs.append(back)
+    return out, backs
 
 
 @dataclass
 class AppendResult:
     envelopes: list[Envelope]
     duplicate: bool = False  # True: every event was stored already; nothing was appended
+    # The stored bytes of `envelopes` (`Envelope.to_bytes`), when the log has them at hand:
+    # the API answers with them as they are instead of serialising the envelopes again.
+    bodies: list[bytes] | None = field(default=None, compare=False, repr=False)
 
     @property
     def last_seq(self) -> int:

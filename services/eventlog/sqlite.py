@@ -26,7 +26,7 @@ from services.eventlog.base import (
     StoredRow,
     Subscription,
     check_duplicates,
-    encode_checked,
+    encode_read_back,
     utcnow,
 )
 
@@ -107,6 +107,10 @@ CREATE TABLE IF NOT EXISTS events (
 #: (`sqlite.durability`).
 SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
 
+#: How many of this process's latest appended envelopes the log keeps for its tails
+#: (`SQLiteEventLog._recent`): a tail further behind reads the rows.
+RECENT = 1024
+
 
 class SQLiteEventLog(EventLog):
     backend = "sqlite"
@@ -120,6 +124,15 @@ class SQLiteEventLog(EventLog):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._appended = threading.Condition()
+        # This process's appends so far (under `_appended`): a tail that saw the count
+        # unchanged since its last read may wait, any other needs to read again.
+        self._appends = 0
+        # The envelopes this process appended lately, by position (under `_appended`), as a
+        # reader decodes their stored bytes (`encode_read_back`): a tail takes the next
+        # positions from here when they follow its own without a gap, instead of reading
+        # and decoding the rows it was just told of.
+        self._recent: dict[int, Envelope] = {}
+        self._newest = 0  # the latest position appended by this process
         with self._conn() as conn:
             conn.executescript(_SCHEMA)
 
@@ -169,13 +182,22 @@ class SQLiteEventLog(EventLog):
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
-                result = self._append_locked(conn, tournament_id, events, expected_seq)
+                result, first, backs = self._append_locked(
+                    conn, tournament_id, events, expected_seq
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 self._rollback(conn)
                 raise
         if not result.duplicate:
             with self._appended:
+                self._appends += 1
+                recent = self._recent
+                for i, back in enumerate(backs):
+                    recent[first + i] = back
+                self._newest = max(self._newest, first + len(backs) - 1)
+                while len(recent) > RECENT:  # the oldest first (insertion order)
+                    del recent[next(iter(recent))]
                 self._appended.notify_all()
         return result
 
@@ -185,7 +207,9 @@ class SQLiteEventLog(EventLog):
         tournament_id: str,
         events: Sequence[NewEvent],
         expected_seq: int | None,
-    ) -> AppendResult:
+    ) -> tuple[AppendResult, int, list[Envelope]]:
+        """The append inside the write transaction: the result, the position of its first
+        row and its envelopes as read back from their bytes (none for a duplicate)."""
         ids = [str(e.event_id) for e in events]
         marks = ",".join("?" * len(ids))
         rows = conn.execute(
@@ -194,7 +218,7 @@ class SQLiteEventLog(EventLog):
         stored = {UUID(r[3]): (r[0], _env(r[1:])) for r in rows}
         dup = check_duplicates(tournament_id, events, stored)
         if dup is not None:
-            return dup
+            return dup, 0, []
         last = conn.execute(
             "SELECT seq, hash FROM events WHERE tournament_id = ? ORDER BY seq DESC LIMIT 1",
             (tournament_id,),
@@ -209,17 +233,23 @@ class SQLiteEventLog(EventLog):
             env = e.sealed(tournament_id, last_seq, prev_hash, now)
             prev_hash = env.hash
             out.append(env)
-        bodies = encode_checked(out, self.limits)  # bounded, and reads back as itself
+        bodies, backs = encode_read_back(out, self.limits)  # bounded, and reads back as itself
         rows_in = [
             (tournament_id, env.seq, str(env.event_id), e.digest(tournament_id), env.hash, body)
             for env, e, body in zip(out, events, bodies, strict=True)
         ]
-        conn.executemany(
+        insert = (
             "INSERT INTO events (tournament_id, seq, event_id, digest, hash, body) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            rows_in,
+            "VALUES (?, ?, ?, ?, ?, ?)"
         )
-        return AppendResult(out)
+        if len(rows_in) == 1:
+            last = conn.execute(insert, rows_in[0]).lastrowid
+        else:
+            conn.executemany(insert, rows_in)
+            last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+        # AUTOINCREMENT under the write lock: the batch's positions follow one another.
+        assert last is not None
+        return AppendResult(out, bodies=bodies), int(last) - len(rows_in) + 1, backs
 
     def read(
         self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
@@ -328,25 +358,71 @@ class SQLiteEventLog(EventLog):
 
 
 class _SQLiteSubscription(Subscription):
-    # Another process's appends are seen by polling; this process's wake the tail at once.
+    """This process's appends wake the tail at once (`SQLiteEventLog._appended`) and are
+    handed over as they were appended (`SQLiteEventLog._recent`: the envelopes a read of their
+    rows would decode) when they follow the tail's position without a gap; anything else is
+    read from the log. Another process's appends are seen by polling, every `POLL_INTERVAL`
+    at first, then, while the polls find none, at intervals doubling up to
+    `MAX_POLL_INTERVAL` (issue 27 item 3: an idle server's tail no longer reads the log 200
+    times a second, and a live server's moves, appended in this process, are neither polled
+    for nor read back). A read that finds another process's appends goes back to
+    `POLL_INTERVAL`."""
+
     POLL_INTERVAL = 0.005
+    MAX_POLL_INTERVAL = 0.05
 
     def __init__(self, log: SQLiteEventLog, position: int) -> None:
         super().__init__()
         self.log = log
         self.position = position
+        self._interval = self.POLL_INTERVAL
+        self._next_read = 0.0  # when the log is read next (monotonic), if not woken before
+
+    def _handed_over(self, max_events: int) -> list[Envelope]:
+        """The envelopes of this process's appends that follow the tail's position, in order
+        (under the log's `_appended`)."""
+        recent = self.log._recent
+        out: list[Envelope] = []
+        position = self.position
+        while len(out) < max_events:
+            env = recent.get(position + 1)
+            if env is None:
+                break
+            out.append(env)
+            position += 1
+        self.position = position
+        return out
 
     def poll(self, timeout: float = 1.0, max_events: int = 10_000) -> list[Envelope]:
         deadline = time.monotonic() + timeout
+        log = self.log
         while not self.closed:
-            rows = self.log._after(self.position, max_events)
-            if rows:
-                envelopes = [env for _, env in rows]  # decoded (never raises) before moving on
-                self.position = rows[-1][0]
-                return envelopes
-            left = deadline - time.monotonic()
+            with log._appended:
+                seen = log._appends
+                handed = self._handed_over(max_events)
+                # A later append of this process than the tail has: the positions between
+                # are another process's (or not handed over yet): read them.
+                behind = log._newest > self.position
+            if handed:
+                return handed
+            now = time.monotonic()
+            if behind or now >= self._next_read:
+                rows = log._after(self.position, max_events)
+                self._next_read = now + self._interval
+                if rows:
+                    envelopes = [env for _, env in rows]  # decoded (never raises) first
+                    with log._appended:
+                        theirs = any(p not in log._recent for p, _ in rows)
+                    self.position = rows[-1][0]
+                    if theirs:  # another process appends: poll for it often again
+                        self._interval = self.POLL_INTERVAL
+                        self._next_read = now + self._interval
+                    return envelopes
+                self._interval = min(self._interval * 2, self.MAX_POLL_INTERVAL)
+            left = deadline - now
             if left <= 0:
                 return []
-            with self.log._appended:
-                self.log._appended.wait(min(left, self.POLL_INTERVAL))
+            with log._appended:
+                if log._appends == seen:  # no append of this process since the look above
+                    log._appended.wait(min(left, max(self._next_read - now, 0.0)))
         return []

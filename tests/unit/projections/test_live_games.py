@@ -479,3 +479,33 @@ def test_the_castling_letter_follows_a_rook_that_comes_beside_the_castling_rook(
         "3k4/8/8/8/8/8/8/4K1RR w G - 2 2",
         "3k4/8/8/8/8/8/7R/4K1R1 b K - 3 2",
     ]
+
+
+def test_the_round_of_a_document_built_for_touched_games_is_the_round_built_afresh() -> None:
+    """Issue 27 item 3: a move rebuilds its own game's part and status only (the round's other
+    games are not visited). A first move starts its game; a result (built in full, as the
+    projector does for it) ends one: the counts and parts equal a fresh build's at every
+    step."""
+    setup: list[Event] = [
+        created(fmt="swiss", rounds=3),
+        *(player(p) for p in ("a", "b", "c", "d", "e", "f")),
+        round_(1, ("g1", "a", "b"), ("g2", "c", "d"), ("g3", "e", "f")),
+    ]
+    # (event, the games it touches; None: a document built in full)
+    steps: list[tuple[Event, set[str] | None]] = [
+        (move("g2", 1, "d2d4"), {"g2"}),  # g2 starts
+        (move("g2", 2, "d7d5"), {"g2"}),
+        (move("g3", 1, "e2e4"), {"g3"}),  # g3 starts
+        (result("g3", "1-0"), None),  # g3 ends
+        (move("g2", 3, "c2c4"), {"g2"}),
+        (move("g1", 1, "g1f3"), {"g1", "g2"}),  # g1 starts
+    ]
+    recs = recorded(TID, [*setup, *(e for e, _ in steps)])
+    state = fold(recs[: len(setup)])
+    cache = BoardCache()
+    games_document(state, cache)
+    for i, (_, touched) in enumerate(steps, start=len(setup)):
+        evolve(state, recs[i])
+        data = games_document(state, cache, touched=touched)
+        assert data == games_document(fold(recs[: i + 1]), BoardCache())
+    assert data["round"]["in_progress"] == 2 and data["round"]["ended"] == 1
