@@ -18,7 +18,6 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
 
 from events_schema import CommandBatch, Event
 from events_schema.codec import dumps, loads
@@ -160,7 +159,7 @@ def create_app(
         raw = await _read_body(request, limits.max_body_bytes)
         batch, proposed = _parse_batch(raw, limits)
         try:
-            result = await run_in_threadpool(commands.handle, tid, batch, actor, proposed)
+            result = await commands.handle_async(tid, batch, actor, proposed)
         except CommandRejected as exc:
             errors = exc.errors_as_dicts()
             raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None

@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-import httpx
 import orjson
 from kafka import TopicPartition
 from kafka.errors import KafkaConfigurationError, KafkaError
@@ -29,6 +28,7 @@ from services.eventlog.base import (
 )
 from services.eventlog.kafka.admin import open_events_topic
 from services.eventlog.kafka.clients import KafkaUnavailable, partition_for
+from services.eventlog.kafka.forward import ForwardClient, ForwardError
 from services.eventlog.kafka.ownership import NotOwner, Ownership
 from services.eventlog.kafka.partition import Partition
 from services.eventlog.kafka.subscription import KafkaSubscription
@@ -101,7 +101,8 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
                     "URL, reachable by the other API processes) and ARBITER_FORWARD_SECRET"
                 )
             self.ownership = Ownership(bootstrap, topic, advertised_url, client_id)
-            self._forwarder = httpx.Client()
+            self.submit_blocks = True  # `submit` appends (or forwards) before it returns
+            self._forwarder = ForwardClient()  # kept connections (forward.py)
         elif ownership != "single":
             raise ValueError(f"ARBITER_KAFKA_OWNERSHIP must be single or group, not {ownership!r}")
 
@@ -139,7 +140,7 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
                 if owner == self.ownership.url:
                     return super().append(tournament_id, events, expected_seq)
                 return self._forward(owner, tournament_id, events, expected_seq, deadline)
-            except (NotOwner, httpx.TransportError) as exc:
+            except (NotOwner, *ForwardError) as exc:
                 last = exc  # the owner changed, or died: wait for the group to say who now
             if time.monotonic() >= deadline:
                 raise KafkaUnavailable(
@@ -180,13 +181,13 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
             "events": _EVENTS.dump_python(list(events), mode="json"),
         }
         self.forwarded += 1
-        answer = self._forwarder.post(
+        status, content = self._forwarder.post(
             f"{url}/internal/log/append",
-            content=orjson.dumps(body),
-            headers={"content-type": "application/json", FORWARD_HEADER: self.forward_secret},
+            orjson.dumps(body),
+            {"content-type": "application/json", FORWARD_HEADER: self.forward_secret},
             timeout=max(deadline - time.monotonic(), 0.5) + self.VISIBLE_TIMEOUT_S,
         )
-        return answer_result(answer.status_code, answer.content)
+        return answer_result(status, content)
 
     def append_forwarded(self, raw: bytes) -> tuple[int, bytes]:
         """The owner's side of `_forward` (`POST /internal/log/append`): the status and body
