@@ -168,6 +168,8 @@ async def _outcome(waiter: Callable[[], AppendResult]) -> AppendResult:
         await asyncio.wait_for(answered, patience)
     except TimeoutError:  # never answered (a committer gone): the waiter's own bounded wait
         return await run_sync(waiter)
+    if not getattr(waiter, "final", True):
+        return await run_sync(waiter)  # answered, but may still route the batch elsewhere
     return waiter()  # answered: does not wait
 
 

@@ -36,6 +36,7 @@ from services.eventlog.kafka.writer import (
     DEFAULT_GROUP_COMMIT_MS,
     DEFAULT_GROUP_MAX_EVENTS,
     GroupCommitWriter,
+    Pending,
 )
 
 
@@ -101,7 +102,6 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
                     "URL, reachable by the other API processes) and ARBITER_FORWARD_SECRET"
                 )
             self.ownership = Ownership(bootstrap, topic, advertised_url, client_id)
-            self.submit_blocks = True  # `submit` appends (or forwards) before it returns
             self._forwarder = ForwardClient()  # kept connections (forward.py)
         elif ownership != "single":
             raise ValueError(f"ARBITER_KAFKA_OWNERSHIP must be single or group, not {ownership!r}")
@@ -131,6 +131,17 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         landed before an owner changed comes back as a duplicate)."""
         if self.ownership is None or not events:
             return super().append(tournament_id, events, expected_seq)
+        return self._route(tournament_id, events, expected_seq, None)
+
+    def _route(
+        self,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None,
+        after: UUID | None,
+    ) -> AppendResult:
+        """`append` with ownership by group, with the pipelined path's `after` (writer.py)."""
+        assert self.ownership is not None
         number = partition_for(tournament_id, self.partitions)
         deadline = time.monotonic() + self.APPEND_TIMEOUT_S
         last: Exception | None = None
@@ -138,8 +149,10 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
             owner = self.ownership.owner(number, deadline)
             try:
                 if owner == self.ownership.url:
-                    return super().append(tournament_id, events, expected_seq)
-                return self._forward(owner, tournament_id, events, expected_seq, deadline)
+                    return GroupCommitWriter.submit(
+                        self, tournament_id, events, expected_seq, after
+                    )()
+                return self._forward(owner, tournament_id, events, expected_seq, deadline, after)
             except (NotOwner, *ForwardError) as exc:
                 last = exc  # the owner changed, or died: wait for the group to say who now
             if time.monotonic() >= deadline:
@@ -158,14 +171,31 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         expected_seq: int | None = None,
         after: UUID | None = None,
     ) -> Callable[[], AppendResult]:
-        """The command path's pipelined append (writer.py). With ownership by group a
-        submission goes through `append` (here, or forwarded to the partition's owner) and is
-        answered before it returns: a forwarded batch cannot join the owner's in-flight
-        transaction, and `expected_seq` alone then guards the decision."""
-        if self.ownership is None:
+        """The command path's pipelined append (writer.py). With ownership by group it is
+        pipelined too (issue 27: it used to be appended, or forwarded, under the tournament's
+        lock, one batch at a time per tournament and process): a stream this process owns
+        joins its committer's queue; another's is forwarded with its `after` when the caller
+        waits (outside the tournament's lock), so the next command is decided meanwhile and
+        the owner admits it only right after the batch it was decided after. A batch whose
+        partition moved before its commit (`NotOwner`) is then routed to the new owner, with
+        the same `after`."""
+        if self.ownership is None or not events:
             return super().submit(tournament_id, events, expected_seq, after)
-        result = self.append(tournament_id, events, expected_seq)
-        return lambda: result
+        number = partition_for(tournament_id, self.partitions)
+        if not self.ownership.owns(number):
+            return lambda: self._route(tournament_id, events, expected_seq, after)
+        queued = super().submit(tournament_id, events, expected_seq, after)
+
+        def answer() -> AppendResult:
+            try:
+                return queued()
+            except NotOwner:
+                return self._route(tournament_id, events, expected_seq, after)
+
+        if not isinstance(queued, Pending):
+            return answer  # the caller's thread commits (a lone writer)
+        # Once answered, a `NotOwner` answer still routes the batch: waited on a thread.
+        return Pending(answer, queued.when_done, queued.patience_s, final=False)
 
     def _forward(
         self,
@@ -174,10 +204,12 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         events: Sequence[NewEvent],
         expected_seq: int | None,
         deadline: float,
+        after: UUID | None = None,
     ) -> AppendResult:
         body = {
             "tournament_id": tournament_id,
             "expected_seq": expected_seq,
+            "after": str(after) if after is not None else None,
             "events": _EVENTS.dump_python(list(events), mode="json"),
         }
         self.forwarded += 1
@@ -198,7 +230,8 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         if self.ownership is None or not self.ownership.owns(partition_for(tid, self.partitions)):
             return 421, orjson.dumps({"error": "NotOwner", "message": "not the owner"})
         try:
-            result = GroupCommitWriter.append(self, tid, events, data.get("expected_seq"))
+            after = UUID(str(data["after"])) if data.get("after") else None
+            result = GroupCommitWriter.submit(self, tid, events, data.get("expected_seq"), after)()
         except NotOwner as exc:
             return 421, orjson.dumps({"error": "NotOwner", "message": str(exc)})
         except AppendConflict as exc:

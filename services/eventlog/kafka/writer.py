@@ -159,18 +159,22 @@ class Pending:
     committer once the answer is there, after which calling it does not wait. An API request
     awaits that instead of holding a thread for the whole commit (services/api/app.py)."""
 
-    __slots__ = ("_wait", "patience_s", "when_done")
+    __slots__ = ("_wait", "final", "patience_s", "when_done")
 
     def __init__(
         self,
         wait: Callable[[], AppendResult],
         when_done: Callable[[Callable[[], None]], None],
         patience_s: float,
+        final: bool = True,
     ) -> None:
         self._wait = wait
         self.when_done = when_done
         #: The committer answers by then (else calling it is the bounded wait of `_wait`).
         self.patience_s = patience_s
+        #: Whether, once answered, calling it returns at once (False: it may still wait, e.g.
+        #: route a batch whose partition moved: log.py; the caller then calls it on a thread).
+        self.final = final
 
     def __call__(self) -> AppendResult:
         return self._wait()
@@ -211,9 +215,9 @@ class GroupCommitWriter(IndexedReader):
     TRANSACTION_TIMEOUT_S = 20.0
 
     limits: Limits
-    #: Whether `submit` itself waits for the append (ownership by group: a forwarded append,
-    #: log.py); else it returns at once (the command path may then call it on the event loop:
-    #: services/commands/service.py `_step_on_loop`).
+    #: Whether `submit` itself may wait; it never does here (nor with ownership by group:
+    #: log.py), so the command path may call it on the event loop
+    #: (services/commands/service.py `_step_on_loop`).
     submit_blocks = False
     #: How long an append waits at most for others to join its transaction.
     group_window_s: float
