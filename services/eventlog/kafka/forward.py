@@ -27,6 +27,11 @@ IDLE_S = 4.0
 #: Connections kept per owner (more may be open at once; the extra ones are closed after use).
 KEEP = 64
 
+
+class NotSent(ConnectionError):
+    """The owner could not be reached: nothing of the request was sent."""
+
+
 #: What a failed forward raises (the connection refused, reset, timed out, a bad answer).
 ForwardError = (OSError, http.client.HTTPException)
 
@@ -44,10 +49,24 @@ class ForwardClient:
     ) -> tuple[int, bytes]:
         """POST `body` to `url` on a kept connection: the answer's status and body. Raises one
         of `ForwardError` when no answer was read (the batch may have landed)."""
+        status, content, _ = self.exchange(url, body, headers, timeout)
+        return status, content
+
+    def exchange(
+        self, url: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes, dict[str, str]]:
+        """`post`, with the answer's headers. `NotSent` when the owner could not be reached
+        (nothing sent)."""
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port or 80
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         conn = self._checkout((host, port), timeout)
+        if conn.sock is None:
+            try:
+                conn.connect()
+            except OSError as exc:
+                conn.close()
+                raise NotSent(f"{url}: {exc}") from exc
         try:
             if conn.sock is not None:
                 conn.sock.settimeout(timeout)
@@ -61,7 +80,7 @@ class ForwardClient:
             conn.close()
         else:
             self._checkin((host, port), conn)
-        return answer.status, content
+        return answer.status, content, dict(answer.getheaders())
 
     def _checkout(self, key: tuple[str, int], timeout: float) -> http.client.HTTPConnection:
         now = time.monotonic()

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 from uuid import UUID
 
 import orjson
@@ -28,7 +29,7 @@ from services.eventlog.base import (
 )
 from services.eventlog.kafka.admin import open_events_topic
 from services.eventlog.kafka.clients import KafkaUnavailable, partition_for
-from services.eventlog.kafka.forward import ForwardClient, ForwardError
+from services.eventlog.kafka.forward import ForwardClient, ForwardError, NotSent
 from services.eventlog.kafka.ownership import NotOwner, Ownership
 from services.eventlog.kafka.partition import Partition
 from services.eventlog.kafka.subscription import KafkaSubscription
@@ -88,6 +89,7 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         self._seeker = None
         self.fetch_rounds = 0
         self.forwarded = 0  # appends sent to another process (ownership by group)
+        self.forwarded_commands = 0  # of which commands, decided by their stream's owner
         self.partitions = found or partitions
         self._parts = [Partition(n) for n in range(self.partitions)]
         self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
@@ -197,6 +199,52 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         # Once answered, a `NotOwner` answer still routes the batch: waited on a thread.
         return Pending(answer, queued.when_done, queued.patience_s, final=False)
 
+    def command_owner(self, tournament_id: str) -> str | None:
+        """With ownership by group: the URL of the process that writes the tournament's
+        stream when it is another one (the API sends it the command: services/api/app.py);
+        else None (decided here)."""
+        if self.ownership is None:
+            return None
+        owner = self.ownership.current_owner(partition_for(tournament_id, self.partitions))
+        return owner if owner and owner != self.ownership.url else None
+
+    def forward_command(
+        self, url: str, tournament_id: str, actor_json: str, raw: bytes
+    ) -> tuple[int, bytes, dict[str, str]] | None:
+        """Send a command body to the stream's owner (`POST /internal/commands/{id}`): its
+        answer (status, body, the headers a client needs), or None when the owner did not
+        could not be reached (then decided here). Raises `EventLogUnavailable` (possibly
+        committed) when it was sent and not answered."""
+        self.forwarded += 1  # an append sent to its owner, as a command
+        self.forwarded_commands += 1
+        try:
+            status, content, headers = self._forwarder.exchange(
+                f"{url}/internal/commands/{quote(tournament_id, safe='')}",
+                raw,
+                {
+                    "content-type": "application/json",
+                    FORWARD_HEADER: self.forward_secret,
+                    ACTOR_HEADER: actor_json,
+                },
+                timeout=self.APPEND_TIMEOUT_S + self.VISIBLE_TIMEOUT_S + 5.0,
+            )
+        except NotSent:
+            return None  # nothing sent: decided here
+        except ForwardError as exc:
+            # Sent, not answered: it may have been appended there. Not decided again here
+            # (a command without event ids would be appended twice): 503, as a commit whose
+            # answer was lost.
+            raise KafkaUnavailable(
+                f"the owner of {tournament_id}'s stream ({url}) did not answer ({exc!r}); "
+                "the command may have been appended: read the stream before resending it, "
+                "or resend it with event ids",
+                maybe_committed=True,
+            ) from exc
+        if status == 404:
+            return None  # not served there (no secret, another setting): decided here
+        keep = {k: v for k, v in headers.items() if k.lower() == "retry-after"}
+        return status, content, keep
+
     def _forward(
         self,
         url: str,
@@ -301,6 +349,8 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
 
 #: The header that carries `ARBITER_FORWARD_SECRET` on a forwarded append.
 FORWARD_HEADER = "x-arbiter-forward-secret"
+#: The actor a forwarded command is decided for (JSON; trusted with the secret only).
+ACTOR_HEADER = "x-arbiter-actor"
 _EVENTS: TypeAdapter[list[NewEvent]] = TypeAdapter(list[NewEvent])
 
 
