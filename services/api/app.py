@@ -19,9 +19,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
 
-from events_schema import CommandBatch, Event
+from events_schema import Actor, CommandBatch, Event
 from events_schema.codec import dumps, loads
 from events_schema.limits import LimitExceeded, Limits
 from services.api.arena import arena_router
@@ -47,7 +46,7 @@ from services.api.results import results_router
 from services.api.routes import actor_of
 from services.commands.auth import TokenStore
 from services.commands.parse import validate_once
-from services.commands.service import CommandRejected, CommandService
+from services.commands.service import CommandRejected, CommandService, run_sync
 from services.config import FeedSettings, Settings
 from services.eventlog.base import (
     AppendConflict,
@@ -159,9 +158,30 @@ def create_app(
     async def append(tournament_id: str, request: Request) -> Response:
         actor, tid = actor_of(tokens, request, tournament_id, "append to")
         raw = await _read_body(request, limits.max_body_bytes)
+        # With ownership by group, the command is decided where its stream is written
+        # (issue 27: processes deciding on one stream each kept refusing the others'
+        # appends, and a client without expected_seq could get a 409). Should the owner not
+        # answer, it is decided here, and its events forwarded (log.py).
+        owner = getattr(event_log, "command_owner", None)
+        url = owner(tid) if owner is not None else None
+        if url is not None:
+            forward = event_log.forward_command  # type: ignore[attr-defined]
+            try:
+                answer = await run_sync(forward, url, tid, actor.model_dump_json(), raw)
+            except EventLogUnavailable as exc:
+                return unavailable_response(exc)
+            if answer is not None:
+                status, body, headers = answer
+                return Response(body, status, headers, media_type="application/json")
+        return await run_command(tid, actor, raw)
+
+    async def run_command(tid: str, actor: Actor, raw: bytes) -> Response:
+        """Decide and append one command body for `actor` (already allowed to append to
+        `tid`): the answer `POST …/commands` gives, here or forwarded by another process
+        (services/api/internal.py)."""
         batch, proposed = _parse_batch(raw, limits)
         try:
-            result = await run_in_threadpool(commands.handle, tid, batch, actor, proposed)
+            result = await commands.handle_async(tid, batch, actor, proposed)
         except CommandRejected as exc:
             errors = exc.errors_as_dicts()
             raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
@@ -178,6 +198,8 @@ def create_app(
                 return unavailable_response(exc)
             raise
         return _appended(tid, result)
+
+    app.state.run_command = run_command
 
     # live projections: snapshots, SSE, the live page
     app.include_router(feed_router(app, feed or FeedSettings(), clock))

@@ -45,6 +45,22 @@ def internal_router(app: FastAPI) -> APIRouter:
         )
         return Response(body, status_code=status, media_type="application/json")
 
+    @router.post("/internal/commands/{tournament_id}")
+    async def forwarded_command(tournament_id: str, request: Request) -> Response:
+        """A command another process took for a stream this process writes (log.py
+        `forward_command`): decided and appended here, for the actor that process
+        authenticated (named in `x-arbiter-actor`; trusted with the secret only)."""
+        log = _log(request)
+        if log is None:
+            return Response(status_code=404)
+        from events_schema import Actor
+        from services.eventlog.kafka.log import ACTOR_HEADER
+
+        actor = Actor.model_validate_json(request.headers.get(ACTOR_HEADER, ""))
+        raw = await request.body()
+        response: Response = await app.state.run_command(tournament_id, actor, raw)
+        return response
+
     @router.get("/internal/log/ownership")
     def ownership(request: Request) -> Response:
         """Who owns what, and what this process wrote where (the scale-out test's counts)."""
@@ -61,7 +77,12 @@ def internal_router(app: FastAPI) -> APIRouter:
             }
             for p in log._parts
         }
-        body = {**log.ownership.describe(), "forwarded": log.forwarded, "partitions": parts}
+        body = {
+            **log.ownership.describe(),
+            "forwarded": log.forwarded,
+            "forwarded_commands": log.forwarded_commands,
+            "partitions": parts,
+        }
         return Response(orjson.dumps(body), media_type="application/json")
 
     return router

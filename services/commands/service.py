@@ -14,15 +14,19 @@ still checked against the state it is appended after.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
+import anyio.to_thread
 from pydantic import BaseModel, ValidationError
 
 from events_schema import Actor, Command, CommandBatch, Envelope, Event, Recorded
@@ -43,6 +47,7 @@ from services.eventlog.base import (
     utcnow,
 )
 
+T = TypeVar("T")
 _DERIVED = uuid.UUID("6b1d4c8e-6c1f-4f3e-9a57-1c7d3e0f2a11")
 # Events only an admin may append (DEVELOPERS.md: admins append corrections).
 ADMIN_ONLY = frozenset({"ResultCorrected", "EventRetracted"})
@@ -113,6 +118,59 @@ def derived_event_id(first: UUID, index: int) -> UUID:
     """Events a command derives get ids fixed by the command's id, so a resent command is
     recognised whole."""
     return first if index == 0 else uuid.uuid5(_DERIVED, f"{first}:{index}")
+
+
+@dataclass
+class _Submitted:
+    """A batch decided and submitted under its tournament's lock, its answer awaited outside
+    it (`CommandService._step`)."""
+
+    waiter: Callable[[], AppendResult]
+    done: threading.Event  # set once it is out of the tournament's batches in flight
+    gen: int  # the tournament's generation when it was decided
+    chained: bool  # decided after batches still in flight
+
+
+#: `CommandService._step`: the log moved under the decision; decide again.
+_DECIDE_AGAIN = object()
+#: `CommandService._step_on_loop`: refused on the speculative state; decide again on the
+#: committed one.
+_DRAIN = object()
+
+
+async def run_sync(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on a worker thread of the running loop's pool (anyio's, as FastAPI's)."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args))
+
+
+async def _outcome(waiter: Callable[[], AppendResult]) -> AppendResult:
+    """`waiter()` without holding a thread while the append commits, when the log says when
+    it is answered (the Kafka writer's `Pending.when_done`: its committer wakes the loop);
+    else (a waiter that does the work itself: a lone writer, a forwarded append) on a worker
+    thread."""
+    when_done = getattr(waiter, "when_done", None)
+    if when_done is None:
+        return await run_sync(waiter)
+    loop = asyncio.get_running_loop()
+    answered = loop.create_future()
+
+    def wake() -> None:
+        if not answered.done():
+            answered.set_result(None)
+
+    def from_committer() -> None:  # quick, and never raises into the committer
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(wake)
+
+    when_done(from_committer)
+    patience = getattr(waiter, "patience_s", None)
+    try:
+        await asyncio.wait_for(answered, patience)
+    except TimeoutError:  # never answered (a committer gone): the waiter's own bounded wait
+        return await run_sync(waiter)
+    if not getattr(waiter, "final", True):
+        return await run_sync(waiter)  # answered, but may still route the batch elsewhere
+    return waiter()  # answered: does not wait
 
 
 @dataclass
@@ -308,6 +366,108 @@ class CommandService:
         validated as the events they propose, the body bounded by the limits before (the
         API's one pass, services/commands/parse.py); without them each payload is bounded
         and validated here."""
+        proposed = self._prepare(batch, actor, events)
+        first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
+        entry = self._entry(tournament_id)
+        attempt = 0.0
+        while attempt < self.max_retries:
+            step = self._step(tournament_id, entry, batch, proposed, first_ids, actor)
+            if isinstance(step, AppendResult):
+                return step
+            if step is _DECIDE_AGAIN:
+                attempt += 1
+                continue
+            if isinstance(step, threading.Event):
+                step.wait()
+                continue
+            assert isinstance(step, _Submitted)
+            try:
+                result = step.waiter()
+            except AppendConflict:
+                self._answered(entry, first_ids, step.done, step.gen, reset=True)
+                if batch.expected_seq is not None:
+                    raise
+                # Refused because a batch it was decided after failed: not contention of its
+                # own, so it counts a quarter of an attempt.
+                attempt += 0.25 if step.chained else 1
+                continue
+            except BaseException:
+                self._answered(entry, first_ids, step.done, step.gen, reset=True)
+                raise
+            self._answered(entry, first_ids, step.done, step.gen, reset=result.duplicate)
+            return result
+        raise self._exhausted(tournament_id)
+
+    async def handle_async(
+        self,
+        tournament_id: str,
+        batch: CommandBatch,
+        actor: Actor,
+        events: Sequence[Event] | None = None,
+    ) -> AppendResult:
+        """`handle` for an event loop (the API's `POST …/commands`): the decision runs on a
+        worker thread, but the wait for the commit does not hold one: the log's committer
+        wakes the loop when the answer is there (writer.py `Pending.when_done`). Every step,
+        its retries and answers are `handle`'s; only where the waiting happens differs."""
+        first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
+        entry = self._entry(tournament_id)
+        proposed: list[Event] | None = None
+
+        drain = False
+
+        def attempt_step() -> tuple[list[Event], object]:
+            prepared = proposed if proposed is not None else self._prepare(batch, actor, events)
+            return prepared, self._step(
+                tournament_id, entry, batch, prepared, first_ids, actor, drain
+            )
+
+        attempt = 0.0
+        while attempt < self.max_retries:
+            # One hop to a worker thread per attempt: the checks (the first time) and the
+            # decision under the tournament's lock.
+            fast = self._step_on_loop(tournament_id, entry, batch, first_ids, actor, events)
+            if fast is not None and fast[1] is not _DRAIN:
+                proposed, step = fast
+            else:
+                drain = fast is not None  # refused on the speculative state: see _step
+                proposed, step = await self._off_loop(entry, first_ids, attempt_step)
+            if isinstance(step, AppendResult):
+                return step
+            if step is _DECIDE_AGAIN:
+                attempt += 1
+                continue
+            if isinstance(step, threading.Event):
+                await run_sync(step.wait)
+                continue
+            assert isinstance(step, _Submitted)
+            try:
+                result = await _outcome(step.waiter)
+            except AppendConflict:
+                await self._answered_async(entry, first_ids, step, reset=True)
+                if batch.expected_seq is not None:
+                    raise
+                attempt += 0.25 if step.chained else 1  # as in `handle`
+                continue
+            except asyncio.CancelledError:
+                # The request went away; its append goes on: answered in a thread, so the
+                # commands decided after it are not left waiting on it.
+                ran = getattr(step.waiter, "when_done", None) is None  # it ran on a worker
+                threading.Thread(
+                    target=self._settle, args=(step, entry, first_ids, ran), daemon=True
+                ).start()
+                raise
+            except BaseException:
+                await self._answered_async(entry, first_ids, step, reset=True)
+                raise
+            await self._answered_async(entry, first_ids, step, reset=result.duplicate)
+            return result
+        raise self._exhausted(tournament_id)
+
+    def _prepare(
+        self, batch: CommandBatch, actor: Actor, events: Sequence[Event] | None
+    ) -> list[Event]:
+        """The checks before any decision (limits, payloads, who may append what): the
+        events the batch proposes."""
         check_limits(batch, self.limits, payloads=events is None)
         proposed = (
             list(events)
@@ -327,59 +487,172 @@ class CommandService:
                         f"only an admin may append {p.event_type}",
                         status=403,
                     )
-        first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
-        entry = self._entry(tournament_id)
-        attempt = 0.0
-        while attempt < self.max_retries:
-            with entry.lock:
-                assert entry.idle is not None
-                entry.idle.wait_for(lambda: not entry.draining)  # see _decide_locked
-                # A resend of a batch still in flight waits for its answer, then is found
-                # stored (a redelivery) or decided again.
-                busy = [entry.inflight[f] for f in first_ids if f in entry.inflight]
-                if not busy:
-                    chained = entry.tail is not None
-                    try:
-                        outcome = self._decide_locked(
-                            tournament_id, entry, batch, proposed, first_ids, actor
-                        )
-                    except AppendConflict:
-                        entry.reset()  # re-read from the log and decide again
-                        if batch.expected_seq is not None:
-                            raise
-                        attempt += 1
-                        continue
-                    except BaseException:
-                        entry.reset()  # the speculative fold is discarded
-                        raise
-                    if isinstance(outcome, AppendResult):
-                        return outcome
-                    gen = entry.generation
-                    done = threading.Event()
-                    for f in first_ids:
-                        entry.inflight[f] = done
+        return proposed
+
+    def _step(
+        self,
+        tournament_id: str,
+        entry: _Cached,
+        batch: CommandBatch,
+        proposed: Sequence[Event],
+        first_ids: Sequence[UUID],
+        actor: Actor,
+        drain: bool = False,
+    ) -> AppendResult | threading.Event | _Submitted | object:
+        """One attempt under the tournament's lock: the answer (a log without `submit`, a
+        redelivery), a batch of the same ids still in flight to wait for (then try again), or
+        the submitted append whose answer is awaited outside the lock; `_DECIDE_AGAIN` when
+        the log moved under the decision (without `expected_seq`). `drain`: the batch was
+        refused on the speculative state (`_step_on_loop`): it is decided again once the
+        batches in flight are answered, as `_decide_locked` does."""
+        with entry.lock:
+            assert entry.idle is not None
+            if drain:
+                entry.draining += 1
+                try:
+                    entry.idle.wait_for(lambda: not entry.inflight)
+                finally:
+                    entry.draining -= 1
+                    entry.idle.notify_all()
+            entry.idle.wait_for(lambda: not entry.draining)  # see _decide_locked
+            # A resend of a batch still in flight waits for its answer, then is found
+            # stored (a redelivery) or decided again.
+            busy = [entry.inflight[f] for f in first_ids if f in entry.inflight]
             if busy:
-                busy[0].wait()
-                continue
-            # Submitted under the lock, answered outside it: the next command of this
-            # tournament is decided (after this one) and joins the same transaction.
-            assert callable(outcome)
+                return busy[0]
+            chained = entry.tail is not None
             try:
-                result = outcome()
+                outcome = self._decide_locked(
+                    tournament_id, entry, batch, proposed, first_ids, actor
+                )
             except AppendConflict:
-                self._answered(entry, first_ids, done, gen, reset=True)
+                entry.reset()  # re-read from the log and decide again
                 if batch.expected_seq is not None:
                     raise
-                # Refused because a batch it was decided after failed: not contention of its
-                # own, so it counts a quarter of an attempt.
-                attempt += 0.25 if chained else 1
-                continue
+                return _DECIDE_AGAIN
             except BaseException:
-                self._answered(entry, first_ids, done, gen, reset=True)
+                entry.reset()  # the speculative fold is discarded
                 raise
-            self._answered(entry, first_ids, done, gen, reset=result.duplicate)
-            return result
-        raise CommandRejected(
+            if isinstance(outcome, AppendResult):
+                return outcome
+            done = threading.Event()
+            for f in first_ids:
+                entry.inflight[f] = done
+            # Submitted under the lock, answered outside it: the next command of this
+            # tournament is decided (after this one) and joins the same transaction.
+            return _Submitted(outcome, done, entry.generation, chained)
+
+    async def _answered_async(
+        self, entry: _Cached, first_ids: Sequence[UUID], step: _Submitted, reset: bool
+    ) -> None:
+        """`_answered` on the event loop when the tournament's lock is free at once (it is
+        held only for decisions), else on a worker thread: the loop never waits on it."""
+        if not self._answered(entry, first_ids, step.done, step.gen, reset, blocking=False):
+            await run_sync(self._answered, entry, first_ids, step.done, step.gen, reset)
+
+    def _step_on_loop(
+        self,
+        tournament_id: str,
+        entry: _Cached,
+        batch: CommandBatch,
+        first_ids: Sequence[UUID],
+        actor: Actor,
+        events: Sequence[Event] | None,
+    ) -> tuple[list[Event], object] | None:
+        """`_step` on the event loop itself when it cannot wait on anything (issue 27: under
+        load, the hop to a worker thread and back, and the tournament's lock handed between
+        threads, took longer than the commit): the lock is free at once, the tournament has
+        batches in flight (the decision is made on their fold, without reading the log), the
+        batch names no event id (no redelivery to look up), and the log's `submit` returns at
+        once (not a forwarded append: `submit_blocks`). Else None: the caller takes the
+        worker thread. A refusal on the speculative state also goes back to the worker
+        thread, which decides again on the committed state (`_DRAIN`)."""
+        if (
+            events is None
+            or getattr(self.log, "submit", None) is None
+            or getattr(self.log, "submit_blocks", True)
+            or any(c.event_id is not None for c in batch.commands)
+            or not (entry.inflight and entry.tail is not None)
+        ):
+            return None
+        if not entry.lock.acquire(blocking=False):
+            return None
+        try:
+            if (
+                entry.draining
+                or not entry.inflight
+                or entry.tail is None
+                or any(f in entry.inflight for f in first_ids)
+            ):
+                return None
+            proposed = self._prepare(batch, actor, events)
+            chained = True
+            try:
+                outcome = self._decide_and_append(
+                    tournament_id, entry, batch, proposed, first_ids, actor
+                )
+            except CommandRejected:
+                # The speculative fold is discarded; decided again off the loop once the
+                # batches in flight are answered (`_step` with `drain`).
+                entry.reset()
+                return proposed, _DRAIN
+            except AppendConflict:
+                entry.reset()  # re-read from the log and decide again
+                if batch.expected_seq is not None:
+                    raise
+                return proposed, _DECIDE_AGAIN
+            except BaseException:
+                entry.reset()
+                raise
+            if isinstance(outcome, AppendResult):
+                return proposed, outcome
+            done = threading.Event()
+            for f in first_ids:
+                entry.inflight[f] = done
+            return proposed, _Submitted(outcome, done, entry.generation, chained)
+        finally:
+            entry.lock.release()
+
+    async def _off_loop(
+        self,
+        entry: _Cached,
+        first_ids: Sequence[UUID],
+        fn: Callable[[], tuple[list[Event], object]],
+    ) -> tuple[list[Event], object]:
+        """`fn()` (checks and one `_step`) on a worker thread. Should the request be cancelled
+        meanwhile, a batch the step submitted is still answered (in a thread), so the
+        tournament's next commands are not left waiting on it."""
+        task = asyncio.ensure_future(run_sync(fn))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+
+            def settle(t: asyncio.Future[tuple[list[Event], object]]) -> None:
+                if t.cancelled() or t.exception() is not None:
+                    return
+                step = t.result()[1]
+                if isinstance(step, _Submitted):
+                    threading.Thread(
+                        target=self._settle, args=(step, entry, first_ids), daemon=True
+                    ).start()
+
+            task.add_done_callback(settle)
+            raise
+
+    def _settle(
+        self, step: _Submitted, entry: _Cached, first_ids: Sequence[UUID], ran: bool = False
+    ) -> None:
+        """Answer a submitted batch nobody awaits any more (`ran`: its waiter ran already,
+        its result lost: the state is re-read)."""
+        try:
+            result = None if ran else step.waiter()
+        except BaseException:
+            result = None
+        reset = result is None or result.duplicate
+        self._answered(entry, first_ids, step.done, step.gen, reset=reset)
+
+    def _exhausted(self, tournament_id: str) -> CommandRejected:
+        return CommandRejected(
             "concurrency.retries_exhausted",
             "expected_seq",
             f"{tournament_id} kept changing under {self.max_retries} attempts; retry",
@@ -416,9 +689,18 @@ class CommandService:
 
     @staticmethod
     def _answered(
-        entry: _Cached, first_ids: Sequence[UUID], done: threading.Event, gen: int, reset: bool
-    ) -> None:
-        with entry.lock:
+        entry: _Cached,
+        first_ids: Sequence[UUID],
+        done: threading.Event,
+        gen: int,
+        reset: bool,
+        blocking: bool = True,
+    ) -> bool:
+        """Take an answered batch out of the ones in flight. With `blocking=False`, only if
+        the tournament's lock is free at once (False: nothing was done)."""
+        if not entry.lock.acquire(blocking):
+            return False
+        try:
             for i in first_ids:
                 if entry.inflight.get(i) is done:
                     del entry.inflight[i]
@@ -428,7 +710,10 @@ class CommandService:
                 entry.tail = None  # everything folded is committed: expected_seq suffices
                 assert entry.idle is not None
                 entry.idle.notify_all()
+        finally:
+            entry.lock.release()
         done.set()
+        return True
 
     def _decide_and_append(
         self,

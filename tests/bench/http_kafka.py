@@ -26,14 +26,23 @@ paired game, so what is measured is the append path (parse, auth, decide, append
 and not the setup of 50 games; a `MovePlayed` costs the command path more to decide (the
 legality check), which tests/bench/projector_move.py measures.
 
-Run: `python -m tests.bench.http_kafka [--seconds S] [--quick] [--processes 1,2,3]`, or
-`python -m tests.bench --only http_kafka`.
+The clients are the standard library's `http.client` on kept connections (about 0.2 ms of this
+process's CPU per request; `--client httpx` cost about 1.3 ms, and with 50 threads under one
+GIL on two shared cores the client then bounded the figures). `--ownership group` runs the
+API processes with `ARBITER_KAFKA_OWNERSHIP=group` (each writes the partitions the consumer
+group assigns it; the others' commands are sent to their owner), waits for every process to
+see the same assignment, and reports `forwarded` (appends sent to another process).
+
+Run: `python -m tests.bench.http_kafka [--seconds S] [--quick] [--processes 1,2,3]
+[--layouts one_tournament,spread] [--ownership single|group] [--client http.client|httpx]`,
+or `python -m tests.bench --only http_kafka`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import sys
@@ -43,6 +52,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 _repo = Path(__file__).resolve().parents[2]
 for _p in (_repo / "tests", _repo):
@@ -50,6 +60,7 @@ for _p in (_repo / "tests", _repo):
         sys.path.insert(0, str(_p))
 
 import httpx  # noqa: E402
+import orjson  # noqa: E402
 from kafka import KafkaConsumer, TopicPartition  # noqa: E402
 from tests_support import ApiProcesses  # noqa: E402
 
@@ -92,8 +103,13 @@ def _serve_argv(port: int) -> list[str]:
     return [str(Path(sys.executable).with_name("arbiter")), "serve", "--port", str(port)]
 
 
-def _servers(n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path) -> ApiProcesses:
-    """`n` `arbiter serve` processes on one Kafka topic, started and answering."""
+def _servers(
+    n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path, ownership: str = "single"
+) -> ApiProcesses:
+    """`n` `arbiter serve` processes on one Kafka topic, started and answering; with
+    `ownership="group"` each writes only the partitions the consumer group assigns it and
+    forwards the others' appends (services/eventlog/kafka/ownership.py), once every process
+    sees the same full assignment."""
     env = dict(os.environ)
     env.update(
         ARBITER_LOG="kafka",
@@ -102,16 +118,60 @@ def _servers(n: int, bootstrap: str, topic: str, tmp: Path, token_db: Path) -> A
         ARBITER_PARTITIONS=str(PARTITIONS),
         ARBITER_TOKENS_DB=str(token_db),
         ARBITER_CHECKPOINT_EVERY="0",
+        ARBITER_KAFKA_OWNERSHIP=ownership,
+        ARBITER_FORWARD_SECRET=_SECRET,
     )
     logs = tmp / f"serve-{topic}"
     logs.mkdir()
     servers = ApiProcesses(env, logs, argv=_serve_argv)
     try:
-        servers.start(n)
+        servers.start(n, lambda url: {"ARBITER_ADVERTISED_URL": url})
+        if ownership == "group":
+            _settled(servers.urls)
     except BaseException:
         servers.stop()
         raise
     return servers
+
+
+_SECRET = "bench-forward-secret"
+
+
+def _settled(urls: list[str], timeout_s: float = 90.0) -> None:
+    """Wait until every process sees the same assignment of all partitions over `urls`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        views = [
+            httpx.get(
+                f"{u}/internal/log/ownership",
+                headers={"x-arbiter-forward-secret": _SECRET},
+                timeout=10,
+            ).json()
+            for u in urls
+        ]
+        owners = views[0]["owners"]
+        if (
+            len(owners) == PARTITIONS
+            and set(owners.values()) == set(urls)
+            and all(v["owners"] == owners for v in views)
+        ):
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the API processes did not settle their partitions: {views}")
+        time.sleep(0.3)
+
+
+def _forwarded(urls: list[str]) -> int:
+    return sum(
+        int(
+            httpx.get(
+                f"{u}/internal/log/ownership",
+                headers={"x-arbiter-forward-secret": _SECRET},
+                timeout=10,
+            ).json()["forwarded"]
+        )
+        for u in urls
+    )
 
 
 def _cpu_seconds(servers: ApiProcesses) -> float:
@@ -124,9 +184,16 @@ def _cpu_seconds(servers: ApiProcesses) -> float:
 
 
 def _post_clients(
-    urls: list[str], headers: dict[str, str], tids: list[str], seconds: float
+    urls: list[str],
+    headers: dict[str, str],
+    tids: list[str],
+    seconds: float,
+    client: str = "http.client",
 ) -> dict[str, Any]:
-    """`CLIENTS` threads, client i on `tids[i % len(tids)]` through `urls[i % len(urls)]`."""
+    """`CLIENTS` threads, client i on `tids[i % len(tids)]` through `urls[i % len(urls)]`, each
+    on its own keep-alive connection. `client`: `http.client` (the standard library's, about
+    0.3 ms of this process's CPU per request) or `httpx` (about 1.5 ms: with 50 threads under
+    one GIL on two shared cores the client was then the bottleneck; kept to compare)."""
     lat: list[list[float]] = [[] for _ in range(CLIENTS)]
     statuses: dict[int, int] = {}
     rules: dict[str, int] = {}
@@ -142,35 +209,67 @@ def _post_clients(
 
     tag = uuid.uuid4().hex[:8]
 
-    def client(i: int) -> None:
+    def record(code: int, body: bytes, ms: float, i: int) -> None:
+        with lock:
+            statuses[code] = statuses.get(code, 0) + 1
+            if code not in (201, -1):
+                try:
+                    rule = f"{code} {orjson.loads(body).get('error', {}).get('rule', '?')}"
+                except Exception:
+                    rule = f"{code} ?"
+                rules[rule] = rules.get(rule, 0) + 1
+        if code == 201:
+            lat[i].append(ms)
+
+    def with_httpx(i: int) -> None:
         url = f"{urls[i % len(urls)]}/tournaments/{tids[i % len(tids)]}/commands"
         with httpx.Client(headers=headers, timeout=60) as http:
             start.wait()
             n = 0
             while time.perf_counter() < stop_at[0]:
                 t = time.perf_counter()
+                body = b""
                 try:
                     r = http.post(url, json=_ruling(i, n, tag))
-                    code = r.status_code
+                    code, body = r.status_code, r.content
                 except httpx.HTTPError:
                     code = -1
-                ms = (time.perf_counter() - t) * 1000
                 n += 1
-                with lock:
-                    statuses[code] = statuses.get(code, 0) + 1
-                    if code not in (201, -1):
-                        rule = f"{code} {r.json().get('error', {}).get('rule', '?')}"
-                        rules[rule] = rules.get(rule, 0) + 1
-                if code == 201:
-                    lat[i].append(ms)
+                record(code, body, (time.perf_counter() - t) * 1000, i)
 
-    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(CLIENTS)]
+    def with_http_client(i: int) -> None:
+        base = urlsplit(urls[i % len(urls)])
+        path = f"/tournaments/{tids[i % len(tids)]}/commands"
+        head = {**headers, "content-type": "application/json"}
+        conn = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+        start.wait()
+        n = 0
+        try:
+            while time.perf_counter() < stop_at[0]:
+                t = time.perf_counter()
+                body = b""
+                try:
+                    conn.request("POST", path, orjson.dumps(_ruling(i, n, tag)), head)
+                    r = conn.getresponse()
+                    code, body = r.status, r.read()
+                except (OSError, http.client.HTTPException):
+                    conn.close()  # reconnects on the next request
+                    code = -1
+                n += 1
+                record(code, body, (time.perf_counter() - t) * 1000, i)
+        finally:
+            conn.close()
+
+    target = with_httpx if client == "httpx" else with_http_client
+    threads = [threading.Thread(target=target, args=(i,), daemon=True) for i in range(CLIENTS)]
     for t in threads:
         t.start()
+    cpu0 = time.process_time()
     start.wait()
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - t0[0]
+    cpu = time.process_time() - cpu0
     ok = [x for xs in lat for x in xs]
     return {
         "events": len(ok),
@@ -180,6 +279,8 @@ def _post_clients(
         "status_409": statuses.get(409, 0),
         "refusals": rules,
         "other_non_201": {str(k): v for k, v in statuses.items() if k not in (201, 409)},
+        "client": client,
+        "client_cpu_ms_per_request": round(cpu * 1000 / max(1, sum(statuses.values())), 3),
     }
 
 
@@ -217,7 +318,14 @@ def log_transactions(bootstrap: str, topic: str) -> dict[str, Any]:
 
 
 def _api_run(
-    bootstrap: str, n: int, layout: str, seconds: float, tmp: Path, topics: list[str]
+    bootstrap: str,
+    n: int,
+    layout: str,
+    seconds: float,
+    tmp: Path,
+    topics: list[str],
+    client: str = "http.client",
+    ownership: str = "single",
 ) -> dict[str, Any]:
     from services.commands.auth import TokenStore
 
@@ -228,24 +336,28 @@ def _api_run(
     headers = {"Authorization": f"Bearer {token}"}
     tids = ["bench-t0"] if layout == "one_tournament" else [f"bench-t{i}" for i in range(CLIENTS)]
     progress("http_kafka", f"{n} process(es), {layout}, {seconds} s")
-    servers = _servers(n, bootstrap, topic, tmp, token_db)
+    servers = _servers(n, bootstrap, topic, tmp, token_db, ownership)
     try:
         for k, tid in enumerate(tids):  # each tournament created once, through the processes
             body = {"type": "TournamentCreated", "payload": {"name": tid, "format": "swiss"}}
             url = servers.urls[k % n]
             r = httpx.post(f"{url}/tournaments/{tid}/commands", json=body, headers=headers)
             r.raise_for_status()
-        warm = _post_clients(servers.urls, headers, tids, min(1.0, seconds / 4))  # noqa: F841
+        warm = _post_clients(servers.urls, headers, tids, min(1.0, seconds / 4), client)  # noqa: F841
         before = log_transactions(bootstrap, topic)
+        fwd0 = _forwarded(servers.urls) if ownership == "group" else 0
         cpu0 = _cpu_seconds(servers)
-        out = _post_clients(servers.urls, headers, tids, seconds)
+        out = _post_clients(servers.urls, headers, tids, seconds, client)
         cpu = _cpu_seconds(servers) - cpu0
+        if ownership == "group":
+            out["forwarded"] = _forwarded(servers.urls) - fwd0
         after = log_transactions(bootstrap, topic)
     finally:
         servers.stop()
     txns = after["transactions"] - before["transactions"]
     evs = after["events"] - before["events"]
     out["processes"] = n
+    out["ownership"] = ownership
     out["server_cpu_ms_per_event"] = round(cpu * 1000 / out["events"], 3) if out["events"] else None
     out["log"] = {
         "events": evs,
@@ -323,24 +435,35 @@ def _log_alone(bootstrap: str, layout: str, seconds: float, topics: list[str]) -
     }
 
 
-def run(seconds: float, processes: list[int], bootstrap: str) -> dict[str, Any]:
+def run(
+    seconds: float,
+    processes: list[int],
+    bootstrap: str,
+    layouts: tuple[str, ...] = ("one_tournament", "spread"),
+    client: str = "http.client",
+    ownership: str = "single",
+) -> dict[str, Any]:
     topics: list[str] = []
     doc: dict[str, Any] = {
         "clients": CLIENTS,
         "partitions": PARTITIONS,
         "seconds_per_run": seconds,
         "command": "RulingIssued, no expected_seq",
+        "ownership": ownership,
+        "client": client,
         "log_alone": {},
         "api": {},
     }
     try:
         with tempfile.TemporaryDirectory(prefix="bench-http-kafka-") as tmp:
-            for layout in ("one_tournament", "spread"):
+            for layout in layouts:
                 peer = _log_alone(bootstrap, layout, seconds, topics)
                 doc["log_alone"][layout] = peer
                 rows = {}
                 for n in processes:
-                    row = _api_run(bootstrap, n, layout, seconds, Path(tmp), topics)
+                    row = _api_run(
+                        bootstrap, n, layout, seconds, Path(tmp), topics, client, ownership
+                    )
                     row["ratio_to_log_alone"] = ratio(row["events_per_s"], peer["events_per_s"])
                     rows[f"{n}_process"] = row
                 first = rows.get(f"{processes[0]}_process")
@@ -358,6 +481,16 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--quick", action="store_true", help="4 s per run")
     p.add_argument("--processes", default="1,2,3")
+    p.add_argument(
+        "--layouts", default="one_tournament,spread", help="one_tournament, spread or both"
+    )
+    p.add_argument("--client", default="http.client", choices=("http.client", "httpx"))
+    p.add_argument(
+        "--ownership",
+        default="single",
+        choices=("single", "group"),
+        help="ARBITER_KAFKA_OWNERSHIP of the API processes",
+    )
     args = p.parse_args(argv)
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP")
     if not bootstrap:
@@ -365,7 +498,14 @@ def main(argv: list[str] | None = None, emit: bool = True) -> dict[str, Any]:
     else:
         seconds = 4.0 if args.quick else args.seconds
         procs = [int(x) for x in args.processes.split(",")]
-        doc = run(seconds, procs, bootstrap)
+        doc = run(
+            seconds,
+            procs,
+            bootstrap,
+            tuple(args.layouts.split(",")),
+            args.client,
+            args.ownership,
+        )
     if emit:
         print(json.dumps(doc, indent=2))
     return doc

@@ -8,9 +8,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 from uuid import UUID
 
-import httpx
 import orjson
 from kafka import TopicPartition
 from kafka.errors import KafkaConfigurationError, KafkaError
@@ -29,6 +29,7 @@ from services.eventlog.base import (
 )
 from services.eventlog.kafka.admin import open_events_topic
 from services.eventlog.kafka.clients import KafkaUnavailable, partition_for
+from services.eventlog.kafka.forward import ForwardClient, ForwardError, NotSent
 from services.eventlog.kafka.ownership import NotOwner, Ownership
 from services.eventlog.kafka.partition import Partition
 from services.eventlog.kafka.subscription import KafkaSubscription
@@ -36,6 +37,7 @@ from services.eventlog.kafka.writer import (
     DEFAULT_GROUP_COMMIT_MS,
     DEFAULT_GROUP_MAX_EVENTS,
     GroupCommitWriter,
+    Pending,
 )
 
 
@@ -87,6 +89,7 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         self._seeker = None
         self.fetch_rounds = 0
         self.forwarded = 0  # appends sent to another process (ownership by group)
+        self.forwarded_commands = 0  # of which commands, decided by their stream's owner
         self.partitions = found or partitions
         self._parts = [Partition(n) for n in range(self.partitions)]
         self._tps = [TopicPartition(topic, n) for n in range(self.partitions)]
@@ -101,7 +104,7 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
                     "URL, reachable by the other API processes) and ARBITER_FORWARD_SECRET"
                 )
             self.ownership = Ownership(bootstrap, topic, advertised_url, client_id)
-            self._forwarder = httpx.Client()
+            self._forwarder = ForwardClient()  # kept connections (forward.py)
         elif ownership != "single":
             raise ValueError(f"ARBITER_KAFKA_OWNERSHIP must be single or group, not {ownership!r}")
 
@@ -130,6 +133,17 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         landed before an owner changed comes back as a duplicate)."""
         if self.ownership is None or not events:
             return super().append(tournament_id, events, expected_seq)
+        return self._route(tournament_id, events, expected_seq, None)
+
+    def _route(
+        self,
+        tournament_id: str,
+        events: Sequence[NewEvent],
+        expected_seq: int | None,
+        after: UUID | None,
+    ) -> AppendResult:
+        """`append` with ownership by group, with the pipelined path's `after` (writer.py)."""
+        assert self.ownership is not None
         number = partition_for(tournament_id, self.partitions)
         deadline = time.monotonic() + self.APPEND_TIMEOUT_S
         last: Exception | None = None
@@ -137,9 +151,11 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
             owner = self.ownership.owner(number, deadline)
             try:
                 if owner == self.ownership.url:
-                    return super().append(tournament_id, events, expected_seq)
-                return self._forward(owner, tournament_id, events, expected_seq, deadline)
-            except (NotOwner, httpx.TransportError) as exc:
+                    return GroupCommitWriter.submit(
+                        self, tournament_id, events, expected_seq, after
+                    )()
+                return self._forward(owner, tournament_id, events, expected_seq, deadline, after)
+            except (NotOwner, *ForwardError) as exc:
                 last = exc  # the owner changed, or died: wait for the group to say who now
             if time.monotonic() >= deadline:
                 raise KafkaUnavailable(
@@ -157,14 +173,77 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         expected_seq: int | None = None,
         after: UUID | None = None,
     ) -> Callable[[], AppendResult]:
-        """The command path's pipelined append (writer.py). With ownership by group a
-        submission goes through `append` (here, or forwarded to the partition's owner) and is
-        answered before it returns: a forwarded batch cannot join the owner's in-flight
-        transaction, and `expected_seq` alone then guards the decision."""
-        if self.ownership is None:
+        """The command path's pipelined append (writer.py). With ownership by group it is
+        pipelined too (issue 27: it used to be appended, or forwarded, under the tournament's
+        lock, one batch at a time per tournament and process): a stream this process owns
+        joins its committer's queue; another's is forwarded with its `after` when the caller
+        waits (outside the tournament's lock), so the next command is decided meanwhile and
+        the owner admits it only right after the batch it was decided after. A batch whose
+        partition moved before its commit (`NotOwner`) is then routed to the new owner, with
+        the same `after`."""
+        if self.ownership is None or not events:
             return super().submit(tournament_id, events, expected_seq, after)
-        result = self.append(tournament_id, events, expected_seq)
-        return lambda: result
+        number = partition_for(tournament_id, self.partitions)
+        if not self.ownership.owns(number):
+            return lambda: self._route(tournament_id, events, expected_seq, after)
+        queued = super().submit(tournament_id, events, expected_seq, after)
+
+        def answer() -> AppendResult:
+            try:
+                return queued()
+            except NotOwner:
+                return self._route(tournament_id, events, expected_seq, after)
+
+        if not isinstance(queued, Pending):
+            return answer  # the caller's thread commits (a lone writer)
+        # Once answered, a `NotOwner` answer still routes the batch: waited on a thread.
+        return Pending(answer, queued.when_done, queued.patience_s, final=False)
+
+    def command_owner(self, tournament_id: str) -> str | None:
+        """With ownership by group: the URL of the process that writes the tournament's
+        stream when it is another one (the API sends it the command: services/api/app.py);
+        else None (decided here)."""
+        if self.ownership is None:
+            return None
+        owner = self.ownership.current_owner(partition_for(tournament_id, self.partitions))
+        return owner if owner and owner != self.ownership.url else None
+
+    def forward_command(
+        self, url: str, tournament_id: str, actor_json: str, raw: bytes
+    ) -> tuple[int, bytes, dict[str, str]] | None:
+        """Send a command body to the stream's owner (`POST /internal/commands/{id}`): its
+        answer (status, body, the headers a client needs), or None when the owner did not
+        could not be reached (then decided here). Raises `EventLogUnavailable` (possibly
+        committed) when it was sent and not answered."""
+        self.forwarded += 1  # an append sent to its owner, as a command
+        self.forwarded_commands += 1
+        try:
+            status, content, headers = self._forwarder.exchange(
+                f"{url}/internal/commands/{quote(tournament_id, safe='')}",
+                raw,
+                {
+                    "content-type": "application/json",
+                    FORWARD_HEADER: self.forward_secret,
+                    ACTOR_HEADER: actor_json,
+                },
+                timeout=self.APPEND_TIMEOUT_S + self.VISIBLE_TIMEOUT_S + 5.0,
+            )
+        except NotSent:
+            return None  # nothing sent: decided here
+        except ForwardError as exc:
+            # Sent, not answered: it may have been appended there. Not decided again here
+            # (a command without event ids would be appended twice): 503, as a commit whose
+            # answer was lost.
+            raise KafkaUnavailable(
+                f"the owner of {tournament_id}'s stream ({url}) did not answer ({exc!r}); "
+                "the command may have been appended: read the stream before resending it, "
+                "or resend it with event ids",
+                maybe_committed=True,
+            ) from exc
+        if status == 404:
+            return None  # not served there (no secret, another setting): decided here
+        keep = {k: v for k, v in headers.items() if k.lower() == "retry-after"}
+        return status, content, keep
 
     def _forward(
         self,
@@ -173,20 +252,22 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         events: Sequence[NewEvent],
         expected_seq: int | None,
         deadline: float,
+        after: UUID | None = None,
     ) -> AppendResult:
         body = {
             "tournament_id": tournament_id,
             "expected_seq": expected_seq,
+            "after": str(after) if after is not None else None,
             "events": _EVENTS.dump_python(list(events), mode="json"),
         }
         self.forwarded += 1
-        answer = self._forwarder.post(
+        status, content = self._forwarder.post(
             f"{url}/internal/log/append",
-            content=orjson.dumps(body),
-            headers={"content-type": "application/json", FORWARD_HEADER: self.forward_secret},
+            orjson.dumps(body),
+            {"content-type": "application/json", FORWARD_HEADER: self.forward_secret},
             timeout=max(deadline - time.monotonic(), 0.5) + self.VISIBLE_TIMEOUT_S,
         )
-        return answer_result(answer.status_code, answer.content)
+        return answer_result(status, content)
 
     def append_forwarded(self, raw: bytes) -> tuple[int, bytes]:
         """The owner's side of `_forward` (`POST /internal/log/append`): the status and body
@@ -197,7 +278,8 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         if self.ownership is None or not self.ownership.owns(partition_for(tid, self.partitions)):
             return 421, orjson.dumps({"error": "NotOwner", "message": "not the owner"})
         try:
-            result = GroupCommitWriter.append(self, tid, events, data.get("expected_seq"))
+            after = UUID(str(data["after"])) if data.get("after") else None
+            result = GroupCommitWriter.submit(self, tid, events, data.get("expected_seq"), after)()
         except NotOwner as exc:
             return 421, orjson.dumps({"error": "NotOwner", "message": str(exc)})
         except AppendConflict as exc:
@@ -267,6 +349,8 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
 
 #: The header that carries `ARBITER_FORWARD_SECRET` on a forwarded append.
 FORWARD_HEADER = "x-arbiter-forward-secret"
+#: The actor a forwarded command is decided for (JSON; trusted with the secret only).
+ACTOR_HEADER = "x-arbiter-actor"
 _EVENTS: TypeAdapter[list[NewEvent]] = TypeAdapter(list[NewEvent])
 
 

@@ -209,6 +209,11 @@ class Ownership:
         with self._cond:
             return self._owners.get(partition) == self.url
 
+    def current_owner(self, partition: int) -> str | None:
+        """The partition's owner now, without waiting (None during a rebalance)."""
+        with self._cond:
+            return self._owners.get(partition)
+
     def owned_since(self, partition: int) -> int | None:
         """The generation this process's uninterrupted ownership of the partition began in;
         None when it does not own it now."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -48,14 +49,30 @@ class AppendRequest:
     # being appended (a pipelined command path): the batch is admitted only if that event is
     # then the stream's last (writer.py `_plan`).
     after: UUID | None = None
+    # Called once answered (`when_done`): how an awaiting caller learns it without a thread.
+    callbacks: list[Callable[[], None]] = field(default_factory=list)
+    guard: threading.Lock = field(default_factory=threading.Lock)
 
     def finish(
         self, result: AppendResult | None = None, error: BaseException | None = None
     ) -> None:
-        if self.done.is_set():
-            return  # answered already (e.g. refused when its commit was not yet visible)
-        self.result, self.error = result, error
-        self.done.set()
+        with self.guard:
+            if self.done.is_set():
+                return  # answered already (e.g. refused when its commit was not yet visible)
+            self.result, self.error = result, error
+            self.done.set()
+            callbacks, self.callbacks = self.callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call `callback` (no argument, quick, from the answering thread) once answered; at
+        once if answered already."""
+        with self.guard:
+            if not self.done.is_set():
+                self.callbacks.append(callback)
+                return
+        callback()
 
     def outcome(self) -> AppendResult:
         if self.error is not None:

@@ -153,6 +153,33 @@ def _discard(producer: KafkaProducer) -> None:
             sender.force_close()
 
 
+class Pending:
+    """What `submit` returns for an append queued for the partition's committer: calling it
+    waits for the answer (in a thread); `when_done(callback)` has `callback` called from the
+    committer once the answer is there, after which calling it does not wait. An API request
+    awaits that instead of holding a thread for the whole commit (services/api/app.py)."""
+
+    __slots__ = ("_wait", "final", "patience_s", "when_done")
+
+    def __init__(
+        self,
+        wait: Callable[[], AppendResult],
+        when_done: Callable[[Callable[[], None]], None],
+        patience_s: float,
+        final: bool = True,
+    ) -> None:
+        self._wait = wait
+        self.when_done = when_done
+        #: The committer answers by then (else calling it is the bounded wait of `_wait`).
+        self.patience_s = patience_s
+        #: Whether, once answered, calling it returns at once (False: it may still wait, e.g.
+        #: route a batch whose partition moved: log.py; the caller then calls it on a thread).
+        self.final = final
+
+    def __call__(self) -> AppendResult:
+        return self._wait()
+
+
 @dataclass(eq=False)
 class _Planned:
     """What a group's plan decided for one request: a batch to write (`sealed`, `bodies`),
@@ -188,6 +215,10 @@ class GroupCommitWriter(IndexedReader):
     TRANSACTION_TIMEOUT_S = 20.0
 
     limits: Limits
+    #: Whether `submit` itself may wait; it never does here (nor with ownership by group:
+    #: log.py), so the command path may call it on the event loop
+    #: (services/commands/service.py `_step_on_loop`).
+    submit_blocks = False
     #: How long an append waits at most for others to join its transaction.
     group_window_s: float
     #: The most events one group (one transaction) takes; a larger batch goes alone.
@@ -318,7 +349,11 @@ class GroupCommitWriter(IndexedReader):
                 )
                 part.committer.start()
             part.cond.notify()
-        return lambda: self._wait(part, req)
+        return Pending(
+            lambda: self._wait(part, req),
+            req.when_done,
+            self.APPEND_TIMEOUT_S + self.VISIBLE_TIMEOUT_S + 1.0,
+        )
 
     def _wait(self, part: Partition, req: AppendRequest) -> AppendResult:
         # The committer answers every request by its deadline (plus the wait for readers to

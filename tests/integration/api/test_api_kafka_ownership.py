@@ -186,6 +186,34 @@ def test_each_partition_is_written_by_its_owner_only(cluster: Cluster) -> None:
     _check_streams(cluster, tids, players)
 
 
+def test_one_tournament_through_every_process_is_decided_by_its_owner(cluster: Cluster) -> None:
+    """Given two processes and one tournament, when clients without `expected_seq` post to it
+    through both at once, then every command lands once (issue 27: the processes used to
+    decide on the stream each, refuse each other's appends, and answer some clients 409
+    `concurrency.retries_exhausted`): the other process sends the command to the stream's
+    owner, which decides it with its own and commits them in shared transactions."""
+    cluster.start(2)
+    a, b = cluster.urls
+    cluster.settled([a, b])
+    tid = "own-hot"
+    _create(cluster, [tid])
+    errors: list[str] = []
+    threads = [
+        threading.Thread(target=_register, args=(u, cluster.headers, [tid], f"{p}{k}", 8, errors))
+        for k in range(4)
+        for u, p in ((a, "a"), (b, "b"))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    assert errors == []  # no 409, no 503
+    views = [cluster.ownership(u) for u in (a, b)]
+    assert sum(v["forwarded_commands"] for v in views) >= 32  # the non-owner's, all of them
+    players = {f"{p}{k}{i}" for p in "ab" for k in range(4) for i in range(8)}
+    _check_streams(cluster, [tid], players)
+
+
 def test_kill_9_moves_the_partitions_and_appends_go_on(cluster: Cluster) -> None:
     cluster.start(2)
     a, b = cluster.urls

@@ -109,3 +109,46 @@ def test_ownership_is_single_unless_set(monkeypatch: pytest.MonkeyPatch):
     assert options["ownership"] == "group"
     assert options["advertised_url"] == "http://10.0.0.1:8000"
     assert options["forward_secret"] == "s"
+
+
+def test_a_forwarded_append_carries_the_event_it_was_decided_after(monkeypatch):
+    """The pipelined command path forwards a batch with `after` (the event it was decided
+    after, still in flight then): the owner admits it only right after that event, as for
+    its own appends (writer.py `_plan`). Without it a forwarded batch could land after
+    another process's event at the same place, decided on a state it never saw."""
+    from services.eventlog.base import AppendResult
+    from services.eventlog.kafka import log as log_mod
+    from services.eventlog.kafka.log import KafkaEventLog
+
+    event = NewEvent(
+        event_id=uuid4(),
+        type="RulingIssued",
+        schema_version=1,
+        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
+        actor=Actor(id="admin", role="admin"),
+        payload={"ruling_id": "r1", "by": "a", "subject": "s", "text": "t"},
+    )
+    after = uuid4()
+    owner = object.__new__(KafkaEventLog)
+    owner.ownership = SimpleNamespace(owns=lambda partition: True)
+    owner.partitions = 8
+    seen: list[object] = []
+
+    def submit(self, tid, events, expected_seq=None, after=None):
+        seen.append((tid, expected_seq, after))
+        return lambda: AppendResult([])
+
+    monkeypatch.setattr(log_mod.GroupCommitWriter, "submit", submit)
+
+    class _Wire:  # the forwarder's HTTP hop, straight into the owner's handler
+        def post(self, url, body, headers, timeout):
+            return owner.append_forwarded(body)
+
+    caller = object.__new__(KafkaEventLog)
+    caller._forwarder = _Wire()
+    caller.forward_secret = "s"
+    caller.forwarded = 0
+    caller.VISIBLE_TIMEOUT_S = 1.0
+    caller._forward("http://owner", "t1", [event], 4, 1e12, after)
+    caller._forward("http://owner", "t1", [event], 4, 1e12)
+    assert seen == [("t1", 4, after), ("t1", 4, None)]
