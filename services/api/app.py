@@ -197,7 +197,7 @@ def create_app(
             if is_log_outage(exc):
                 return unavailable_response(exc)
             raise
-        return _appended(tid, result)
+        return appended_response(tid, result)
 
     app.state.run_command = run_command
 
@@ -217,7 +217,7 @@ def create_app(
     return app
 
 
-def _appended(tid: str, result: AppendResult) -> Response:
+def appended_response(tid: str, result: AppendResult) -> Response:
     """The answer to a committed append. The events are stored whatever happens here, so if
     the full body cannot be built the client still gets its ids and seqs."""
     status = 200 if result.duplicate else 201

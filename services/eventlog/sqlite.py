@@ -335,7 +335,7 @@ class SQLiteEventLog(EventLog):
         if not from_beginning:
             row = self._conn().execute("SELECT MAX(position) FROM events").fetchone()
             start = int(row[0] or 0)
-        return _SQLiteSubscription(self, start)
+        return SQLiteSubscription(self, start)
 
     def _after(self, position: int, limit: int) -> list[tuple[int, Envelope]]:
         with self._storage("tail of the log"):
@@ -357,7 +357,7 @@ class SQLiteEventLog(EventLog):
             self._local.conn = None
 
 
-class _SQLiteSubscription(Subscription):
+class SQLiteSubscription(Subscription):
     """This process's appends wake the tail at once (`SQLiteEventLog._appended`) and are
     handed over as they were appended (`SQLiteEventLog._recent`: the envelopes a read of their
     rows would decode) when they follow the tail's position without a gap; anything else is

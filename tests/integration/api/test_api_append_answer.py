@@ -9,7 +9,7 @@ from pathlib import Path
 from builders import created, new_event, player
 
 from events_schema.codec import loads
-from services.api.app import _appended
+from services.api.app import appended_response
 from services.eventlog.base import AppendResult
 from services.eventlog.sqlite import SQLiteEventLog
 
@@ -21,8 +21,8 @@ def test_the_answer_from_the_stored_bytes_is_the_answer_from_the_envelopes(
     result = log.append("t1", [new_event(created()), new_event(player("a", 2100))])
     assert result.bodies is not None
     fresh = AppendResult(result.envelopes, result.duplicate)  # no bodies: serialised again
-    assert _appended("t1", result).body == _appended("t1", fresh).body
-    answer = loads(_appended("t1", result).body)
+    assert appended_response("t1", result).body == appended_response("t1", fresh).body
+    answer = loads(appended_response("t1", result).body)
     assert answer["events"] == [e.to_json_dict() for e in log.read("t1")]
     assert answer["last_seq"] == 2
 
@@ -34,6 +34,6 @@ def test_a_duplicate_is_answered_from_the_envelopes_found(tmp_path: Path) -> Non
     again = log.append("t1", [first])
     assert again.duplicate and again.bodies is None
     assert (
-        loads(_appended("t1", again).body)["events"]
-        == loads(_appended("t1", stored).body)["events"]
+        loads(appended_response("t1", again).body)["events"]
+        == loads(appended_response("t1", stored).body)["events"]
     )

@@ -1,4 +1,4 @@
-"""The embedded log's tail (`_SQLiteSubscription`, issue 27 item 3): this process's appends
+"""The embedded log's tail (`SQLiteSubscription`, issue 27 item 3): this process's appends
 wake it at once; another process's are polled for, at intervals that grow while nothing comes
 (an idle server no longer reads the log 200 times a second), back to the shortest once one is
 found."""
@@ -12,7 +12,7 @@ import pytest
 from builders import created, new_event, player
 
 from services.eventlog.base import AppendConflict
-from services.eventlog.sqlite import SQLiteEventLog, _SQLiteSubscription
+from services.eventlog.sqlite import SQLiteEventLog, SQLiteSubscription
 
 
 class _CountingCondition(threading.Condition):
@@ -41,19 +41,19 @@ def test_an_idle_tail_polls_less_and_less_often(tmp_path: Path) -> None:
     log = SQLiteEventLog(tmp_path / "e.sqlite3")
     reads = _counting_reads(log)
     with log.subscribe() as tail:
-        assert isinstance(tail, _SQLiteSubscription)
+        assert isinstance(tail, SQLiteSubscription)
         assert tail.poll(timeout=0.4) == []
         # At the first interval (5 ms) it would have read about 80 times; doubling up to
         # 50 ms it reads at most 1 + 4 (5, 10, 20, 40 ms) + 0.4 / 0.05.
         assert len(reads) <= 14
-        assert tail._interval == _SQLiteSubscription.MAX_POLL_INTERVAL
+        assert tail._interval == SQLiteSubscription.MAX_POLL_INTERVAL
 
 
 def test_this_process_append_wakes_a_tail_waiting_its_longest(tmp_path: Path) -> None:
     log = SQLiteEventLog(tmp_path / "e.sqlite3")
     with log.subscribe() as tail:
         assert tail.poll(timeout=0.2) == []
-        assert tail._interval == _SQLiteSubscription.MAX_POLL_INTERVAL
+        assert tail._interval == SQLiteSubscription.MAX_POLL_INTERVAL
         got: list[int] = []
         poller = threading.Thread(target=lambda: got.extend(e.seq for e in tail.poll(60)))
         poller.start()
@@ -62,7 +62,7 @@ def test_this_process_append_wakes_a_tail_waiting_its_longest(tmp_path: Path) ->
         assert got == [1]
         # Its own appends do not bring the short interval back: a live server's moves come
         # through the wake-up, not the polling.
-        assert tail._interval == _SQLiteSubscription.MAX_POLL_INTERVAL
+        assert tail._interval == SQLiteSubscription.MAX_POLL_INTERVAL
 
 
 def test_an_append_between_the_read_and_the_wait_is_not_slept_over(tmp_path: Path) -> None:
@@ -92,7 +92,7 @@ def test_another_process_append_is_found_and_brings_the_short_interval_back(
     theirs = SQLiteEventLog(tmp_path / "e.sqlite3")  # another process's instance
     with ours.subscribe() as tail:
         assert tail.poll(timeout=0.2) == []
-        assert tail._interval == _SQLiteSubscription.MAX_POLL_INTERVAL
+        assert tail._interval == SQLiteSubscription.MAX_POLL_INTERVAL
         theirs.append("t1", [new_event(created()), new_event(player("a"))])
         got = []
         for _ in range(100):
@@ -100,7 +100,7 @@ def test_another_process_append_is_found_and_brings_the_short_interval_back(
             if len(got) == 2:
                 break
         assert [e.seq for e in got] == [1, 2]
-        assert tail._interval == _SQLiteSubscription.POLL_INTERVAL
+        assert tail._interval == SQLiteSubscription.POLL_INTERVAL
 
 
 def test_handed_over_envelopes_are_what_a_read_of_their_rows_decodes(tmp_path: Path) -> None:
