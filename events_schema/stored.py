@@ -17,7 +17,7 @@ equal to the one the two passes build. The dict (a `DecodedPayload`) carries the
 Anything else takes the two passes, unchanged, whose errors name the field and the rule: an
 old version (upcast as before: the peek's key is not a current one, so no validation is
 wasted), a type whose payload holds other values (nested models, UUIDs, dates, decimals:
-`_plan` returns None; fields of such types that are optional are fine while null), a body
+`payload_plan` returns None; fields of such types that are optional are fine while null), a body
 the peek misreads (not canonical: its literals refuse it) and any body the strict pass
 refuses (a bad one, or one only lax mode accepts, e.g. `1.0` for an int). A stored body whose
 `type` or `schema_version` disagrees with what the peek read cannot take this path: the
@@ -107,7 +107,7 @@ def _kind(tp: Any) -> int:
     return _OTHER
 
 
-def _plan(cls: type[Event]) -> _Plan | None:
+def payload_plan(cls: type[Event]) -> _Plan | None:
     """The payload fields of `cls` in sorted order (the stored order) with their kinds, or None
     when the dict cannot be taken from its values (a required field of another type, an
     alias, a validator, a config that changes strings, extra keys kept)."""
@@ -148,7 +148,7 @@ _BUILT: dict[tuple[bytes, bytes], _Entry | None] = {}
 
 def _build(key: tuple[bytes, bytes]) -> _Entry | None:
     cls = _CURRENT[key]
-    plan = _plan(cls)
+    plan = payload_plan(cls)
     entry: _Entry | None = None
     if plan is not None:
         type_literal: Any = Literal[cls.event_type]

@@ -37,7 +37,7 @@ from events_schema.codec import dumps
 from events_schema.envelope import read_envelope
 from events_schema.events import MovePlayed, PlayerRegistered, RoundScheduled
 from events_schema.registry import Unreadable
-from events_schema.stored import DecodedPayload, _plan
+from events_schema.stored import DecodedPayload, payload_plan
 from services.eventlog.base import NewEvent
 from services.eventlog.sqlite import SQLiteEventLog
 
@@ -249,10 +249,10 @@ class _MaybeMoney(Event):
 
 
 def test_only_payloads_whose_values_are_their_json_take_the_one_pass() -> None:
-    assert _plan(MovePlayed) is not None
-    assert dict(_plan(MovePlayed) or ())["pv"] == 1  # a list: copied
-    assert _plan(RoundScheduled) is None  # pairings are models
-    assert _plan(_Validated) is None  # a validator may change the value
-    assert _plan(_Stripped) is None  # so may the config
-    assert _plan(_Money) is None  # a Decimal is not its JSON
-    assert dict(_plan(_MaybeMoney) or ())["amount"] == 2  # exact while null
+    assert payload_plan(MovePlayed) is not None
+    assert dict(payload_plan(MovePlayed) or ())["pv"] == 1  # a list: copied
+    assert payload_plan(RoundScheduled) is None  # pairings are models
+    assert payload_plan(_Validated) is None  # a validator may change the value
+    assert payload_plan(_Stripped) is None  # so may the config
+    assert payload_plan(_Money) is None  # a Decimal is not its JSON
+    assert dict(payload_plan(_MaybeMoney) or ())["amount"] == 2  # exact while null
