@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal
 from uuid import UUID
@@ -151,16 +150,6 @@ def unreadable_id(tournament_id: str, stored_sha256: str) -> UUID:
     return uuid.uuid5(UNREADABLE_NS, f"{tournament_id}:{stored_sha256}")
 
 
-def _two_passes(body: bytes) -> Envelope | None:
-    return None
-
-
-#: The one-pass decode of a body at its type's current version, or None for the two passes:
-#: `events_schema.stored.decode_current`, set when `events_schema` is imported (it needs the
-#: event classes, which need this module).
-one_pass: Callable[[bytes], Envelope | None] = _two_passes
-
-
 def read_envelope(
     data: bytes | bytearray | memoryview | str,
     *,
@@ -177,9 +166,8 @@ def read_envelope(
         data if data.__class__ is bytes else data.encode() if isinstance(data, str) else bytes(data)
     )
     try:
-        # A current version in one pass (`events_schema.stored`), else
         # `Envelope.model_validate_json` without its wrapper (a replay reads millions)
-        return one_pass(body) or Envelope.__pydantic_validator__.validate_json(body)
+        return Envelope.__pydantic_validator__.validate_json(body)  # type: ignore[no-any-return]
     except Exception as exc:
         reason = _first_line(exc)
     raw: dict[str, Any] = {}

@@ -10,7 +10,6 @@ from pydantic_core import SchemaValidator
 
 from events_schema.envelope import Envelope, UnreadableEnvelope
 from events_schema.events import EVENT_CLASSES, Event
-from events_schema.stored import DecodedPayload
 from events_schema.upcasters import UPCASTERS, Upcaster
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.event_type: cls for cls in EVENT_CLASSES}
@@ -119,14 +118,6 @@ class Recorded:
         # and every stored event passes here; neither class has subclasses)
         if envelope.__class__ is UnreadableEnvelope:
             return cls(envelope, Unreadable(stored_type=envelope.type, reason=envelope.reason))
-        payload = envelope.payload
-        if payload.__class__ is DecodedPayload:  # decoded with it (`events_schema.stored`)
-            event = payload.event
-            if (
-                event.event_type == envelope.type
-                and event.schema_version == envelope.schema_version
-            ):
-                return cls(envelope, event)
         try:
             return cls(
                 envelope,

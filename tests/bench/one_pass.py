@@ -1,4 +1,6 @@
-"""One-pass decode of a stored event at its type's current `schema_version` (issue 27 item 5).
+"""One-pass decode of a stored event at its type's current `schema_version` (issue 27 item 5):
+the design measured by `tests.bench.decode`, NOT wired into the readers (it did not pay: see
+the figures there).
 
 The readers' decode is two passes: the envelope's JSON validated with `payload` a plain dict
 (`read_envelope`), then that dict validated into its event class (`Recorded.of`). For a
@@ -11,8 +13,7 @@ pydantic's strict mode. The payload dict the envelope keeps (hashed, served, com
 taken from the event's own values: in strict mode a field of a JSON-native type (str, int,
 bool, None, a Literal of those, a list of those: `_kind`) holds exactly the JSON value it was
 given, so the keys the body gave (`model_fields_set`) with their values are the stored dict,
-equal to the one the two passes build. The dict (a `DecodedPayload`) carries the event, and
-`Recorded.of` takes it instead of validating the dict again.
+equal to the one the two passes build; the event comes with it (`Recorded(envelope, event)`).
 
 Anything else takes the two passes, unchanged, whose errors name the field and the rule: an
 old version (upcast as before: the peek's key is not a current one, so no validation is
@@ -23,8 +24,7 @@ refuses (a bad one, or one only lax mode accepts, e.g. `1.0` for an int). A stor
 `type` or `schema_version` disagrees with what the peek read cannot take this path: the
 specialised model's literals refuse it, and the two passes decode it as they always did.
 
-Pure: no I/O. The specialised models are built on first use (`defer_build`: importing this
-costs nothing).
+The specialised models are built on first use.
 """
 
 from __future__ import annotations
@@ -32,26 +32,15 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import annotated_types
 from pydantic import BaseModel, StringConstraints, create_model
 from pydantic.fields import FieldInfo
 
-from events_schema import envelope as _envelope
+from events_schema import Recorded
 from events_schema.envelope import Envelope
 from events_schema.events import EVENT_CLASSES, Event
-
-
-class DecodedPayload(dict[str, Any]):
-    """An envelope's payload dict decoded in the same pass as its event, which it carries in
-    `event` (`Recorded.of` takes it). As a dict it is the plain dict the two-pass decode
-    gives: equal to it, serialised (orjson, pydantic) and hashed as it."""
-
-    __slots__ = ("event",)
-
-    event: Event
-
 
 # How a payload field's validated value relates to its JSON value (see the module docstring).
 _SCALAR = 0  # str, int, bool, None or a Literal of those: the very JSON value
@@ -60,7 +49,6 @@ _NULL_ONLY = 2  # anything else, optional: exact while null
 _OTHER = 3  # anything else
 
 _Plan = tuple[tuple[str, int], ...]
-_Entry = tuple[Callable[..., Any], _Plan]
 
 
 def _plain(meta: object) -> bool:
@@ -137,17 +125,29 @@ def payload_plan(cls: type[Event]) -> _Plan | None:
     return tuple(plan)
 
 
-#: (type, current schema_version), as the bytes of a canonical body say them -> the class.
-_CURRENT: dict[tuple[bytes, bytes], type[Event]] = {
-    (cls.event_type.encode(), str(cls.schema_version).encode()): cls for cls in EVENT_CLASSES
-}
-#: The same keys -> (the strict `validate_json` of the specialised envelope, the plan), or
-#: None for a type whose dict cannot be taken from its values; built on first use.
-_BUILT: dict[tuple[bytes, bytes], _Entry | None] = {}
+#: A type's name, as a canonical body's last key says it -> its class.
+_CURRENT: dict[bytes, type[Event]] = {cls.event_type.encode(): cls for cls in EVENT_CLASSES}
 
 
-def _build(key: tuple[bytes, bytes]) -> _Entry | None:
-    cls = _CURRENT[key]
+class _Entry(NamedTuple):
+    marker: bytes  # `"schema_version":N,"seq":` of the type's current version
+    validate: Callable[..., Any]  # the specialised envelope's `validate_json`
+    names: tuple[str, ...]  # the payload's fields, sorted (the stored order)
+    lists: tuple[str, ...]  # those whose values are lists (copied)
+    nulls: tuple[str, ...]  # those exact only while null
+
+
+#: The same names -> their entry, or None for a type whose dict cannot be taken from its
+#: values (`payload_plan`); built on first use.
+_BUILT: dict[bytes, _Entry | None] = {}
+
+#: How far before its `"type"` a canonical body says its version: `"schema_version":N,
+#: "seq":S,"tournament_id":"T",` with a stream id of at most 64 characters, a seq of 19 digits.
+_TAIL = 200
+
+
+def _build(name: bytes) -> _Entry | None:
+    cls = _CURRENT[name]
     plan = payload_plan(cls)
     entry: _Entry | None = None
     if plan is not None:
@@ -162,53 +162,52 @@ def _build(key: tuple[bytes, bytes]) -> _Entry | None:
             payload=(cls, ...),
         )
         model.model_rebuild()
-        entry = (model.__pydantic_validator__.validate_json, plan)
-    _BUILT[key] = entry
+        entry = _Entry(
+            marker=f'"schema_version":{cls.schema_version},"seq":'.encode(),
+            validate=model.__pydantic_validator__.validate_json,
+            names=tuple(n for n, _ in plan),
+            lists=tuple(n for n, k in plan if k == _LIST),
+            nulls=tuple(n for n, k in plan if k == _NULL_ONLY),
+        )
+    _BUILT[name] = entry
     return entry
 
 
-def _peek(body: bytes) -> tuple[bytes, bytes]:
-    """(type, schema_version) as the end of a canonical body says them; any bytes otherwise."""
-    t = body.rfind(b'"type":"')
-    v = body.rfind(b'"schema_version":', 0, t)
-    return body[t + 8 : -2], body[v + 17 : body.find(b",", v)]
-
-
-def decode_current(body: bytes) -> Envelope | None:
-    """The envelope of a stored body at its type's current version, its payload a
-    `DecodedPayload` carrying the event, in one validation; None when it takes the two passes
-    (see the module docstring). Never raises."""
-    key = _peek(body)
-    entry = _BUILT.get(key)
+def decode_current(body: bytes) -> Recorded | None:
+    """The envelope of a stored body at its type's current version and its event, in one
+    validation; None when it takes the two passes (see the module docstring). Never raises."""
+    # The peek: the type is the body's last value, its version a little before it. Two
+    # searches from the end and a slice; an old version costs no more (a replay of old
+    # streams must not pay for the new path).
+    at = body.rfind(b'"type":"')
+    name = body[at + 8 : -2]
+    entry = _BUILT.get(name)
     if entry is None:
-        if key not in _CURRENT or key in _BUILT:
+        if name in _BUILT or name not in _CURRENT:
             return None
-        entry = _build(key)
+        entry = _build(name)
         if entry is None:
             return None
-    validate, plan = entry
+    if body.rfind(entry.marker, at - _TAIL, at) < 0:
+        return None  # another version: the two passes (and the upcasters)
     try:
-        env = validate(body, strict=True)
+        env = entry.validate(body, strict=True)
     except Exception:
         return None
     values = env.__dict__
     event = values["payload"]
     given = event.__pydantic_fields_set__
     held = event.__dict__
-    payload = DecodedPayload()
-    for name, kind in plan:
-        if name in given:
-            value = held[name]
-            if kind == _SCALAR or value is None:
-                payload[name] = value
-            elif kind == _LIST:
-                payload[name] = list(value)
-            else:
-                return None
-    payload.event = event
+    payload: dict[str, Any] = {}
+    for key in entry.names:
+        if key in given:
+            payload[key] = held[key]
+    for key in entry.lists:
+        if (value := payload.get(key)) is not None:
+            payload[key] = list(value)
+    for key in entry.nulls:
+        if payload.get(key) is not None:
+            return None
     values["payload"] = payload
     object.__setattr__(env, "__class__", Envelope)  # the same layout: the plain envelope
-    return env  # type: ignore[no-any-return]
-
-
-_envelope.one_pass = decode_current
+    return Recorded(env, event)
