@@ -25,8 +25,8 @@ work the CPU time is the steadier figure) of:
 `ratios`: each rate over `orjson_loads`, and `one_pass_over_two_pass`. Before each run, a
 sample of bodies is checked to decode to the same envelope, payload dict and event both ways.
 
-What it showed on 2 shared cores (issue 27, CPU time, `--quick`, 3 runs): the one pass is 1.00–1.02×
-the two passes on current versions and 0.83–0.89× on old ones. Counted in instructions
+What it showed on 2 shared cores (issue 27, CPU time, `--quick`, 3 runs): the one pass is
+1.00–1.02× the two passes on current versions and 0.83–0.89× on old ones. Counted in instructions
 (callgrind, 1,000 mixed bodies): the readers' two passes cost about 75,000 a current body and
 80,000 an old one; the specialised strict pass with the payload dict built beside it (as a
 second field aliased to `payload`, the earlier attempt) 67,700, with the dict taken from the
