@@ -26,15 +26,15 @@ work the CPU time is the steadier figure) of:
 sample of bodies is checked to decode to the same envelope, payload dict and event both ways.
 
 What it showed on 2 shared cores (issue 27, CPU time, `--quick`, 3 runs): the one pass is
-1.00–1.02× the two passes on current versions and 0.83–0.89× on old ones. Counted in instructions
-(callgrind, 1,000 mixed bodies): the readers' two passes cost about 75,000 a current body and
-80,000 an old one; the specialised strict pass with the payload dict built beside it (as a
-second field aliased to `payload`, the earlier attempt) 67,700, with the dict taken from the
-event's values 68,500, and the peek that picks the model 6,100 of those, which an old body
-pays for nothing (+7.6 %). Typed validation of the payload costs pydantic about as much from
-the JSON as from the dict, and the dict must be built either way (it is hashed and served),
-so the one pass saves only the hop between passes, which the peek and the glue give back.
-The readers keep the two passes.
+1.00–1.02× the two passes on current versions and 0.83–0.89× on old ones. Counted in
+instructions (callgrind, 1,000 mixed bodies): the readers' two passes cost about 75,000 a
+current body and 80,000 an old one; the specialised strict pass with the payload dict built
+beside it (a second field aliased to `payload`, the earlier attempt) 67,700, with the dict
+taken from the event's values 68,500, the peek that picks the model 6,100 to 7,300 of those,
+which an old body pays for nothing (+7.6 %). Typed validation of the payload costs pydantic
+about as much from the JSON as from the dict, and the dict must be built either way (it is
+hashed and served), so the one pass saves only the hop between the passes, which the peek
+and the glue give back. The readers keep the two passes.
 
 Run: `python -m tests.bench.decode [--quick]` (also `python -m tests.bench --only decode`).
 """
