@@ -134,7 +134,7 @@ class Projector:
         its tournament (see `held`), never the others."""
         inc = self._standings(env.tournament_id)
         state = inc.state
-        if isinstance(env, UnreadableEnvelope) and env.seq == 0:
+        if env.__class__ is UnreadableEnvelope and env.seq == 0:  # (see `Recorded.of`)
             # A record whose bytes do not even say its seq stands at its stream's next seq
             # (a stream's records are its seqs in log order).
             key = (env.tournament_id, env.event_id)

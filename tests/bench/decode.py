@@ -5,32 +5,36 @@ The bodies: the replay benchmark's tournaments (`tests.bench.replay.tournament_e
 16-player Swiss, real moves with clocks and evals, results), sealed into a hash chain in memory
 twice: at each type's current `schema_version` (the payload upcast first: what a tournament
 stores today) and at the versions the replay benchmark writes (v1, PlayerRegistered v2: every
-payload upcast on read). Per body set, events/s (best of `REPEATS` passes, the peers' passes
-interleaved, one thread) of:
+payload upcast on read). Per body set, events per CPU second of this process (best of
+`REPEATS` passes, the peers' passes interleaved, one thread: on a machine shared with other
+work the CPU time is the steadier figure) of:
 
 - `orjson_loads`: `orjson.loads` of each body (the raw peer);
 - `two_pass`: what every reader does (`Recorded.of(read_envelope(body))`):
   `Envelope.model_validate_json` (the payload a plain dict), then the payload dict validated
   into its class (upcast first when old);
-- `one_pass`: the design issue 27 item 5 proposes, built here: one `validate_json` over a
-  union tagged by `type` then `schema_version` whose member for a current version validates
-  `payload` into the event class and, under the same key, `raw`, the plain dict the `Envelope`
-  must keep (its hash and stored bytes are the dict's); the member becomes the `Envelope`
-  (same layout) and the event comes with it. Older versions: the envelope in that pass, the
-  upcast payload validated as before.
+- `one_pass`: the design issue 27 item 5 proposes, built in `tests.bench.one_pass` (not wired
+  into the readers): a peek at the body's last keys (canonical bytes end with
+  `"schema_version":N,...,"type":"X"}`) picks the envelope model specialised to that type at
+  its current version (`type` and `schema_version` literals, `payload` the event class: no
+  union to dispatch on), validated once in strict mode; the payload dict the envelope must
+  keep (it is hashed and served) is taken from the event's values (exact for fields of
+  JSON-native types in strict mode), and the event goes with it. Old versions (and types whose
+  payload holds nested models) take the two passes after the peek.
 
-`ratios`: each rate over `orjson_loads`, and `one_pass_over_two_pass`.
+`ratios`: each rate over `orjson_loads`, and `one_pass_over_two_pass`. Before each run, a
+sample of bodies is checked to decode to the same envelope, payload dict and event both ways.
 
-What it showed on 2 shared cores (issue 27): this one pass, handing its event straight to
-`Recorded`, is 1.25–1.29× the two passes on current versions (about 9.3 µs against 11.8 per
-event) and 0.91–1.05× on old ones. Wired into the readers as they are (the log returns
-envelopes, `Recorded.of` decodes later: the event carried on the envelope in pydantic's private
-slot, `read_envelope` trying the union first) the gain fell to about 1.05× (9.8 µs against
-10.3), and old versions lost 5–9 %: each hop costs about 0.3–0.4 µs here. So the readers keep
-the two-pass decode; the gain needs the log to return (envelope, event) pairs from its reads.
-Either way the payload dict the envelope keeps (hashed and served as stored) is built in the
-same pass (`raw`, about 1.3–1.7 µs), which is why the issue's 8.4 µs union (payload typed
-only) is not reached, nor 25 % of `orjson_loads`.
+What it showed on 2 shared cores (issue 27, CPU time, `--quick`, 3 runs): the one pass is
+1.00–1.02× the two passes on current versions and 0.83–0.89× on old ones. Counted in
+instructions (callgrind, 1,000 mixed bodies): the readers' two passes cost about 75,000 a
+current body and 80,000 an old one; the specialised strict pass with the payload dict built
+beside it (a second field aliased to `payload`, the earlier attempt) 67,700, with the dict
+taken from the event's values 68,500, the peek that picks the model 6,100 to 7,300 of those,
+which an old body pays for nothing (+7.6 %). Typed validation of the payload costs pydantic
+about as much from the JSON as from the dict, and the dict must be built either way (it is
+hashed and served), so the one pass saves only the hop between the passes, which the peek
+and the glue give back. The readers keep the two passes.
 
 Run: `python -m tests.bench.decode [--quick]` (also `python -m tests.bench --only decode`).
 """
@@ -45,7 +49,7 @@ import random
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Annotated, Any, Literal, Union
+from typing import Any
 
 import orjson
 
@@ -54,21 +58,19 @@ from .runner import ensure_paths, random_games
 ensure_paths()
 
 from builders import T0  # noqa: E402
-from pydantic import Field, TypeAdapter, create_model  # noqa: E402
 
 from events_schema import (  # noqa: E402
-    EVENT_CLASSES,
     EVENT_TYPES,
     GENESIS_HASH,
     Envelope,
-    Event,
     Recorded,
     decode,
 )
 from events_schema.envelope import read_envelope  # noqa: E402
-from events_schema.upcasters import UPCASTERS, upcast  # noqa: E402
+from events_schema.upcasters import upcast  # noqa: E402
 from services.eventlog.base import NewEvent  # noqa: E402
 
+from .one_pass import decode_current  # noqa: E402
 from .replay import tournament_events  # noqa: E402
 
 REPEATS = 7
@@ -96,49 +98,9 @@ def bodies(tournaments: int, current: bool, seed: int = 2026) -> list[bytes]:
     return out
 
 
-def _member(cls: type[Event], version: int) -> type[Envelope]:
-    fields: dict[str, Any] = {
-        "type": (Literal[cls.event_type], ...),
-        "schema_version": (Literal[version], ...),
-    }
-    if version == cls.schema_version:
-        fields["payload"] = (cls, ...)
-        fields["raw"] = (dict[str, Any], Field(validation_alias="payload"))
-    return create_model(f"Stored{cls.event_type}V{version}", __base__=Envelope, **fields)
-
-
-def _union() -> TypeAdapter[Any]:
-    per_type: list[Any] = []
-    for cls in EVENT_CLASSES:
-        olds = sorted(v for (t, v) in UPCASTERS if t == cls.event_type)
-        members = [_member(cls, v) for v in (*olds, cls.schema_version)]
-        per_type.append(
-            members[0]
-            if len(members) == 1
-            else Annotated[Union[tuple(members)], Field(discriminator="schema_version")]  # noqa: UP007
-        )
-    union: Any = Annotated[Union[tuple(per_type)], Field(discriminator="type")]  # noqa: UP007
-    return TypeAdapter(union)
-
-
-_UNION: TypeAdapter[Any] | None = None
-
-
 def _one_pass(body: bytes) -> Any:
-    """The envelope and its event from one validation (see the module docstring); what the
-    union refuses goes the two-pass way, which names why."""
-    try:
-        env = _UNION.validate_json(body)  # type: ignore[union-attr]
-    except Exception:
-        return _two_pass(body)
-    values = env.__dict__
-    event = None
-    if "raw" in values:
-        event = values["payload"]
-        values["payload"] = values.pop("raw")
-        env.__pydantic_fields_set__.discard("raw")
-    object.__setattr__(env, "__class__", Envelope)
-    return Recorded(env, event).event if event is not None else Recorded.of(env).event
+    rec = decode_current(body)
+    return (rec if rec is not None else Recorded.of(read_envelope(body))).event
 
 
 def _two_pass(body: bytes) -> Any:
@@ -146,26 +108,28 @@ def _two_pass(body: bytes) -> Any:
 
 
 def _rates(fns: dict[str, Callable[[bytes], Any]], data: list[bytes]) -> dict[str, float]:
-    """Events/s of each, best of REPEATS passes, the peers' passes interleaved (the machine's
-    other load falls on all of them alike)."""
+    """Events per CPU second of each, best of REPEATS passes, the peers' passes interleaved (the
+    machine's other load falls on all of them alike)."""
     best = dict.fromkeys(fns, float("inf"))
     gc.collect()
     for _ in range(REPEATS):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             for b in data:
                 fn(b)
-            best[name] = min(best[name], time.perf_counter() - t0)
+            best[name] = min(best[name], time.process_time() - t0)
     return {name: len(data) / t for name, t in best.items()}
 
 
 def measure(data: list[bytes]) -> dict[str, Any]:
-    # Same answers first: the one-pass decode is the two-pass decode, faster.
-    global _UNION
-    if _UNION is None:
-        _UNION = _union()  # built once, not timed
+    # Same answers first: the one-pass decode is the two-pass decode.
     for b in data[:: max(1, len(data) // 500)]:
-        assert _one_pass(b) == _two_pass(b) == decode(Envelope.model_validate_json(b))
+        ref = Envelope.model_validate_json(b)
+        rec = decode_current(b)
+        if rec is not None:
+            assert rec.envelope == ref and rec.envelope.payload == ref.payload
+            assert rec.envelope.to_bytes() == b
+        assert _one_pass(b) == _two_pass(b) == decode(ref)
     rates = _rates(
         {"orjson_loads": orjson.loads, "two_pass": _two_pass, "one_pass": _one_pass}, data
     )
