@@ -30,6 +30,7 @@ Also home of the helpers the feed tests use: `ApiServer` (a real server process 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import queue
@@ -48,8 +49,11 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _p in (REPO, REPO / "tests"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from tests_support import sse_messages  # noqa: E402
 
 from services.commands.auth import TokenStore  # noqa: E402
 
@@ -172,26 +176,9 @@ class SseReader:
                 self.connected.set()
                 if resp.status_code != 200:
                     return
-                event, ident, data = "message", None, []
-                for line in resp.iter_lines():
-                    if self._stop.is_set():
-                        return
-                    if line == "":
-                        if data:
-                            body = json.loads("\n".join(data))
-                            self.events.put(SseEvent(event, ident, body, time.perf_counter()))
-                        event, ident, data = "message", None, []
-                    elif line.startswith(":"):
-                        self.comments.append(line[1:].strip())
-                    else:
-                        name, _, value = line.partition(":")
-                        value = value[1:] if value.startswith(" ") else value
-                        if name == "event":
-                            event = value
-                        elif name == "id":
-                            ident = value
-                        elif name == "data":
-                            data.append(value)
+                lines = itertools.takewhile(lambda _: not self._stop.is_set(), resp.iter_lines())
+                for event, ident, data in sse_messages(lines, self.comments):
+                    self.events.put(SseEvent(event, ident, json.loads(data), time.perf_counter()))
         except BaseException as exc:  # surfaced to the test through `error`
             if not self._stop.is_set():
                 self.error = exc
