@@ -422,6 +422,28 @@ def sse_messages(
                 data.append(value)
 
 
+def read_sse(
+    url: str,
+    headers: dict[str, str],
+    read: float,
+    stop: threading.Event,
+    opened: Callable[[int], None],
+    comments: list[str] | None = None,
+) -> Iterator[tuple[str, str | None, str]]:
+    """GET `url`'s event stream (`read`: the longest silence, in seconds), tell `opened` its
+    status, and yield its messages (`sse_messages`) until `stop` is set or the stream ends;
+    nothing unless the status is 200."""
+    timeout = httpx.Timeout(10.0, read=read)
+    with (
+        httpx.Client(timeout=timeout) as client,
+        client.stream("GET", url, headers=headers) as resp,
+    ):
+        opened(resp.status_code)
+        if resp.status_code == 200:
+            lines = itertools.takewhile(lambda _: not stop.is_set(), resp.iter_lines())
+            yield from sse_messages(lines, comments)
+
+
 @dataclass(frozen=True)
 class Sse:
     """One SSE message of the feed, its data as sent (one line: the message JSON)."""
@@ -457,26 +479,20 @@ class RawSse:
 
     def _run(self) -> None:
         try:
-            timeout = httpx.Timeout(10.0, read=self.wait)
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("GET", self.url, headers=self.headers) as resp,
+            for event, ident, data in read_sse(
+                self.url, self.headers, self.wait, self._stop, self._opened
             ):
-                self.status = resp.status_code
-                self.opened.set()
-                if resp.status_code != 200:
-                    return
-                lines = itertools.takewhile(lambda _: not self._stop.is_set(), resp.iter_lines())
-                for event, ident, data in sse_messages(lines):
-                    self.events.put(
-                        Sse(event, None if ident is None else int(ident), data.encode())
-                    )
-                self.ended = not self._stop.is_set()
+                self.events.put(Sse(event, None if ident is None else int(ident), data.encode()))
+            self.ended = self.status == 200 and not self._stop.is_set()
         except BaseException as exc:  # surfaced through `error`
             if not self._stop.is_set():
                 self.error = exc
         finally:
             self.opened.set()
+
+    def _opened(self, status: int) -> None:
+        self.status = status
+        self.opened.set()
 
     def start(self) -> "RawSse":
         self._thread.start()

@@ -30,7 +30,6 @@ Also home of the helpers the feed tests use: `ApiServer` (a real server process 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import queue
@@ -53,7 +52,7 @@ for _p in (REPO, REPO / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from tests_support import sse_messages  # noqa: E402
+from tests_support import read_sse  # noqa: E402
 
 from services.commands.auth import TokenStore  # noqa: E402
 
@@ -165,20 +164,16 @@ class SseReader:
             raise self.error
         return self
 
+    def _opened(self, status: int) -> None:
+        self.status = status
+        self.connected.set()
+
     def _run(self) -> None:
         try:
-            timeout = httpx.Timeout(10.0, read=60.0)
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("GET", self.url, headers=self.headers) as resp,
+            for event, ident, data in read_sse(
+                self.url, self.headers, 60.0, self._stop, self._opened, self.comments
             ):
-                self.status = resp.status_code
-                self.connected.set()
-                if resp.status_code != 200:
-                    return
-                lines = itertools.takewhile(lambda _: not self._stop.is_set(), resp.iter_lines())
-                for event, ident, data in sse_messages(lines, self.comments):
-                    self.events.put(SseEvent(event, ident, json.loads(data), time.perf_counter()))
+                self.events.put(SseEvent(event, ident, json.loads(data), time.perf_counter()))
         except BaseException as exc:  # surfaced to the test through `error`
             if not self._stop.is_set():
                 self.error = exc
