@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,10 @@ for _kind in ("unit", "integration"):
 from services.eventlog.base import EventLog  # noqa: E402
 
 LogFactory = Callable[[], EventLog]
+
+#: The fuzz apps' request counts (tests/fuzz/conftest.py): this process's own, or on xdist's
+#: controller (`-n 2`) the sum of the workers'.
+FUZZ_STATS = pytest.StashKey[Any]()  # a fuzz.fuzz_support.Stats
 
 
 def kafka_bootstrap() -> str | None:
@@ -67,3 +73,47 @@ def log_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LogF
 @pytest.fixture
 def log(log_factory: LogFactory) -> EventLog:
     return log_factory()
+
+
+# -- the fuzz summary line ("fuzz: N requests, 0 × 5xx", tests/fuzz/conftest.py) --------------
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist's controller: add a finished worker's fuzz counts to the session's."""
+    counts = getattr(node, "workeroutput", {}).get("fuzz_stats")
+    if not counts:
+        return
+    from fuzz.fuzz_support import Stats
+
+    stats = node.config.stash.setdefault(FUZZ_STATS, Stats())
+    stats.requests += counts["requests"]
+    stats.statuses.update({int(k): v for k, v in counts["statuses"].items()})
+    stats.server_errors += counts["server_errors"]
+    stats.seconds += counts["seconds"]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    stats = config.stash.get(FUZZ_STATS, None)
+    if stats is None or hasattr(config, "workerinput"):
+        return
+    terminalreporter.write_line(
+        f"fuzz: {stats.requests} requests, {len(stats.server_errors)} × 5xx "
+        f"({stats.seconds:.1f} s with the fuzz apps up); statuses "
+        + ", ".join(f"{k}×{v}" for k, v in sorted(stats.statuses.items()))
+    )
+    for line in stats.server_errors[:20]:
+        terminalreporter.write_line(f"  5xx: {line}")
+    out = Path(config.rootpath) / ".pytest_cache" / "fuzz-stats.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {
+                "requests": stats.requests,
+                "statuses": dict(sorted(stats.statuses.items())),
+                "server_errors": stats.server_errors,
+                "seconds": round(stats.seconds, 1),
+            },
+            indent=1,
+        )
+    )

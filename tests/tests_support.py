@@ -2,8 +2,10 @@
 
 import base64
 import contextlib
+import itertools
 import json
 import os
+import queue
 import shutil
 import socket
 import subprocess
@@ -12,11 +14,13 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import orjson
 import pytest
 
 from events_schema import GENESIS_HASH, Actor, Envelope
@@ -132,6 +136,40 @@ def uvicorn_argv(port: int) -> list[str]:
     ]
 
 
+def spawn(
+    argv: list[str], env: dict[str, str], log: Path, append: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start `argv` from the repository with `env`, its stdout and stderr in the file `log`
+    (a file: a pipe nobody reads would block the process once full; `append`: after what an
+    earlier process of that name wrote)."""
+    with log.open("ab" if append else "wb") as out:
+        return subprocess.Popen(argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def wait_healthy(
+    url: str,
+    proc: subprocess.Popen[bytes],
+    timeout: float,
+    logs: Callable[[], str],
+    alive: Callable[[], None] | None = None,
+) -> None:
+    """Wait until the server `proc` at `url` answers `GET /health` with 200; fail (with
+    `logs()`) if it exits first or takes over `timeout` seconds. `alive()` may fail sooner,
+    when another process it depends on has exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(f"{url}: the server exited {proc.returncode}\n{logs()}")
+        if alive is not None:
+            alive()
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url}: the server did not start\n{logs()}")
+        time.sleep(0.1)
+
+
 #: How long an API process may take to answer `GET /health` before its start counts as hung.
 #: The wait ends as soon as it answers; on a loaded machine (2 cores at a load of 20) two
 #: processes took about 40 s to import and start, so 60 s was too tight.
@@ -165,26 +203,12 @@ class ApiProcesses:
             port = free_port()
             url = f"http://127.0.0.1:{port}"
             env = {**self.env, **(env_for(url) if env_for is not None else {})}
-            with (self.logs / f"api-{len(self.procs)}.log").open("wb") as out:
-                proc = subprocess.Popen(
-                    self.argv(port),
-                    cwd=REPO,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
+            proc = spawn(self.argv(port), env, self.logs / f"api-{len(self.procs)}.log")
             self.procs.append(proc)
             self.urls.append(url)
             started.append((proc, url))
         for proc, url in started:
-            deadline = time.monotonic() + self.start_timeout_s
-            while True:
-                assert proc.poll() is None, f"API process exited\n{self.log_tail()}"
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                assert time.monotonic() < deadline, f"API process did not start\n{self.log_tail()}"
-                time.sleep(0.2)
+            wait_healthy(url, proc, self.start_timeout_s, self.log_tail)
         return [url for _, url in started]
 
     def log_tail(self) -> str:
@@ -369,6 +393,172 @@ def never_backwards(bootstrap: str, topic: str, name: str) -> list[str]:
     return problems
 
 
+# -- SSE streams (the feed's tests and benchmarks) -------------------------------------------
+
+
+def sse_messages(
+    lines: Iterable[str], comments: list[str] | None = None
+) -> Iterator[tuple[str, str | None, str]]:
+    """The messages of a `text/event-stream`'s lines (WHATWG HTML, "Interpreting an event
+    stream"): (event name, default "message"; the message's `id:` or None; its `data:` lines
+    joined by newlines). Comment lines (`:` first) are added to `comments` when given."""
+    event, ident, data = "message", None, list[str]()
+    for line in lines:
+        if line == "":
+            if data:
+                yield event, ident, "\n".join(data)
+            event, ident, data = "message", None, []
+        elif line.startswith(":"):
+            if comments is not None:
+                comments.append(line[1:].strip())
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                event = value
+            elif name == "id":
+                ident = value
+            elif name == "data":
+                data.append(value)
+
+
+def read_sse(
+    url: str,
+    headers: dict[str, str],
+    read: float,
+    stop: threading.Event,
+    opened: Callable[[int], None],
+    comments: list[str] | None = None,
+) -> Iterator[tuple[str, str | None, str]]:
+    """GET `url`'s event stream (`read`: the longest silence, in seconds), tell `opened` its
+    status, and yield its messages (`sse_messages`) until `stop` is set or the stream ends;
+    nothing unless the status is 200."""
+    timeout = httpx.Timeout(10.0, read=read)
+    with (
+        httpx.Client(timeout=timeout) as client,
+        client.stream("GET", url, headers=headers) as resp,
+    ):
+        opened(resp.status_code)
+        if resp.status_code == 200:
+            lines = itertools.takewhile(lambda _: not stop.is_set(), resp.iter_lines())
+            yield from sse_messages(lines, comments)
+
+
+@dataclass(frozen=True)
+class Sse:
+    """One SSE message of the feed, its data as sent (one line: the message JSON)."""
+
+    event: str
+    id: int | None
+    data: bytes
+
+    @property
+    def seq(self) -> int:
+        return int(orjson.loads(self.data)["as_of_seq"])
+
+
+@dataclass
+class RawSse:
+    """One SSE connection read in a daemon thread (`start`/`close`, or `with`): every message
+    with its raw bytes in `events` (a queue); those taken so far in `received`. `wait`: how
+    long the stream may take to open, and any one `until` to be satisfied."""
+
+    url: str
+    headers: dict[str, str]
+    wait: float = 60.0
+    events: queue.Queue[Sse] = field(default_factory=queue.Queue)
+    status: int | None = None
+    error: BaseException | None = None
+    ended: bool = False  # the server closed the stream
+    opened: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.received: list[Sse] = []
+
+    def _run(self) -> None:
+        try:
+            for event, ident, data in read_sse(
+                self.url, self.headers, self.wait, self._stop, self._opened
+            ):
+                self.events.put(Sse(event, None if ident is None else int(ident), data.encode()))
+            self.ended = self.status == 200 and not self._stop.is_set()
+        except BaseException as exc:  # surfaced through `error`
+            if not self._stop.is_set():
+                self.error = exc
+        finally:
+            self.opened.set()
+
+    def _opened(self, status: int) -> None:
+        self.status = status
+        self.opened.set()
+
+    def start(self) -> "RawSse":
+        self._thread.start()
+        if not self.opened.wait(self.wait):
+            raise AssertionError(f"{self.url}: the stream did not open")
+        if self.error is not None or self.status != 200:
+            raise AssertionError(f"{self.url}: {self.status} {self.error!r}")
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def __enter__(self) -> "RawSse":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _take(self, timeout: float) -> Sse | None:
+        """The next message within `timeout` seconds (added to `received`), else None."""
+        try:
+            ev = self.events.get(timeout=timeout)
+        except queue.Empty:
+            if self.error is not None:
+                raise AssertionError(f"{self.url}: {self.error!r}") from None
+            return None
+        self.received.append(ev)
+        return ev
+
+    def until(self, pred: Callable[[Sse], bool], what: str) -> list[Sse]:
+        """Every message up to the first one satisfying `pred` (included)."""
+        out: list[Sse] = []
+        deadline = time.monotonic() + self.wait
+        while not (out and pred(out[-1])):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                got = [(e.event, e.seq) for e in out]
+                raise AssertionError(f"{self.url}: {what} not delivered; got {got}")
+            ev = self._take(min(left, 0.5))
+            if ev is not None:
+                out.append(ev)
+        return out
+
+    def latest(self) -> dict[str, Sse]:
+        """Per event name, the last message received."""
+        return {e.event: e for e in self.received}
+
+    def until_latest(self, done: Callable[[dict[str, Sse]], bool], what: str) -> dict[str, Sse]:
+        """Take messages until `done(latest())`; return `latest()`."""
+        deadline = time.monotonic() + self.wait
+        while not done(self.latest()):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                got = [(e.event, e.seq) for e in self.received]
+                raise AssertionError(f"{self.url}: {what} not delivered; got {got}")
+            self._take(min(left, 0.5))
+        return self.latest()
+
+    def drain(self, quiet: float) -> list[Sse]:
+        """Every message until none arrives for `quiet` seconds."""
+        out = []
+        while (ev := self._take(quiet)) is not None:
+            out.append(ev)
+        return out
+
+
 # -- the pages in a browser (tests/integration/feed/) -----------------------------------------
 
 #: Headless Debian Chromium (scripts/test installs it when missing); `ARBITER_CHROMIUM` names
@@ -532,7 +722,6 @@ class ThreadServer:
 
     def __init__(self, data: Path, **app_options: Any) -> None:
         import uvicorn
-        from bench.feed import free_port
 
         from services.api.app import create_app
         from services.commands.auth import TokenStore

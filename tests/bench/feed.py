@@ -48,8 +48,11 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _p in (REPO, REPO / "tests"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from tests_support import read_sse  # noqa: E402
 
 from services.commands.auth import TokenStore  # noqa: E402
 
@@ -161,37 +164,16 @@ class SseReader:
             raise self.error
         return self
 
+    def _opened(self, status: int) -> None:
+        self.status = status
+        self.connected.set()
+
     def _run(self) -> None:
         try:
-            timeout = httpx.Timeout(10.0, read=60.0)
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("GET", self.url, headers=self.headers) as resp,
+            for event, ident, data in read_sse(
+                self.url, self.headers, 60.0, self._stop, self._opened, self.comments
             ):
-                self.status = resp.status_code
-                self.connected.set()
-                if resp.status_code != 200:
-                    return
-                event, ident, data = "message", None, []
-                for line in resp.iter_lines():
-                    if self._stop.is_set():
-                        return
-                    if line == "":
-                        if data:
-                            body = json.loads("\n".join(data))
-                            self.events.put(SseEvent(event, ident, body, time.perf_counter()))
-                        event, ident, data = "message", None, []
-                    elif line.startswith(":"):
-                        self.comments.append(line[1:].strip())
-                    else:
-                        name, _, value = line.partition(":")
-                        value = value[1:] if value.startswith(" ") else value
-                        if name == "event":
-                            event = value
-                        elif name == "id":
-                            ident = value
-                        elif name == "data":
-                            data.append(value)
+                self.events.put(SseEvent(event, ident, json.loads(data), time.perf_counter()))
         except BaseException as exc:  # surfaced to the test through `error`
             if not self._stop.is_set():
                 self.error = exc

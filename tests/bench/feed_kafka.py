@@ -17,35 +17,32 @@ the first append to the last delivery: the Kafka read, the hub and the SSE write
 appends nor the processor (other processes). The peer is measured the same way on its one
 process. `per_process` gives each feed process's deliveries and CPU.
 
-Also home of the helpers of tests/integration/feed/test_kafka_feed_processes.py:
-`KafkaFeedStack` (processors, API and feed processes with their logs) and `RawSse` (an SSE
-client keeping each event's bytes).
+Also home of `KafkaFeedStack` (processors, API and feed processes with their logs), which
+tests/integration/feed/test_kafka_feed_processes.py uses with `tests_support.RawSse`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import queue
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 
 REPO = Path(__file__).resolve().parents[2]
 for _p in (REPO, REPO / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
+
+from tests_support import tail_logs, wait_healthy  # noqa: E402
 
 from services.commands.auth import TokenStore  # noqa: E402
 
@@ -97,14 +94,10 @@ class KafkaFeedStack:
             store.close()
 
     def _spawn(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
-        with open(self.tmp / f"{name}.log", "ab") as logf:
-            self.procs[name] = subprocess.Popen(
-                [sys.executable, *argv],
-                cwd=REPO,
-                env=env or self.env,
-                stdout=logf,
-                stderr=subprocess.STDOUT,
-            )
+        from tests_support import spawn
+
+        log = self.tmp / f"{name}.log"
+        self.procs[name] = spawn([sys.executable, *argv], env or self.env, log, append=True)
 
     def processor(self, name: str) -> None:
         """`arbiter processor NAME` (short session timeout, warnings only)."""
@@ -126,17 +119,7 @@ class KafkaFeedStack:
         env = {**self.env, "ARBITER_MAX_SUBSCRIBERS": str(max_subscribers)}
         argv = ["-c", code, "serve", "--host", "127.0.0.1", "--port", str(port), "--role", role]
         self._spawn(name, argv, env)
-        deadline = time.monotonic() + DEADLINE
-        while True:
-            self.assert_alive(name)
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not start\n{self.logs()}")
-            time.sleep(0.1)
+        wait_healthy(url, self.procs[name], DEADLINE, self.logs)
         self.urls[name] = url
         return url
 
@@ -189,109 +172,7 @@ class KafkaFeedStack:
                 raise AssertionError(f"{n} exited {proc.returncode}\n{self.logs()}")
 
     def logs(self) -> str:
-        return "\n".join(
-            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
-            for p in sorted(self.tmp.glob("*.log"))
-        )
-
-
-@dataclass(frozen=True)
-class Sse:
-    event: str
-    id: int | None
-    data: bytes  # the `data:` bytes as sent (one line: the message JSON)
-
-    @property
-    def seq(self) -> int:
-        return int(orjson.loads(self.data)["as_of_seq"])
-
-
-@dataclass
-class RawSse:
-    """One SSE connection read in a daemon thread: every event with its raw bytes in
-    `events` (a queue), and `latest`, per event name, the last one received."""
-
-    url: str
-    headers: dict[str, str]
-    events: queue.Queue[Sse] = field(default_factory=queue.Queue)
-    status: int | None = None
-    error: BaseException | None = None
-    ended: bool = False  # the server closed the stream
-    opened: threading.Event = field(default_factory=threading.Event)
-
-    def __post_init__(self) -> None:
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self.received: list[Sse] = []  # every event taken from the queue so far
-
-    def _run(self) -> None:
-        try:
-            timeout = httpx.Timeout(10.0, read=DEADLINE)
-            with (
-                httpx.Client(timeout=timeout) as client,
-                client.stream("GET", self.url, headers=self.headers) as resp,
-            ):
-                self.status = resp.status_code
-                self.opened.set()
-                if resp.status_code != 200:
-                    return
-                event, ident, data = "message", None, list[str]()
-                for line in resp.iter_lines():
-                    if self._stop.is_set():
-                        return
-                    if line == "":
-                        if data:
-                            self.events.put(Sse(event, ident, "\n".join(data).encode()))
-                        event, ident, data = "message", None, []
-                    elif line.startswith(":"):
-                        continue
-                    else:
-                        name, _, value = line.partition(":")
-                        value = value.removeprefix(" ")
-                        if name == "event":
-                            event = value
-                        elif name == "id":
-                            ident = int(value)
-                        elif name == "data":
-                            data.append(value)
-                self.ended = True
-        except BaseException as exc:  # surfaced through `error`
-            if not self._stop.is_set():
-                self.error = exc
-        finally:
-            self.opened.set()
-
-    def start(self) -> RawSse:
-        self._thread.start()
-        if not self.opened.wait(DEADLINE):
-            raise AssertionError(f"{self.url}: the stream did not open")
-        if self.error is not None or self.status != 200:
-            raise AssertionError(f"{self.url}: {self.status} {self.error!r}")
-        return self
-
-    def close(self) -> None:
-        self._stop.set()
-
-    def latest(self) -> dict[str, Sse]:
-        out: dict[str, Sse] = {}
-        for e in self.received:
-            out[e.event] = e
-        return out
-
-    def until(self, done: Callable[[dict[str, Sse]], bool], what: str) -> dict[str, Sse]:
-        """Take events until `done(latest)`; the latest event of each name."""
-        deadline = time.monotonic() + DEADLINE
-        while not done(self.latest()):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                got = [(e.event, e.seq) for e in self.received]
-                raise AssertionError(f"{self.url}: {what} not delivered; got {got}")
-            try:
-                self.received.append(self.events.get(timeout=min(left, 0.5)))
-            except queue.Empty:
-                if self.error is not None:
-                    raise AssertionError(f"{self.url}: {self.error!r}") from None
-        return self.latest()
+        return tail_logs(self.tmp)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,18 +4,17 @@ Each test module gets its own app (`fuzz_api`): the SQLite log and the token sto
 dir, an admin token and an arbiter token scoped to `open-2026` (a swiss tournament with two
 players and a round). Every request goes through `FuzzApi.call`, which counts it and fails on
 any status ≥ 500, naming the request. The count is printed in the terminal summary
-("fuzz: N requests, 0 × 5xx"), and written to `.pytest_cache/fuzz-stats.json`.
+("fuzz: N requests, 0 × 5xx"), and written to `.pytest_cache/fuzz-stats.json`, by
+tests/conftest.py, which also adds up the counts of xdist's workers (`-n 2`).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import FUZZ_STATS
 from fastapi.testclient import TestClient
 
 from services.api.app import create_app
@@ -25,14 +24,26 @@ from services.eventlog.sqlite import SQLiteEventLog
 
 from .fuzz_support import TID, FuzzApi, Stats
 
-STATS_KEY = pytest.StashKey[Stats]()
-
 
 @pytest.fixture(scope="session")
 def fuzz_stats(request: pytest.FixtureRequest) -> Stats:
     stats = Stats()
-    request.config.stash[STATS_KEY] = stats
+    request.config.stash[FUZZ_STATS] = stats
     return stats
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker: hand this worker's counts to the controller (tests/conftest.py's
+    `pytest_testnodedown` adds them up for the summary)."""
+    stats = session.config.stash.get(FUZZ_STATS, None)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if stats is not None and workeroutput is not None:
+        workeroutput["fuzz_stats"] = {  # plain types: execnet sends no Counter
+            "requests": stats.requests,
+            "statuses": {int(k): int(v) for k, v in stats.statuses.items()},
+            "server_errors": list(stats.server_errors),
+            "seconds": stats.seconds,
+        }
 
 
 @pytest.fixture(scope="module")
@@ -65,29 +76,3 @@ def fuzz_api(tmp_path_factory: pytest.TempPathFactory, fuzz_stats: Stats) -> Ite
         log.close()
         tokens.close()
         fuzz_stats.seconds += time.monotonic() - started
-
-
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    stats = config.stash.get(STATS_KEY, None)
-    if stats is None:
-        return
-    terminalreporter.write_line(
-        f"fuzz: {stats.requests} requests, {len(stats.server_errors)} × 5xx "
-        f"({stats.seconds:.1f} s with the fuzz apps up); statuses "
-        + ", ".join(f"{k}×{v}" for k, v in sorted(stats.statuses.items()))
-    )
-    for line in stats.server_errors[:20]:
-        terminalreporter.write_line(f"  5xx: {line}")
-    out = Path(config.rootpath) / ".pytest_cache" / "fuzz-stats.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {
-                "requests": stats.requests,
-                "statuses": dict(sorted(stats.statuses.items())),
-                "server_errors": stats.server_errors,
-                "seconds": round(stats.seconds, 1),
-            },
-            indent=1,
-        )
-    )

@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
-from bench.feed_kafka import KafkaFeedStack, RawSse
-from tests_support import fresh_kafka_log
+from bench.feed_kafka import KafkaFeedStack
+from tests_support import RawSse, fresh_kafka_log
 
 from services.audit.replay import replay_to
 from services.eventlog.kafka import KafkaEventLog
@@ -116,7 +116,7 @@ def test_feed_processes_converge_to_the_replay_and_survive_a_kill(
         want = {n: int(orjson.loads(b)["as_of_seq"]) for n, b in docs.items()}
         finals = []
         for sub in subs:
-            latest = sub.until(
+            latest = sub.until_latest(
                 lambda got: all(n in got and got[n].seq >= s for n, s in want.items()),
                 f"{want}",
             )
@@ -187,7 +187,9 @@ def test_feed_processes_converge_to_the_replay_and_survive_a_kill(
         subs["moved"] = [moved]
         newer = {n: b for n, b in docs.items() if int(orjson.loads(b)["as_of_seq"]) > last_id}
         assert newer, f"nothing changed after {last_id}"
-        got = moved.until(lambda have: all(n in have for n in newer), f"newer than {last_id}")
+        got = moved.until_latest(
+            lambda have: all(n in have for n in newer), f"newer than {last_id}"
+        )
         assert {n: got[n].data for n in newer} == newer
         assert all(e.seq > last_id for e in moved.received)
         st.assert_alive(*PROCESSORS, "api", "feed-b", "feed-c")

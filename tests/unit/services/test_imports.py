@@ -89,15 +89,19 @@ def _all_modules() -> dict[str, Path]:
     return out
 
 
-def _reached(tree: ast.Module) -> Iterator[tuple[int, str]]:
-    """`name._private` where `name` is bound by an import (a module or a name from one)."""
+def _reached(tree: ast.Module, nodes: list[ast.AST] | None = None) -> Iterator[tuple[int, str]]:
+    """`name._private` where `name` is bound by an import (a module or a name from one).
+    `nodes`: `tree`'s nodes when the caller has walked it already (one walk per file: the
+    check reads every module of the repository)."""
+    if nodes is None:
+        nodes = list(ast.walk(tree))
     imported = {
         (alias.asname or alias.name).split(".")[0]
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     }
-    for node in ast.walk(tree):
+    for node in nodes:
         if (
             isinstance(node, ast.Attribute)
             and _is_private(node.attr)
@@ -111,8 +115,11 @@ def private_imports() -> list[str]:
     found = []
     for module, path in _all_modules().items():
         tree = ast.parse(path.read_text(), str(path))
-        found += [f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in _reached(tree)]
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))
+        found += [
+            f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in _reached(tree, nodes)
+        ]
+        for node in nodes:
             if isinstance(node, ast.ImportFrom):
                 source = _absolute(module, path, node)
                 for alias in node.names:
