@@ -9,10 +9,14 @@ unexpected failure is logged and answered with a 500 that names nothing of the s
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+import time
+import uuid
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 import orjson
 from fastapi import FastAPI, Query, Request
@@ -55,6 +59,7 @@ from services.eventlog.base import (
     EventLog,
     EventLogError,
     EventLogUnavailable,
+    ForwardUnanswered,
     utcnow,
 )
 from services.feed.console import console_router
@@ -164,24 +169,53 @@ def create_app(
         # answer, it is decided here, and its events forwarded (log.py).
         owner = getattr(event_log, "command_owner", None)
         url = owner(tid) if owner is not None else None
-        if url is not None:
-            forward = event_log.forward_command  # type: ignore[attr-defined]
-            try:
-                answer = await run_sync(forward, url, tid, actor.model_dump_json(), raw)
-            except EventLogUnavailable as exc:
+        minted = mint_ids(raw) if url is not None else None
+        if url is None or minted is None:  # decided here (an unreadable body: refused here)
+            return await run_command(tid, actor, raw)
+        forward = event_log.forward_command  # type: ignore[attr-defined]
+        actor_json = actor.model_dump_json()
+        try:
+            answer = await run_sync(forward, url, tid, actor_json, raw, minted)
+        except ForwardUnanswered as exc:
+            # Sent, not answered (the owner died or stalled): it may have been appended
+            # there. Resent with the ids it was sent with, as a client resends: found if it
+            # was stored, else decided once, by whoever owns the stream now.
+            raw = with_ids(raw, minted)
+            deadline = time.monotonic() + event_log.APPEND_TIMEOUT_S  # type: ignore[attr-defined]
+            answer = None
+            while time.monotonic() < deadline:
+                url = owner(tid) if owner is not None else None
+                if url is None:
+                    break
+                try:
+                    answer = await run_sync(forward, url, tid, actor_json, raw)
+                except ForwardUnanswered:
+                    await asyncio.sleep(0.5)
+                    continue
+                except EventLogUnavailable as again:
+                    return unavailable_response(again)
+                break
+            else:
                 return unavailable_response(exc)
-            if answer is not None:
-                status, body, headers = answer
-                return Response(body, status, headers, media_type="application/json")
+        except EventLogUnavailable as exc:
+            return unavailable_response(exc)
+        if answer is not None:
+            status, body, headers = answer
+            return Response(body, status, headers, media_type="application/json")
         return await run_command(tid, actor, raw)
 
-    async def run_command(tid: str, actor: Actor, raw: bytes) -> Response:
+    async def run_command(
+        tid: str, actor: Actor, raw: bytes, minted: Sequence[UUID] = ()
+    ) -> Response:
         """Decide and append one command body for `actor` (already allowed to append to
         `tid`): the answer `POST …/commands` gives, here or forwarded by another process
-        (services/api/internal.py)."""
+        (services/api/internal.py; `minted`: the ids that process chose for the commands
+        naming none)."""
         batch, proposed = _parse_batch(raw, limits)
+        if minted and len(minted) != sum(c.event_id is None for c in batch.commands):
+            raise ApiError(400, "forward.minted_ids", "", "one minted id per command without one")
         try:
-            result = await commands.handle_async(tid, batch, actor, proposed)
+            result = await commands.handle_async(tid, batch, actor, proposed, minted)
         except CommandRejected as exc:
             errors = exc.errors_as_dicts()
             raise ApiError(exc.status, exc.rule, exc.field, exc.message, errors) from None
@@ -215,6 +249,39 @@ def create_app(
     app.include_router(arena_router(app))  # the arena's status: GET /tournaments/{id}/arena
     app.include_router(exports_router(app))  # PGN, EGF h9, AGA files (services/interchange)
     return app
+
+
+def mint_ids(raw: bytes) -> list[UUID] | None:
+    """Fresh event ids for a body's commands that name none, in order, before it is
+    forwarded to its stream's owner (so a resend after a lost answer is found); None when
+    the body is not a command or a batch of them (then refused here, with the rule it
+    breaks). A body is a batch `{"commands": [...]}` or one command (`_parse_batch`)."""
+    try:
+        commands = _commands_of(orjson.loads(raw))
+    except orjson.JSONDecodeError:
+        return None
+    if commands is None:
+        return None
+    return [uuid.uuid4() for c in commands if c.get("event_id") is None]
+
+
+def with_ids(raw: bytes, minted: Sequence[UUID]) -> bytes:
+    """The body with the minted ids written into the commands that named none: a resend."""
+    doc = orjson.loads(raw)
+    fresh = iter(minted)
+    for c in _commands_of(doc) or []:
+        if c.get("event_id") is None:
+            c["event_id"] = str(next(fresh))
+    return orjson.dumps(doc)
+
+
+def _commands_of(doc: Any) -> list[dict[str, Any]] | None:
+    if not isinstance(doc, dict):
+        return None
+    commands = doc.get("commands", [doc])
+    if not isinstance(commands, list) or not all(isinstance(c, dict) for c in commands):
+        return None
+    return commands
 
 
 def appended_response(tid: str, result: AppendResult) -> Response:

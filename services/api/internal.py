@@ -9,6 +9,7 @@ import asyncio
 import hmac
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from fastapi import APIRouter, FastAPI, Request, Response
 
@@ -54,11 +55,16 @@ def internal_router(app: FastAPI) -> APIRouter:
         if log is None:
             return Response(status_code=404)
         from events_schema import Actor
-        from services.eventlog.kafka.log import ACTOR_HEADER
+        from services.eventlog.kafka.log import ACTOR_HEADER, MINTED_HEADER
 
         actor = Actor.model_validate_json(request.headers.get(ACTOR_HEADER, ""))
+        minted_text = request.headers.get(MINTED_HEADER, "")
+        try:
+            minted = [UUID(i) for i in minted_text.split(",")] if minted_text else []
+        except ValueError:
+            return Response(status_code=400)
         raw = await request.body()
-        response: Response = await app.state.run_command(tournament_id, actor, raw)
+        response: Response = await app.state.run_command(tournament_id, actor, raw, minted)
         return response
 
     @router.get("/internal/log/ownership")

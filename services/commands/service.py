@@ -404,12 +404,17 @@ class CommandService:
         batch: CommandBatch,
         actor: Actor,
         events: Sequence[Event] | None = None,
+        minted: Sequence[UUID] = (),
     ) -> AppendResult:
         """`handle` for an event loop (the API's `POST …/commands`): the decision runs on a
         worker thread, but the wait for the commit does not hold one: the log's committer
         wakes the loop when the answer is there (writer.py `Pending.when_done`). Every step,
-        its retries and answers are `handle`'s; only where the waiting happens differs."""
-        first_ids = [c.event_id or uuid.uuid4() for c in batch.commands]
+        its retries and answers are `handle`'s; only where the waiting happens differs.
+        `minted`: the ids to give, in order, to the commands that name no event id (chosen
+        by the API process that forwarded the command, which resends it with them should
+        this process not answer; fresh, so nothing is looked up for them)."""
+        fresh = iter(minted)
+        first_ids = [c.event_id or next(fresh, None) or uuid.uuid4() for c in batch.commands]
         entry = self._entry(tournament_id)
         proposed: list[Event] | None = None
 

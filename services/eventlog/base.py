@@ -115,6 +115,14 @@ class EventLogUnavailable(EventLogError):
     retry_after = 5
 
 
+class ForwardUnanswered(EventLogUnavailable):
+    """An append sent to the process that writes its stream was not answered (that process
+    died or stalled): it may have been appended there (`maybe_committed`); a resend with
+    the same event ids is found if it was."""
+
+    maybe_committed = True
+
+
 class UnreadableOnWrite(EventLogError):
     """A sealed envelope did not read back as itself with the readers' own decoder: it is
     refused rather than stored (nothing is stored that cannot be read back)."""

@@ -24,6 +24,7 @@ from services.eventlog.base import (
     EventIdConflict,
     EventLog,
     EventLogUnavailable,
+    ForwardUnanswered,
     NewEvent,
     Subscription,
 )
@@ -209,40 +210,48 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
         return owner if owner and owner != self.ownership.url else None
 
     def forward_command(
-        self, url: str, tournament_id: str, actor_json: str, raw: bytes
+        self,
+        url: str,
+        tournament_id: str,
+        actor_json: str,
+        raw: bytes,
+        minted: Sequence[UUID] = (),
     ) -> tuple[int, bytes, dict[str, str]] | None:
         """Send a command body to the stream's owner (`POST /internal/commands/{id}`): its
-        answer (status, body, the headers a client needs), or None when the owner did not
-        could not be reached (then decided here). Raises `EventLogUnavailable` (possibly
-        committed) when it was sent and not answered."""
+        answer (status, body, the headers a client needs), or None when the owner could not
+        be reached (then decided here). `minted`: the event ids this process chose for the
+        commands that name none (`MINTED_HEADER`), so that should the owner die before it
+        answers, the command can be resent with them and is found if it was stored
+        (services/api/app.py). Raises `ForwardUnanswered` when it was sent and not
+        answered."""
         self.forwarded += 1  # an append sent to its owner, as a command
         self.forwarded_commands += 1
+        headers = {
+            "content-type": "application/json",
+            FORWARD_HEADER: self.forward_secret,
+            ACTOR_HEADER: actor_json,
+        }
+        if minted:
+            headers[MINTED_HEADER] = ",".join(str(i) for i in minted)
         try:
-            status, content, headers = self._forwarder.exchange(
+            status, content, answer_headers = self._forwarder.exchange(
                 f"{url}/internal/commands/{quote(tournament_id, safe='')}",
                 raw,
-                {
-                    "content-type": "application/json",
-                    FORWARD_HEADER: self.forward_secret,
-                    ACTOR_HEADER: actor_json,
-                },
+                headers,
                 timeout=self.APPEND_TIMEOUT_S + self.VISIBLE_TIMEOUT_S + 5.0,
             )
         except NotSent:
             return None  # nothing sent: decided here
         except ForwardError as exc:
-            # Sent, not answered: it may have been appended there. Not decided again here
-            # (a command without event ids would be appended twice): 503, as a commit whose
-            # answer was lost.
-            raise KafkaUnavailable(
+            # Sent, not answered: it may have been appended there; resent with its ids.
+            raise ForwardUnanswered(
                 f"the owner of {tournament_id}'s stream ({url}) did not answer ({exc!r}); "
                 "the command may have been appended: read the stream before resending it, "
-                "or resend it with event ids",
-                maybe_committed=True,
+                "or resend it with event ids"
             ) from exc
         if status == 404:
             return None  # not served there (no secret, another setting): decided here
-        keep = {k: v for k, v in headers.items() if k.lower() == "retry-after"}
+        keep = {k: v for k, v in answer_headers.items() if k.lower() == "retry-after"}
         return status, content, keep
 
     def _forward(
@@ -351,6 +360,10 @@ class KafkaEventLog(GroupCommitWriter, EventLog):
 FORWARD_HEADER = "x-arbiter-forward-secret"
 #: The actor a forwarded command is decided for (JSON; trusted with the secret only).
 ACTOR_HEADER = "x-arbiter-actor"
+#: The event ids the forwarding process chose for a forwarded command's commands that name
+#: none, in order (comma-separated; trusted with the secret only): fresh, so the owner looks
+#: none of them up, and known to the sender, so a resend after a lost answer is found.
+MINTED_HEADER = "x-arbiter-minted-ids"
 _EVENTS: TypeAdapter[list[NewEvent]] = TypeAdapter(list[NewEvent])
 
 

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import orjson
 import pytest
 from builders import ADMIN, batch, created
 from tests_support import assert_chain
 
+from events_schema import CommandBatch
 from events_schema import events as ev
 from services.commands import service as service_mod
 from services.commands.service import CommandRejected, CommandService
@@ -206,3 +208,49 @@ def test_handle_and_handle_async_give_the_same_refusal_with_a_stale_expected_seq
     with pytest.raises(AppendConflict):
         asyncio.run(_post(svc, batch(_ruling("a"), expected_seq=7)))
     assert log.inner.last_seq(TID) == 1
+
+
+def test_a_forwarded_command_with_minted_ids_resent_with_them_is_found_not_appended_twice(
+    log: PipelinedLog,
+) -> None:
+    """Given a command forwarded with the ids its sender minted (services/api/app.py
+    `mint_ids`: the owner died before it answered), when the sender resends it with those
+    ids written into its commands, then the stored events come back as a duplicate and the
+    stream holds the command once."""
+    from services.api.app import mint_ids, with_ids
+
+    svc = CommandService(log)  # type: ignore[arg-type]
+    raw = batch(_ruling("r1"), _ruling("r2")).model_dump_json(exclude_none=True).encode()
+    minted = mint_ids(raw)
+    assert minted is not None and len(minted) == 2
+
+    async def run() -> tuple[AppendResult, AppendResult]:
+        await _post(svc, batch(created()))
+        sent = CommandBatch.model_validate_json(raw)
+        first = await svc.handle_async(TID, sent, ADMIN, _proposed(sent), minted)
+        resent = CommandBatch.model_validate_json(with_ids(raw, minted))
+        again = await svc.handle_async(TID, resent, ADMIN, _proposed(resent))
+        return first, again
+
+    first, again = asyncio.run(run())
+    assert [e.event_id for e in first.envelopes] == minted
+    assert again.duplicate and [e.event_id for e in again.envelopes] == minted
+    stored = list(log.inner.read(TID))
+    assert [e.payload.get("ruling_id") for e in stored[1:]] == ["r1", "r2"]
+    assert mint_ids(b"not json") is None and mint_ids(b'{"commands": 3}') is None
+
+
+def test_minted_ids_go_into_a_single_command_body_and_a_batch_alike() -> None:
+    from services.api.app import mint_ids, with_ids
+
+    one = b'{"type": "RulingIssued", "payload": {}}'
+    minted = mint_ids(one)
+    assert minted is not None and len(minted) == 1
+    assert orjson.loads(with_ids(one, minted))["event_id"] == str(minted[0])
+    given = b'{"commands": [{"type": "A", "event_id": "x"}, {"type": "B"}]}'
+    minted = mint_ids(given)
+    assert minted is not None and len(minted) == 1
+    assert [c["event_id"] for c in orjson.loads(with_ids(given, minted))["commands"]] == [
+        "x",
+        str(minted[0]),
+    ]
