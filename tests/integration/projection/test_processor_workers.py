@@ -206,7 +206,7 @@ def test_three_workers_kill9_and_a_new_one_converge_to_the_clean_replay(workers)
         procs.stop(name)
     procs.start("solo")
     st = procs.settled()["solo"]
-    assert st["start"]["mode"] == "restore", st["start"]
+    assert st["start"]["mode"] == "restore", (st["start"]["rebuilt"], st["start"])
     assert st["rebuild_published"] == 0
     checker.wait_converged(procs)
     assert checker.counts() == counts
