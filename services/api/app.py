@@ -197,6 +197,11 @@ def create_app(
                 break
             else:
                 return unavailable_response(exc)
+            if answer is not None:
+                return first_send(minted, *answer)
+            resp = await run_command(tid, actor, raw)
+            keep = {k: v for k, v in resp.headers.items() if k.lower() == "retry-after"}
+            return first_send(minted, resp.status_code, bytes(resp.body), keep)
         except EventLogUnavailable as exc:
             return unavailable_response(exc)
         if answer is not None:
@@ -273,6 +278,22 @@ def with_ids(raw: bytes, minted: Sequence[UUID]) -> bytes:
         if c.get("event_id") is None:
             c["event_id"] = str(next(fresh))
     return orjson.dumps(doc)
+
+
+def first_send(
+    minted: Sequence[UUID], status: int, body: bytes, headers: dict[str, str]
+) -> Response:
+    """The answer to a command resent with the ids its receiver minted (`mint_ids`): a
+    duplicate there means the first send was stored, the client's one append, so it is
+    answered as that append was (201, `duplicate` false). Ids are minted only for commands
+    that named none and are fresh, and a batch is found stored whole or not at all
+    (`EventIdConflict`), so the duplicate cannot be a resend of the client's own."""
+    if minted and status == 200:
+        doc = orjson.loads(body)
+        if isinstance(doc, dict) and doc.get("duplicate") is True:
+            doc["duplicate"] = False
+            return Response(orjson.dumps(doc), 201, headers, media_type="application/json")
+    return Response(body, status, headers, media_type="application/json")
 
 
 def _commands_of(doc: Any) -> list[dict[str, Any]] | None:

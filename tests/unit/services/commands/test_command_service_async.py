@@ -254,3 +254,17 @@ def test_minted_ids_go_into_a_single_command_body_and_a_batch_alike() -> None:
         "x",
         str(minted[0]),
     ]
+
+
+def test_a_resend_found_stored_is_answered_as_the_clients_one_append() -> None:
+    """Given a command forwarded with minted ids whose owner died after storing it, when the
+    resend comes back as a duplicate, then the client (who sent it once, without ids) gets
+    201 with `duplicate` false; without minted ids a duplicate stays a duplicate."""
+    from services.api.app import first_send
+
+    dup = orjson.dumps({"duplicate": True, "events": [], "last_seq": 3})
+    resp = first_send([UUID(int=1)], 200, dup, {})
+    assert resp.status_code == 201 and orjson.loads(resp.body)["duplicate"] is False
+    assert first_send([], 200, dup, {}).status_code == 200
+    created_ = orjson.dumps({"duplicate": False, "events": [], "last_seq": 3})
+    assert first_send([UUID(int=1)], 201, created_, {}).body == created_
