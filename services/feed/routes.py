@@ -413,30 +413,12 @@ def feed_router(app: FastAPI, settings: FeedSettings, clock: Clock = utcnow) -> 
             return resp
 
         async def deliver(emit: Emit, sink: UvicornSink | None) -> None:
+            stream = (hub, tid, floor, feed.keepalive, still_allowed)
+            limits = (feed.reauth, feed.max_backlog, patches)
             if sink is not None:  # written by the tournament's broadcaster
-                await serve_member(
-                    sink,
-                    hub,
-                    tid,
-                    floor,
-                    feed.keepalive,
-                    still_allowed,
-                    feed.reauth,
-                    feed.max_backlog,
-                    patches,
-                )
-                return
-            await deliver_stream(
-                emit,
-                hub,
-                tid,
-                floor,
-                feed.keepalive,
-                still_allowed,
-                feed.reauth,
-                feed.max_backlog,
-                patches,
-            )
+                await serve_member(sink, *stream, *limits)
+            else:
+                await deliver_stream(emit, *stream, *limits)
 
         return _Stream(deliver, release)
 

@@ -47,8 +47,8 @@ def test_every_member_learns_every_partitions_owner_from_its_assignment():
     assert assignor.metadata({"arbiter.events"}).user_data == b"http://a"
 
 
-def _envelope_json() -> dict[str, object]:
-    event = NewEvent(
+def _ruling() -> NewEvent:
+    return NewEvent(
         event_id=uuid4(),
         type="RulingIssued",
         schema_version=1,
@@ -56,7 +56,10 @@ def _envelope_json() -> dict[str, object]:
         actor=Actor(id="admin", role="admin"),
         payload={"ruling_id": "r1", "by": "a", "subject": "s", "text": "t"},
     )
-    env = event.sealed("t1", 1, GENESIS_HASH, datetime(2026, 1, 1, tzinfo=UTC))
+
+
+def _envelope_json() -> dict[str, object]:
+    env = _ruling().sealed("t1", 1, GENESIS_HASH, datetime(2026, 1, 1, tzinfo=UTC))
     return env.model_dump(mode="json")
 
 
@@ -120,14 +123,7 @@ def test_a_forwarded_append_carries_the_event_it_was_decided_after(monkeypatch):
     from services.eventlog.kafka import log as log_mod
     from services.eventlog.kafka.log import KafkaEventLog
 
-    event = NewEvent(
-        event_id=uuid4(),
-        type="RulingIssued",
-        schema_version=1,
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        actor=Actor(id="admin", role="admin"),
-        payload={"ruling_id": "r1", "by": "a", "subject": "s", "text": "t"},
-    )
+    event = _ruling()
     after = uuid4()
     owner = object.__new__(KafkaEventLog)
     owner.ownership = SimpleNamespace(owns=lambda partition: True)
